@@ -1,0 +1,179 @@
+// terrane noise: gradient, simplex, value and cellular noise in 2D and 3D, fractals and domain
+// warp. Batch API filling caller-owned grids (SIMD through Highway runtime dispatch, parallel
+// over rows with oneTBB) plus a per-point convenience API that returns the same bits.
+//
+// Determinism: every function here is a pure function of its parameters and coordinates. The
+// output is bit-identical for every SIMD target (scalar, SSE4, AVX2, AVX-512), every thread
+// count, and any split of a grid into sub-rectangles (see GridSpec::sub). Kernels use only
+// correctly rounded IEEE operations (+, -, *, /, sqrt, floor, min, max), never FMA, approximate
+// reciprocals or library transcendentals.
+//
+// Precision: each sample's coordinate times the frequency is split in double into an integer
+// lattice cell and a fractional part before the float kernels run, so noise 10^8 m from the
+// origin is as smooth as at the origin. Lattice cells wrap modulo 2^32 (period 2^32 cells).
+//
+// Threading: all functions are reentrant; samplers are immutable after construction and may
+// be shared between threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "terrane/core.hpp"
+
+namespace terrane {
+
+enum class NoiseType {
+  perlin,         // improved Perlin gradient noise, quintic fade
+  opensimplex2,   // OpenSimplex2 ("fast"): 3 vertices per 2D simplex, rotated BCC lattice in 3D
+  opensimplex2s,  // OpenSimplex2S ("smooth"): larger kernel, 4 (2D) / 8 (3D) contributions
+  value,          // value noise, quintic interpolation of hashed lattice values
+  value_cubic,    // value noise, Catmull-Rom cubic interpolation over 4^d lattice values
+  cellular,       // Worley / Voronoi noise, see CellularReturn
+};
+enum class FractalType {
+  none,      // the base noise
+  fbm,       // sum of octaves noise_o * amp_o
+  ridged,    // sum of (1 - 2|noise_o|) * amp_o: sharp ridges
+  billow,    // sum of (2|noise_o| - 1) * amp_o: rounded hills
+  pingpong,  // sum of (2 pingpong((noise_o + 1) * strength) - 1) * amp_o: terraced bands
+};
+enum class CellularDistance { euclidean, manhattan, chebyshev };
+enum class CellularReturn {
+  f1,           // distance to the nearest feature point
+  f2,           // distance to the second nearest
+  f2_minus_f1,  // f2 - f1: cell borders
+  cell_value,   // a random value per cell (flat Voronoi cells)
+};
+
+const char* to_string(NoiseType t);
+const char* to_string(FractalType t);
+const char* to_string(CellularDistance t);
+const char* to_string(CellularReturn t);
+// Parse the names above (e.g. "opensimplex2", "f2_minus_f1"); throw Error(invalid_argument)
+// listing the allowed names.
+NoiseType parse_noise_type(std::string_view s);
+FractalType parse_fractal_type(std::string_view s);
+CellularDistance parse_cellular_distance(std::string_view s);
+CellularReturn parse_cellular_return(std::string_view s);
+
+// Parameters of one noise source (a base noise plus an optional fractal).
+//
+// Output range: every combination returns values in [-1, 1].
+// - Base noises are scaled by their analytic bound and clamped, so |noise| <= 1.
+// - Fractals multiply the octave sum by the "fractal bounding" 1 / sum_{o<octaves} gain^o. Each
+//   octave term is bounded by its amplitude (weighted_strength only shrinks amplitudes), so
+//   |fbm|, |ridged|, |billow|, |pingpong| <= 1.
+struct NoiseParams {
+  NoiseType type = NoiseType::opensimplex2;
+  std::uint64_t seed = 1337;
+  double frequency = 0.01;  // lattice cells per metre [Units: 1/m] [Limit: (0, 1000], finite]
+  FractalType fractal = FractalType::none;
+  int octaves = 3;                  // [Limit: 1..16]
+  double lacunarity = 2.0;          // frequency multiplier per octave [Limit: [0.1, 16]]
+  double gain = 0.5;                // amplitude multiplier per octave [Limit: [0, 4]]
+  double weighted_strength = 0.0;   // octave amplitude follows the previous octave [Limit: [0, 1]]
+  double pingpong_strength = 2.0;   // [Limit: (0, 64]]
+  CellularDistance cellular_distance = CellularDistance::euclidean;
+  CellularReturn cellular_return = CellularReturn::f1;
+  // Feature-point displacement from the cell centre, as a fraction of the largest safe radius
+  // (0.4375 cells, as FastNoise) [Limit: [0, 1]].
+  double cellular_jitter = 1.0;
+
+  // Throws Error(invalid_argument) naming `path` + field, the value and the allowed range.
+  void validate(std::string_view path = "noise") const;
+};
+
+// Domain warp: displaces sample positions by a noise vector field before another noise (or a
+// whole sub-graph) is evaluated: p' = p + amplitude_m * (n_x(p), n_z(p)).
+enum class WarpFractal {
+  none,         // one layer
+  progressive,  // each octave is sampled at the position warped by the previous octaves
+  independent,  // each octave is sampled at the unwarped position; displacements add up
+};
+const char* to_string(WarpFractal t);
+WarpFractal parse_warp_fractal(std::string_view s);
+
+struct WarpParams {
+  NoiseType basis = NoiseType::opensimplex2;  // any type but cellular
+  std::uint64_t seed = 7331;
+  double frequency = 0.005;   // [Units: 1/m] [Limit: (0, 1000]]
+  double amplitude_m = 30.0;  // largest displacement per axis of the first octave [Units: m]
+                              // [Limit: [0, 1e6]]
+  WarpFractal fractal = WarpFractal::none;
+  int octaves = 3;            // [Limit: 1..16], used when fractal != none
+  double lacunarity = 2.0;    // [Limit: [0.1, 16]]
+  double gain = 0.5;          // [Limit: [0, 4]]; octave o has amplitude amplitude_m * gain^o *
+                              // bounding, bounding = 1 / sum gain^o (total stays <= amplitude_m)
+
+  void validate(std::string_view path = "warp") const;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Point API (convenience; returns exactly the batch API's value at the same coordinates)
+
+float noise_at(const NoiseParams& p, double x_m, double z_m);
+float noise_at(const NoiseParams& p, double x_m, double y_m, double z_m);
+// Displacement (metres) the warp applies at (x, z).
+void warp_at(const WarpParams& w, double x_m, double z_m, float& dx_m, float& dz_m);
+
+// ---------------------------------------------------------------------------------------------
+// Batch API
+
+// out[j * width + i] = noise at (grid.x_m(i), grid.z_m(j)). out.size() must equal
+// grid.sample_count(). Throws Error on invalid params / grid / size.
+void noise_fill(const NoiseParams& p, const GridSpec& grid, std::span<float> out,
+                const ExecContext& ctx = {});
+// Same, evaluated at the warped positions.
+void noise_fill_warped(const NoiseParams& p, const WarpParams& w, const GridSpec& grid,
+                       std::span<float> out, const ExecContext& ctx = {});
+// out[(k * size_y + j) * size_x + i] = noise at (x_m(i), y_m(j), z_m(k)).
+void noise_fill3(const NoiseParams& p, const GridSpec3& grid, std::span<float> out,
+                 const ExecContext& ctx = {});
+
+// A noise prepared for one grid: per-column lattice tables are computed once, then any row or
+// row segment is evaluated, optionally at displaced positions. This is the building block of
+// compiled generator graphs. Immutable after construction; row() is thread-safe.
+class NoiseGridSampler {
+ public:
+  NoiseGridSampler(const NoiseParams& p, const GridSpec& grid);  // validates both
+  ~NoiseGridSampler();
+  NoiseGridSampler(NoiseGridSampler&&) noexcept;
+  NoiseGridSampler& operator=(NoiseGridSampler&&) noexcept;
+
+  // out[k] = noise at (x_m(i0 + k) + dx[k], z_m(j) + dz[k]), 0 <= k < out.size().
+  // dx and dz are both null (no displacement) or both point to out.size() floats (metres).
+  // Requires 0 <= j < height and 0 <= i0, i0 + out.size() <= width.
+  void row(int j, int i0, std::span<float> out, const float* dx = nullptr,
+           const float* dz = nullptr) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// A domain warp prepared for one grid (same contract as NoiseGridSampler).
+class WarpGridSampler {
+ public:
+  WarpGridSampler(const WarpParams& w, const GridSpec& grid);
+  ~WarpGridSampler();
+  WarpGridSampler(WarpGridSampler&&) noexcept;
+  WarpGridSampler& operator=(WarpGridSampler&&) noexcept;
+
+  // In/out: dx, dz hold the displacement (metres) already applied to samples
+  // (x_m(i0 + k), z_m(j)); the warp is sampled at the displaced position and its displacement
+  // is added. Start from zeros for a single warp; nested warps compose by chaining calls.
+  void row(int j, int i0, std::span<float> dx, std::span<float> dz) const;
+
+ private:
+  std::vector<NoiseGridSampler> layers_x_, layers_z_;
+  std::vector<float> layer_amplitude_m_;
+  WarpFractal fractal_ = WarpFractal::none;
+};
+
+}  // namespace terrane

@@ -1,0 +1,44 @@
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "terrane/core.hpp"
+
+namespace terrane {
+
+void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
+                  const std::function<void(std::int64_t, std::int64_t)>& body) {
+  if (n <= 0) return;
+  grain = std::max<std::int64_t>(1, grain);
+  std::atomic<std::int64_t> done{0};
+  std::atomic<bool> stop{false};
+  auto run_range = [&](std::int64_t b, std::int64_t e) {
+    if (stop.load(std::memory_order_relaxed)) return;
+    if (ctx.cancelled()) {
+      stop = true;
+      return;
+    }
+    body(b, e);
+    const std::int64_t d = done.fetch_add(e - b) + (e - b);
+    if (ctx.progress) ctx.progress(double(d) / double(n));
+  };
+  if (ctx.threads == 1 || n <= grain) {
+    for (std::int64_t b = 0; b < n; b += grain) run_range(b, std::min(n, b + grain));
+  } else {
+    const int threads = ctx.threads > 0 ? ctx.threads : tbb::task_arena::automatic;
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+      tbb::parallel_for(
+          tbb::blocked_range<std::int64_t>(0, n, grain),
+          [&](const tbb::blocked_range<std::int64_t>& r) { run_range(r.begin(), r.end()); },
+          tbb::simple_partitioner());
+    });
+  }
+  if (stop) throw Error(ErrorCategory::internal, "cancelled");
+}
+
+}  // namespace terrane
