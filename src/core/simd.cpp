@@ -10,14 +10,14 @@
 #include "core/simd_dispatch.hpp"
 #include "terrane/core.hpp"
 
-static_assert((HWY_TARGETS & HWY_EMU128) != 0, "the scalar (EMU128) target must be compiled");
+static_assert((HWY_TARGETS & (HWY_EMU128 | HWY_SCALAR)) != 0, "a scalar target must be compiled");
 
 namespace terrane {
 namespace {
 
 std::int64_t hwy_bit(SimdTarget t) {
   switch (t) {
-    case SimdTarget::scalar: return HWY_EMU128;
+    case SimdTarget::scalar: return HWY_TARGETS & (HWY_EMU128 | HWY_SCALAR);
     case SimdTarget::sse4: return HWY_SSE4;
     case SimdTarget::avx2: return HWY_AVX2;
     case SimdTarget::avx3: return HWY_AVX3;
@@ -29,7 +29,7 @@ std::int64_t hwy_bit(SimdTarget t) {
 bool available(SimdTarget t) {
   const std::int64_t bit = hwy_bit(t);
   if ((HWY_TARGETS & bit) == 0) return false;
-  // The emulated 128-bit target is plain C++ and runs everywhere.
+  // The scalar target (HWY_SCALAR or HWY_EMU128) is plain C++ and runs everywhere.
   return t == SimdTarget::scalar || (hwy::SupportedTargets() & bit) != 0;
 }
 
