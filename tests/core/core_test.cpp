@@ -55,3 +55,37 @@ TEST(ParallelFor, CoversEveryIndexOnce) {
 
 }  // namespace
 }  // namespace terrane
+
+#include "terrane/curve.hpp"
+
+namespace terrane {
+namespace {
+
+TEST(MonotoneCurve, InterpolatesKnotsAndStaysMonotone) {
+  const CurvePoint pts[] = {{-1, -1}, {-0.2, -0.15}, {0, 0}, {0.3, 0.05}, {1, 1}};
+  MonotoneCurve c(pts);
+  for (const auto& p : pts) EXPECT_NEAR(c(float(p.x)), p.y, 1e-6);
+  float prev = c(-1.0f);
+  for (int k = 0; k <= 2000; ++k) {
+    const float v = c(-1.0f + 2.0f * float(k) / 2000.0f);
+    ASSERT_GE(v, prev) << "not monotone at step " << k;
+    prev = v;
+  }
+  EXPECT_EQ(c(-5.0f), -1.0f);
+  EXPECT_EQ(c(5.0f), 1.0f);
+}
+
+TEST(MonotoneCurve, RejectsUnsortedAndTooFewPoints) {
+  const CurvePoint one[] = {{0, 0}};
+  EXPECT_THROW(MonotoneCurve(std::span<const CurvePoint>(one), "h.curve"), Error);
+  const CurvePoint unsorted[] = {{0, 0}, {1, 1}, {0.5, 2}};
+  try {
+    MonotoneCurve c(unsorted, "graph.nodes.c.points");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("graph.nodes.c.points[2]"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace terrane
