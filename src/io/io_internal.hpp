@@ -29,9 +29,9 @@ void check_image_size(const std::filesystem::path& path, std::int64_t width, std
                       ErrorCategory too_small_category);
 
 // Encodes an 8- or 16-bit PNG (16-bit samples host-endian, as libspng 0.7 expects for
-// SPNG_FMT_PNG) and writes it atomically. color_type: 0 greyscale, 2 RGB.
+// SPNG_FMT_PNG) and writes it atomically. color_type: 0 greyscale, 2 RGB. `fast` picks zlib
+// level 1 and a single (Paeth) row filter instead of level 6 and trying every filter per row.
 void write_png_atomic(const std::filesystem::path& path, int width, int height, int color_type,
-                      int bit_depth, const void* pixels, std::size_t pixel_bytes,
-                      int compression_level);
+                      int bit_depth, const void* pixels, std::size_t pixel_bytes, bool fast);
 
 }  // namespace terrane::io_detail

@@ -33,7 +33,7 @@ void write_normal_map_png(const std::filesystem::path& path, const Normals& norm
     rgb[3 * k + 1] = pack(normals.z.data[k]);
     rgb[3 * k + 2] = pack(normals.y.data[k]);
   }
-  io_detail::write_png_atomic(path, g.width, g.height, 2, 8, rgb.data(), rgb.size(), 6);
+  io_detail::write_png_atomic(path, g.width, g.height, 2, 8, rgb.data(), rgb.size(), false);
 }
 
 void write_normal_map_png(const std::filesystem::path& path, const Field2D& heights,

@@ -49,12 +49,13 @@ constexpr std::size_t kMaxChunkBytes = std::size_t{64} << 20;
 namespace io_detail {
 
 void write_png_atomic(const fs::path& path, int width, int height, int color_type, int bit_depth,
-                      const void* pixels, std::size_t pixel_bytes, int compression_level) {
+                      const void* pixels, std::size_t pixel_bytes, bool fast) {
   check_image_size(path, width, height, ErrorCategory::invalid_argument);
   SpngPtr ctx(spng_ctx_new(SPNG_CTX_ENCODER));
   if (!ctx) throw file_error(ErrorCategory::internal, path, "cannot create a PNG encoder");
   spng_set_option(ctx.get(), SPNG_ENCODE_TO_BUFFER, 1);
-  spng_set_option(ctx.get(), SPNG_IMG_COMPRESSION_LEVEL, compression_level);
+  spng_set_option(ctx.get(), SPNG_IMG_COMPRESSION_LEVEL, fast ? 1 : 6);
+  if (fast) spng_set_option(ctx.get(), SPNG_FILTER_CHOICE, SPNG_FILTER_CHOICE_PAETH);
   spng_ihdr ihdr{};
   ihdr.width = std::uint32_t(width);
   ihdr.height = std::uint32_t(height);
@@ -89,7 +90,7 @@ void write_png16(const fs::path& path, const Image16& image) {
                                     std::to_string(image.height));
   }
   io_detail::write_png_atomic(path, image.width, image.height, SPNG_COLOR_TYPE_GRAYSCALE, 16,
-                              image.samples.data(), image.samples.size() * 2, 6);
+                              image.samples.data(), image.samples.size() * 2, false);
 }
 
 void write_png16(const fs::path& path, const Field2D& heights, const HeightRange& range) {

@@ -151,9 +151,9 @@ void write_preview_png(const std::filesystem::path& path, const Field2D& heights
                               ErrorCategory::invalid_argument);
   std::vector<std::uint8_t> rgb(heights.grid.sample_count() * 3);
   render_preview(heights, params, rgb, ctx);
-  // Level 1: a preview is written often and looked at once; size matters less than time.
+  // Fast encoding: a preview is written often and looked at once; time matters more than size.
   io_detail::write_png_atomic(path, heights.grid.width, heights.grid.height, 2, 8, rgb.data(),
-                              rgb.size(), 1);
+                              rgb.size(), true);
 }
 
 }  // namespace terrane
