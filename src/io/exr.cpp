@@ -61,9 +61,14 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
   if (rc != EXR_ERR_SUCCESS) {
     const std::string detail =
         errors.message.empty() ? exr_get_error_code_as_string(rc) : errors.message;
-    const bool limit = rc == EXR_ERR_INVALID_ATTR && detail.find("larger") != std::string::npos;
-    throw io_detail::file_error(limit ? ErrorCategory::limit : ErrorCategory::parse, path,
-                                "not a readable OpenEXR file: " + detail);
+    // The core library reports a data window beyond the caps as invalid; say what the caps are.
+    const bool window = detail.find("window") != std::string::npos;
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        "not a readable OpenEXR file: " + detail +
+            (window ? " (the data window must be 1.." + std::to_string(kMaxGridSide) +
+                          " samples per side)"
+                    : std::string()));
   }
   io_detail::check_image_size(path, std::int64_t(box.max.x) - box.min.x + 1,
                               std::int64_t(box.max.y) - box.min.y + 1, ErrorCategory::parse);

@@ -94,6 +94,7 @@ void write_png16(const fs::path& path, const Image16& image) {
 }
 
 void write_png16(const fs::path& path, const Field2D& heights, const HeightRange& range) {
+  range.validate(path.string() + ": height range");
   write_png16(path, heights_to_image16(heights, range));
 }
 

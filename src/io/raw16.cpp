@@ -45,6 +45,7 @@ std::string write_raw16(const fs::path& path, const Image16& image) {
 }
 
 std::string write_raw16(const fs::path& path, const Field2D& heights, const HeightRange& range) {
+  range.validate(path.string() + ": height range");
   return write_raw16(path, heights_to_image16(heights, range));
 }
 
