@@ -12,8 +12,6 @@ void opensimplex2_row2(const Row2&) { pending("opensimplex2"); }
 void opensimplex2_row3(const Row3&) { pending("opensimplex2"); }
 void opensimplex2s_row2(const Row2&) { pending("opensimplex2s"); }
 void opensimplex2s_row3(const Row3&) { pending("opensimplex2s"); }
-void cellular_row2(const Row2&) { pending("cellular"); }
-void cellular_row3(const Row3&) { pending("cellular"); }
 void value_row2(const Row2&) { pending("value"); }
 void value_row3(const Row3&) { pending("value"); }
 void value_cubic_row2(const Row2&) { pending("value_cubic"); }
