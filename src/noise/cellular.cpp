@@ -76,8 +76,9 @@ inline constexpr std::uint32_t kMulD = 0xCC9E2D51u;
 // Margin subtracted from the outer-ring distance bound so float rounding of the distances can
 // never make an inexact result look exact.
 inline constexpr double kBoundMargin = 1.0 / 1024.0;
-// Rings searched at most beyond the 3x3 window (ring k = Chebyshev offset k). F <= 3 * 0.9375
-// < 4 + 0.5 - 0.4375, so ring 4 is never needed; the cap only guards against NaN inputs.
+// Largest ring searched (ring k = the cells at Chebyshev offset k). No distance exceeds
+// 3 * 0.9375 = 2.8125 (3D manhattan), below the bound 3.5 - 0.4375 - 2^-10 beyond ring 3, so
+// the search never passes ring 3; the cap only bounds the loop.
 inline constexpr int kMaxRing = 4;
 
 // Output-map suprema (see the header comment), in cells.
