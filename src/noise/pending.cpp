@@ -12,7 +12,4 @@ void opensimplex2_row2(const Row2&) { pending("opensimplex2"); }
 void opensimplex2_row3(const Row3&) { pending("opensimplex2"); }
 void opensimplex2s_row2(const Row2&) { pending("opensimplex2s"); }
 void opensimplex2s_row3(const Row3&) { pending("opensimplex2s"); }
-void cellular_row2(const Row2&) { pending("cellular"); }
-void cellular_row3(const Row3&) { pending("cellular"); }
 }  // namespace terrane::noise_detail
-
