@@ -8,10 +8,6 @@ namespace {
   throw Error(ErrorCategory::internal, std::string(name) + " kernel is not built yet");
 }
 }  // namespace
-void opensimplex2_row2(const Row2&) { pending("opensimplex2"); }
-void opensimplex2_row3(const Row3&) { pending("opensimplex2"); }
-void opensimplex2s_row2(const Row2&) { pending("opensimplex2s"); }
-void opensimplex2s_row3(const Row3&) { pending("opensimplex2s"); }
 void cellular_row2(const Row2&) { pending("cellular"); }
 void cellular_row3(const Row3&) { pending("cellular"); }
 void value_row2(const Row2&) { pending("value"); }
