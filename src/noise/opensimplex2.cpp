@@ -89,10 +89,11 @@ struct OpenSimplex2Basis {
     const VU px = hn::Set(du, kPrimeX), py = hn::Set(du, kPrimeY), pz = hn::Set(du, kPrimeZ);
     const VU xp = hn::Mul(cx, px), yp = hn::Mul(cy, py), zp = hn::Mul(cz, pz);
 
-    // Per axis: hi = the sample is in the upper half of its A cell. The nearest A point is
-    // cell + hi at offset a = f - hi; the next one along that axis is cell + !hi at offset
-    // a + s with s = +1 where hi, else -1. The nearest B point is cell (+ 1/2) at offset b = f -
-    // 1/2; the next one along that axis is cell + s at offset b - s.
+    // Per axis, with hi = (f >= 1/2) and s = hi ? +1 : -1:
+    //   nearest A point: index cell + hi,  offset a = f - hi;
+    //   next A point:    index cell + !hi, offset a + s;
+    //   nearest B point: index cell,       offset b = f - 1/2 (B is offset by half a cell);
+    //   next B point:    index cell + s,   offset b - s.
     const auto hx = hn::Ge(fx, half), hy = hn::Ge(fy, half), hz = hn::Ge(fz, half);
     const auto hxu = hn::RebindMask(du, hx), hyu = hn::RebindMask(du, hy);
     const auto hzu = hn::RebindMask(du, hz);
