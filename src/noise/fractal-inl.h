@@ -1,0 +1,265 @@
+// Internal, per-SIMD-target: the row driver shared by every noise basis. It assembles each
+// octave's lattice coordinates from the column tables, row scalars and warp displacements,
+// calls the basis, and accumulates the fractal. Included once per Highway target by each
+// basis translation unit (after <hwy/foreach_target.h>).
+//
+// Fractal formulas (amp_o = bounding * gain^o, bounding = 1 / sum_o gain^o, w_0 = 1):
+//   fbm:      sum += n * amp_o * w;              w *= lerp(1, min(n + 1, 2) / 2, weighted)
+//   ridged:   sum += (1 - 2|n|) * amp_o * w;     w *= lerp(1, 1 - |n|, weighted)
+//   billow:   sum += (2|n| - 1) * amp_o * w;     w *= lerp(1, |n|, weighted)
+//   pingpong: t = pingpong((n + 1) * strength);  sum += (2t - 1) * amp_o * w;
+//             w *= lerp(1, t, weighted);          pingpong(t) = 1 - |(t mod 2) - 1|
+// Every weight factor lies in [0, 1], so |sum| <= sum_o amp_o = 1.
+//
+// Bit-exactness: only IEEE add/sub/mul/div/sqrt/floor/min/max, integer ops and selects; no
+// MulAdd (FMA on some targets only), no approximate reciprocals. Each lane depends only on its
+// own inputs, so the output does not depend on the vector width or on where a row starts.
+
+#if defined(TERRANE_NOISE_FRACTAL_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TERRANE_NOISE_FRACTAL_INL_H_
+#undef TERRANE_NOISE_FRACTAL_INL_H_
+#else
+#define TERRANE_NOISE_FRACTAL_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include <cstring>
+
+#include "noise/kernel_args.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace terrane::noise_detail::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using DU = hn::RebindToUnsigned<DF>;
+using DI = hn::RebindToSigned<DF>;
+using VF = hn::Vec<DF>;
+using VU = hn::Vec<DU>;
+using VI = hn::Vec<DI>;
+
+// ---- shared helpers for bases ---------------------------------------------------------------
+
+HWY_INLINE VF Lerp(VF a, VF b, VF t) { return hn::Add(a, hn::Mul(t, hn::Sub(b, a))); }
+
+// Quintic fade 6t^5 - 15t^4 + 10t^3 (Perlin 2002), Horner form without FMA.
+HWY_INLINE VF Quintic(VF t) {
+  const DF d;
+  VF p = hn::Sub(hn::Mul(t, hn::Set(d, 6.0f)), hn::Set(d, 15.0f));
+  p = hn::Add(hn::Mul(t, p), hn::Set(d, 10.0f));
+  return hn::Mul(hn::Mul(hn::Mul(t, t), t), p);
+}
+
+HWY_INLINE VF ClampUnit(VF v) {
+  const DF d;
+  return hn::Min(hn::Max(v, hn::Set(d, -1.0f)), hn::Set(d, 1.0f));
+}
+
+// Lattice hash of pre-multiplied coordinates (xp = cell_x * kPrimeX, ...).
+HWY_INLINE VU Hash(VU seed, VU xp, VU zp) {
+  const DU du;
+  VU h = hn::Mul(hn::Xor(seed, hn::Xor(xp, zp)), hn::Set(du, kHashMul));
+  return hn::Xor(h, hn::ShiftRight<15>(h));
+}
+HWY_INLINE VU Hash(VU seed, VU xp, VU yp, VU zp) {
+  const DU du;
+  VU h = hn::Mul(hn::Xor(hn::Xor(seed, xp), hn::Xor(yp, zp)), hn::Set(du, kHashMul));
+  return hn::Xor(h, hn::ShiftRight<15>(h));
+}
+
+// Hash to a float in [-1, 1) using the 24 high bits.
+HWY_INLINE VF HashToUnit(VU h) {
+  const DF d;
+  const DI di;
+  const VI s = hn::BitCast(di, hn::ShiftRight<8>(h));  // 0 .. 2^24-1
+  return hn::Sub(hn::Mul(hn::ConvertTo(d, s), hn::Set(d, 1.0f / 8388608.0f)), hn::Set(d, 1.0f));
+}
+
+// Flips the sign of v where bit 31 of `sign` is set.
+HWY_INLINE VF FlipSign(VF v, VU sign) {
+  const DF d;
+  const DU du;
+  return hn::BitCast(d, hn::Xor(hn::BitCast(du, v), hn::And(sign, hn::Set(du, 0x80000000u))));
+}
+
+// Moves the integer part of frac into cell, leaving frac in [0, 1).
+HWY_INLINE void Normalize(VU& cell, VF& frac) {
+  const DI di;
+  const DU du;
+  const VF fl = hn::Floor(frac);
+  cell = hn::Add(cell, hn::BitCast(du, hn::ConvertTo(di, fl)));
+  frac = hn::Sub(frac, fl);
+}
+
+// ---- fractal accumulation -------------------------------------------------------------------
+
+struct FractalState {
+  VF sum, weight;
+};
+
+HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
+  const DF d;
+  const VF one = hn::Set(d, 1.0f);
+  const VF amp = hn::Set(d, f.amplitude[o]);
+  VF term, wfactor;
+  switch (f.type) {
+    case FractalType::ridged: {
+      const VF a = hn::Abs(n);
+      term = hn::Sub(one, hn::Add(a, a));
+      wfactor = hn::Sub(one, a);
+      break;
+    }
+    case FractalType::billow: {
+      const VF a = hn::Abs(n);
+      term = hn::Sub(hn::Add(a, a), one);
+      wfactor = a;
+      break;
+    }
+    case FractalType::pingpong: {
+      VF t = hn::Mul(hn::Add(n, one), hn::Set(d, f.pingpong_strength));
+      t = hn::Sub(t, hn::Mul(hn::Floor(hn::Mul(t, hn::Set(d, 0.5f))), hn::Set(d, 2.0f)));
+      t = hn::Sub(one, hn::Abs(hn::Sub(t, one)));
+      term = hn::Sub(hn::Add(t, t), one);
+      wfactor = t;
+      break;
+    }
+    default: {  // fbm
+      term = n;
+      wfactor = hn::Mul(hn::Min(hn::Add(n, one), hn::Set(d, 2.0f)), hn::Set(d, 0.5f));
+      break;
+    }
+  }
+  s.sum = hn::Add(s.sum, hn::Mul(hn::Mul(term, amp), s.weight));
+  if (f.weighted_strength != 0.0f) {
+    const VF ws = hn::Set(d, f.weighted_strength);
+    s.weight = hn::Mul(s.weight, hn::Add(one, hn::Mul(ws, hn::Sub(wfactor, one))));
+  }
+}
+
+// ---- 2D row driver --------------------------------------------------------------------------
+
+// Basis requirements:
+//   static constexpr bool kSheared;  // lattice axes get contributions from both input axes
+//   static VF Eval2(uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&);
+//   static VF Eval3(uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz, const BasisArgs&);
+// returning values in [-1, 1].
+template <class Basis, bool kWarp>
+HWY_INLINE VF Sample2(const Row2& r, std::size_t i, VF dx, VF dz) {
+  const DF d;
+  const DU du;
+  FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
+  const int octaves = r.fractal.type == FractalType::none ? 1 : r.fractal.octaves;
+  VF last = hn::Zero(d);
+  for (int o = 0; o < octaves; ++o) {
+    const Octave2& oc = r.octave[o];
+    VU c0 = hn::LoadU(du, oc.col_cell[0] + i);
+    VF f0 = hn::LoadU(d, oc.col_frac[0] + i);
+    VU c1 = hn::Set(du, oc.row_cell[1]);
+    VF f1 = hn::Set(d, oc.row_frac[1]);
+    if constexpr (Basis::kSheared) {
+      c0 = hn::Add(c0, hn::Set(du, oc.row_cell[0]));
+      f0 = hn::Add(f0, hn::Set(d, oc.row_frac[0]));
+      c1 = hn::Add(c1, hn::LoadU(du, oc.col_cell[1] + i));
+      f1 = hn::Add(f1, hn::LoadU(d, oc.col_frac[1] + i));
+    }
+    if constexpr (kWarp) {
+      f0 = hn::Add(f0, hn::Mul(dx, hn::Set(d, oc.warp[0][0])));
+      f1 = hn::Add(f1, hn::Mul(dz, hn::Set(d, oc.warp[1][1])));
+      if constexpr (Basis::kSheared) {
+        f0 = hn::Add(f0, hn::Mul(dz, hn::Set(d, oc.warp[0][1])));
+        f1 = hn::Add(f1, hn::Mul(dx, hn::Set(d, oc.warp[1][0])));
+      }
+    }
+    if constexpr (Basis::kSheared || kWarp) {
+      Normalize(c0, f0);
+      Normalize(c1, f1);
+    }
+    last = Basis::Eval2(oc.seed, c0, f0, c1, f1, r.basis);
+    if (r.fractal.type != FractalType::none) Accumulate(r.fractal, o, last, s);
+  }
+  return r.fractal.type == FractalType::none ? last : ClampUnit(s.sum);
+}
+
+template <class Basis, bool kWarp>
+HWY_INLINE void Row2Impl(const Row2& r) {
+  const DF d;
+  const std::size_t N = hn::Lanes(d);
+  std::size_t i = 0;
+  for (; i + N <= r.n; i += N) {
+    VF dx = hn::Zero(d), dz = hn::Zero(d);
+    if constexpr (kWarp) {
+      dx = hn::LoadU(d, r.dx + i);
+      dz = hn::LoadU(d, r.dz + i);
+    }
+    hn::StoreU(Sample2<Basis, kWarp>(r, i, dx, dz), d, r.out + i);
+  }
+  if (i < r.n) {  // tail: column tables are padded; displacements and output go via scratch
+    const std::size_t rest = r.n - i;
+    HWY_ALIGN float bx[hn::MaxLanes(d)] = {}, bz[hn::MaxLanes(d)] = {}, out[hn::MaxLanes(d)];
+    VF dx = hn::Zero(d), dz = hn::Zero(d);
+    if constexpr (kWarp) {
+      std::memcpy(bx, r.dx + i, rest * sizeof(float));
+      std::memcpy(bz, r.dz + i, rest * sizeof(float));
+      dx = hn::Load(d, bx);
+      dz = hn::Load(d, bz);
+    }
+    hn::Store(Sample2<Basis, kWarp>(r, i, dx, dz), d, out);
+    std::memcpy(r.out + i, out, rest * sizeof(float));
+  }
+}
+
+template <class Basis>
+void Row2Kernel(const Row2& r) {
+  if (r.dx != nullptr) {
+    Row2Impl<Basis, true>(r);
+  } else {
+    Row2Impl<Basis, false>(r);
+  }
+}
+
+// ---- 3D row driver (rows along X; Y and Z fixed per row) ----------------------------------
+
+template <class Basis>
+HWY_INLINE VF Sample3(const Row3& r, std::size_t i) {
+  const DF d;
+  const DU du;
+  FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
+  const int octaves = r.fractal.type == FractalType::none ? 1 : r.fractal.octaves;
+  VF last = hn::Zero(d);
+  for (int o = 0; o < octaves; ++o) {
+    const Octave3& oc = r.octave[o];
+    VU c[3];
+    VF f[3];
+    for (int a = 0; a < 3; ++a) {
+      c[a] = hn::Set(du, oc.row_cell[a]);
+      f[a] = hn::Set(d, oc.row_frac[a]);
+      if (oc.col_cell[a] != nullptr) {
+        c[a] = hn::Add(c[a], hn::LoadU(du, oc.col_cell[a] + i));
+        f[a] = hn::Add(f[a], hn::LoadU(d, oc.col_frac[a] + i));
+      }
+      if constexpr (Basis::kSheared) Normalize(c[a], f[a]);
+    }
+    last = Basis::Eval3(oc.seed, c[0], f[0], c[1], f[1], c[2], f[2], r.basis);
+    if (r.fractal.type != FractalType::none) Accumulate(r.fractal, o, last, s);
+  }
+  return r.fractal.type == FractalType::none ? last : ClampUnit(s.sum);
+}
+
+template <class Basis>
+void Row3Kernel(const Row3& r) {
+  const DF d;
+  const std::size_t N = hn::Lanes(d);
+  std::size_t i = 0;
+  for (; i + N <= r.n; i += N) hn::StoreU(Sample3<Basis>(r, i), d, r.out + i);
+  if (i < r.n) {
+    HWY_ALIGN float out[hn::MaxLanes(d)];
+    hn::Store(Sample3<Basis>(r, i), d, out);
+    std::memcpy(r.out + i, out, (r.n - i) * sizeof(float));
+  }
+}
+
+}  // namespace terrane::noise_detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard

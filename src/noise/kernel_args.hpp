@@ -1,0 +1,94 @@
+// Internal: the plain-data interface between the noise samplers (host side, double precision
+// coordinate splitting) and the SIMD row kernels (float, Highway dispatch). No Highway here.
+//
+// Every kernel evaluates one row (or row segment) of n samples. A sample's position in lattice
+// space is split into an integer cell (uint32, wrapping) and a float fraction per lattice
+// axis. For each octave and lattice axis a, the position is the sum of a per-column
+// contribution (tables indexed by the sample's column, computed once per grid in double) and a
+// per-row contribution (a scalar, computed per row in double), optionally plus a warp
+// displacement (metres) times a float matrix. Bases with a sheared lattice (OpenSimplex2/2S)
+// get contributions from every input axis; the others only from their own.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "terrane/noise.hpp"
+
+namespace terrane::noise_detail {
+
+inline constexpr int kMaxOctaves = 16;
+// Column tables are padded so a full SIMD vector (up to 16 floats) can be loaded past the end.
+inline constexpr int kTablePad = 16;
+
+// 32-bit hash constants for lattice coordinates (odd multipliers with good avalanche).
+inline constexpr std::uint32_t kPrimeX = 0x9E3779B1u;
+inline constexpr std::uint32_t kPrimeY = 0x85EBCA77u;
+inline constexpr std::uint32_t kPrimeZ = 0xC2B2AE3Du;
+inline constexpr std::uint32_t kHashMul = 0x27D4EB2Fu;
+
+struct Octave2 {
+  std::uint32_t seed;
+  const std::uint32_t* col_cell[2];  // [axis] per-column cell contribution, null if none
+  const float* col_frac[2];
+  std::uint32_t row_cell[2];  // [axis] per-row contribution
+  float row_frac[2];
+  float warp[2][2];  // lattice axis a += dx * warp[a][0] + dz * warp[a][1]
+};
+
+struct Octave3 {
+  std::uint32_t seed;
+  const std::uint32_t* col_cell[3];
+  const float* col_frac[3];
+  std::uint32_t row_cell[3];
+  float row_frac[3];
+};
+
+struct FractalArgs {
+  FractalType type;
+  int octaves;                  // 1 when type == none
+  float amplitude[kMaxOctaves]; // bounding * gain^o
+  float weighted_strength;
+  float pingpong_strength;
+};
+
+struct BasisArgs {
+  CellularDistance cellular_distance;
+  CellularReturn cellular_return;
+  float cellular_jitter;  // feature-point radius in cells (jitter * 0.4375)
+};
+
+struct Row2 {
+  const Octave2* octave;
+  FractalArgs fractal;
+  BasisArgs basis;
+  std::size_t n;
+  const float* dx;  // null, or n displacements in metres
+  const float* dz;
+  float* out;
+};
+
+struct Row3 {
+  const Octave3* octave;
+  FractalArgs fractal;
+  BasisArgs basis;
+  std::size_t n;
+  float* out;
+};
+
+// Row kernels, one pair per basis (each in its own translation unit, dispatched to the SIMD
+// target chosen in core.hpp).
+void perlin_row2(const Row2& r);
+void perlin_row3(const Row3& r);
+void opensimplex2_row2(const Row2& r);
+void opensimplex2_row3(const Row3& r);
+void opensimplex2s_row2(const Row2& r);
+void opensimplex2s_row3(const Row3& r);
+void value_row2(const Row2& r);
+void value_row3(const Row3& r);
+void value_cubic_row2(const Row2& r);
+void value_cubic_row3(const Row3& r);
+void cellular_row2(const Row2& r);
+void cellular_row3(const Row3& r);
+
+}  // namespace terrane::noise_detail

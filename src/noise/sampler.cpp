@@ -1,0 +1,380 @@
+// Host side of the noise batch API: per-octave lattice tables (coordinates split in double into
+// a wrapping integer cell and a float fraction), row dispatch to the SIMD kernels, domain warp
+// composition, and the grid / point entry points.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "noise/kernel_args.hpp"
+#include "terrane/noise.hpp"
+
+namespace terrane {
+namespace nd = noise_detail;
+
+namespace {
+
+// Splits t into floor(t) (wrapped to 32 bits) and the fraction t - floor(t) rounded to float.
+// t - floor(t) is exact in double for |t| < 2^52; the cell wraps modulo 2^32 (the lattice
+// hash is periodic with that period anyway).
+inline void split(double t, std::uint32_t& cell, float& frac) {
+  double fl = std::floor(t);
+  frac = float(t - fl);
+  if (!(std::fabs(fl) < 9.0e18)) fl = std::fmod(fl, 4294967296.0);  // exact
+  cell = std::uint32_t(std::uint64_t(std::int64_t(fl)));
+}
+
+using Row2Fn = void (*)(const nd::Row2&);
+using Row3Fn = void (*)(const nd::Row3&);
+
+Row2Fn row2_kernel(NoiseType t) {
+  switch (t) {
+    case NoiseType::perlin: return nd::perlin_row2;
+    case NoiseType::opensimplex2: return nd::opensimplex2_row2;
+    case NoiseType::opensimplex2s: return nd::opensimplex2s_row2;
+    case NoiseType::value: return nd::value_row2;
+    case NoiseType::value_cubic: return nd::value_cubic_row2;
+    case NoiseType::cellular: return nd::cellular_row2;
+  }
+  throw Error(ErrorCategory::internal, "unknown noise type");
+}
+
+Row3Fn row3_kernel(NoiseType t) {
+  switch (t) {
+    case NoiseType::perlin: return nd::perlin_row3;
+    case NoiseType::opensimplex2: return nd::opensimplex2_row3;
+    case NoiseType::opensimplex2s: return nd::opensimplex2s_row3;
+    case NoiseType::value: return nd::value_row3;
+    case NoiseType::value_cubic: return nd::value_cubic_row3;
+    case NoiseType::cellular: return nd::cellular_row3;
+  }
+  throw Error(ErrorCategory::internal, "unknown noise type");
+}
+
+bool sheared(NoiseType t) { return t == NoiseType::opensimplex2 || t == NoiseType::opensimplex2s; }
+
+// Lattice-space matrices: lattice = M * (position * frequency).
+// OpenSimplex2/2S in 2D work on the skewed square lattice: M = I + F2 * ones, F2 = (sqrt3-1)/2.
+// In 3D they use the rotated body-centred-cubic lattice: M = (2/3) * ones - I.
+void lattice_matrix2(NoiseType t, double m[2][2]) {
+  if (sheared(t)) {
+    const double f2 = 0.5 * (std::sqrt(3.0) - 1.0);
+    m[0][0] = 1.0 + f2, m[0][1] = f2, m[1][0] = f2, m[1][1] = 1.0 + f2;
+  } else {
+    m[0][0] = 1.0, m[0][1] = 0.0, m[1][0] = 0.0, m[1][1] = 1.0;
+  }
+}
+void lattice_matrix3(NoiseType t, double m[3][3]) {
+  for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < 3; ++b) {
+      m[a][b] = sheared(t) ? (2.0 / 3.0) - (a == b ? 1.0 : 0.0) : (a == b ? 1.0 : 0.0);
+    }
+  }
+}
+
+nd::FractalArgs fractal_args(const NoiseParams& p) {
+  nd::FractalArgs f{};
+  f.type = p.fractal;
+  f.octaves = p.fractal == FractalType::none ? 1 : p.octaves;
+  double amp = 1.0, total = 0.0;
+  for (int o = 0; o < f.octaves; ++o) {
+    total += amp;
+    amp *= p.gain;
+  }
+  const double bounding = total > 0.0 ? 1.0 / total : 1.0;
+  amp = 1.0;
+  for (int o = 0; o < f.octaves; ++o) {
+    f.amplitude[o] = float(bounding * amp);
+    amp *= p.gain;
+  }
+  f.weighted_strength = float(p.weighted_strength);
+  f.pingpong_strength = float(p.pingpong_strength);
+  return f;
+}
+
+nd::BasisArgs basis_args(const NoiseParams& p) {
+  return nd::BasisArgs{p.cellular_distance, p.cellular_return,
+                       float(p.cellular_jitter * 0.4375)};
+}
+
+std::uint32_t octave_seed(std::uint64_t seed, int octave) {
+  return std::uint32_t(hash_combine(seed, std::uint64_t(octave)) >> 32);
+}
+
+std::vector<double> octave_frequencies(const NoiseParams& p, int octaves) {
+  std::vector<double> f(octaves);
+  double freq = p.frequency;
+  for (int o = 0; o < octaves; ++o) {
+    f[o] = freq;
+    freq *= p.lacunarity;
+  }
+  return f;
+}
+
+// Per-column contribution tables for one lattice axis: value = coef * x_m(i) * frequency.
+struct AxisTable {
+  std::vector<std::uint32_t> cell;
+  std::vector<float> frac;
+
+  void build(int n, double coef_freq, const auto& x_of) {
+    cell.assign(std::size_t(n) + nd::kTablePad, 0u);
+    frac.assign(std::size_t(n) + nd::kTablePad, 0.0f);
+    for (int i = 0; i < n; ++i) split(x_of(i) * coef_freq, cell[i], frac[i]);
+  }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// NoiseGridSampler
+
+struct NoiseGridSampler::Impl {
+  GridSpec grid;
+  nd::FractalArgs fractal;
+  nd::BasisArgs basis;
+  Row2Fn kernel;
+  double m[2][2];
+  std::vector<std::uint32_t> seeds;
+  std::vector<double> freqs;
+  std::vector<AxisTable> tables;  // [octave * 2 + axis]
+  std::vector<std::array<std::array<float, 2>, 2>> warp;
+};
+
+NoiseGridSampler::NoiseGridSampler(const NoiseParams& p, const GridSpec& grid)
+    : impl_(std::make_unique<Impl>()) {
+  p.validate();
+  grid.validate();
+  Impl& s = *impl_;
+  s.grid = grid;
+  s.fractal = fractal_args(p);
+  s.basis = basis_args(p);
+  s.kernel = row2_kernel(p.type);
+  lattice_matrix2(p.type, s.m);
+  const int octaves = s.fractal.octaves;
+  s.freqs = octave_frequencies(p, octaves);
+  s.seeds.resize(octaves);
+  s.tables.resize(std::size_t(octaves) * 2);
+  s.warp.resize(octaves);
+  for (int o = 0; o < octaves; ++o) {
+    s.seeds[o] = octave_seed(p.seed, o);
+    for (int a = 0; a < 2; ++a) {
+      if (s.m[a][0] != 0.0) {
+        s.tables[o * 2 + a].build(grid.width, s.m[a][0] * s.freqs[o],
+                                  [&](int i) { return grid.x_m(i); });
+      }
+      for (int b = 0; b < 2; ++b) s.warp[o][a][b] = float(s.m[a][b] * s.freqs[o]);
+    }
+  }
+}
+
+NoiseGridSampler::~NoiseGridSampler() = default;
+NoiseGridSampler::NoiseGridSampler(NoiseGridSampler&&) noexcept = default;
+NoiseGridSampler& NoiseGridSampler::operator=(NoiseGridSampler&&) noexcept = default;
+
+void NoiseGridSampler::row(int j, int i0, std::span<float> out, const float* dx,
+                           const float* dz) const {
+  const Impl& s = *impl_;
+  if (j < 0 || j >= s.grid.height || i0 < 0 || std::size_t(i0) + out.size() > std::size_t(s.grid.width) ||
+      ((dx == nullptr) != (dz == nullptr))) {
+    throw Error(ErrorCategory::invalid_argument,
+                "NoiseGridSampler::row: row " + std::to_string(j) + " columns [" +
+                    std::to_string(i0) + ", " + std::to_string(i0 + out.size()) +
+                    ") outside the grid or displacement pointers mismatched");
+  }
+  if (out.empty()) return;
+  nd::Octave2 oct[nd::kMaxOctaves];
+  const double z = s.grid.z_m(j);
+  for (int o = 0; o < s.fractal.octaves; ++o) {
+    nd::Octave2& oc = oct[o];
+    oc.seed = s.seeds[o];
+    for (int a = 0; a < 2; ++a) {
+      const AxisTable& t = s.tables[o * 2 + a];
+      oc.col_cell[a] = t.cell.empty() ? nullptr : t.cell.data() + i0;
+      oc.col_frac[a] = t.frac.empty() ? nullptr : t.frac.data() + i0;
+      oc.row_cell[a] = 0;
+      oc.row_frac[a] = 0.0f;
+      if (s.m[a][1] != 0.0) split(z * (s.m[a][1] * s.freqs[o]), oc.row_cell[a], oc.row_frac[a]);
+      oc.warp[a][0] = s.warp[o][a][0];
+      oc.warp[a][1] = s.warp[o][a][1];
+    }
+  }
+  nd::Row2 r{oct, s.fractal, s.basis, out.size(), dx, dz, out.data()};
+  s.kernel(r);
+}
+
+// ---------------------------------------------------------------------------------------------
+// WarpGridSampler
+
+WarpGridSampler::WarpGridSampler(const WarpParams& w, const GridSpec& grid) : fractal_(w.fractal) {
+  w.validate();
+  const int layers = w.fractal == WarpFractal::none ? 1 : w.octaves;
+  double total = 0.0, amp = 1.0;
+  for (int o = 0; o < layers; ++o) {
+    total += amp;
+    amp *= w.gain;
+  }
+  const double bounding = total > 0.0 ? 1.0 / total : 1.0;
+  double freq = w.frequency;
+  amp = 1.0;
+  for (int o = 0; o < layers; ++o) {
+    NoiseParams p;
+    p.type = w.basis;
+    p.frequency = freq;
+    p.fractal = FractalType::none;
+    p.seed = hash_combine(w.seed, std::uint64_t(2 * o));
+    layers_x_.emplace_back(p, grid);
+    p.seed = hash_combine(w.seed, std::uint64_t(2 * o + 1));
+    layers_z_.emplace_back(p, grid);
+    layer_amplitude_m_.push_back(float(w.amplitude_m * amp * bounding));
+    freq *= w.lacunarity;
+    amp *= w.gain;
+  }
+}
+
+WarpGridSampler::~WarpGridSampler() = default;
+WarpGridSampler::WarpGridSampler(WarpGridSampler&&) noexcept = default;
+WarpGridSampler& WarpGridSampler::operator=(WarpGridSampler&&) noexcept = default;
+
+void WarpGridSampler::row(int j, int i0, std::span<float> dx, std::span<float> dz) const {
+  const std::size_t n = dx.size();
+  if (dz.size() != n) {
+    throw Error(ErrorCategory::invalid_argument, "WarpGridSampler::row: dx and dz sizes differ");
+  }
+  thread_local std::vector<float> nx, nz, base_x, base_z;
+  nx.resize(n);
+  nz.resize(n);
+  const float* px = dx.data();
+  const float* pz = dz.data();
+  if (fractal_ == WarpFractal::independent) {  // every octave sees the incoming positions
+    base_x.assign(dx.begin(), dx.end());
+    base_z.assign(dz.begin(), dz.end());
+    px = base_x.data();
+    pz = base_z.data();
+  }
+  for (std::size_t o = 0; o < layers_x_.size(); ++o) {
+    layers_x_[o].row(j, i0, {nx.data(), n}, px, pz);
+    layers_z_[o].row(j, i0, {nz.data(), n}, px, pz);
+    const float amp = layer_amplitude_m_[o];
+    for (std::size_t k = 0; k < n; ++k) {
+      dx[k] += amp * nx[k];
+      dz[k] += amp * nz[k];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grid and point entry points
+
+namespace {
+
+void check_out(std::size_t got, std::size_t want, const char* fn) {
+  if (got != want) {
+    throw Error(ErrorCategory::invalid_argument,
+                std::string(fn) + ": output span has " + std::to_string(got) +
+                    " samples, the grid needs " + std::to_string(want));
+  }
+}
+
+// Rows per parallel task: about 64K samples, at least one row.
+std::int64_t row_grain(int width) { return std::max<std::int64_t>(1, 65536 / std::max(1, width)); }
+
+}  // namespace
+
+void noise_fill(const NoiseParams& p, const GridSpec& grid, std::span<float> out,
+                const ExecContext& ctx) {
+  NoiseGridSampler s(p, grid);
+  check_out(out.size(), grid.sample_count(), "noise_fill");
+  const std::size_t w = std::size_t(grid.width);
+  parallel_for(ctx, grid.height, row_grain(grid.width), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t j = b; j < e; ++j) s.row(int(j), 0, out.subspan(std::size_t(j) * w, w));
+  });
+}
+
+void noise_fill_warped(const NoiseParams& p, const WarpParams& wp, const GridSpec& grid,
+                       std::span<float> out, const ExecContext& ctx) {
+  NoiseGridSampler s(p, grid);
+  WarpGridSampler warp(wp, grid);
+  check_out(out.size(), grid.sample_count(), "noise_fill_warped");
+  const std::size_t w = std::size_t(grid.width);
+  parallel_for(ctx, grid.height, row_grain(grid.width), [&](std::int64_t b, std::int64_t e) {
+    std::vector<float> dx(w), dz(w);
+    for (std::int64_t j = b; j < e; ++j) {
+      std::fill(dx.begin(), dx.end(), 0.0f);
+      std::fill(dz.begin(), dz.end(), 0.0f);
+      warp.row(int(j), 0, dx, dz);
+      s.row(int(j), 0, out.subspan(std::size_t(j) * w, w), dx.data(), dz.data());
+    }
+  });
+}
+
+void noise_fill3(const NoiseParams& p, const GridSpec3& grid, std::span<float> out,
+                 const ExecContext& ctx) {
+  p.validate();
+  grid.validate();
+  check_out(out.size(), grid.sample_count(), "noise_fill3");
+  const nd::FractalArgs fractal = fractal_args(p);
+  const nd::BasisArgs basis = basis_args(p);
+  const Row3Fn kernel = row3_kernel(p.type);
+  double m[3][3];
+  lattice_matrix3(p.type, m);
+  const int octaves = fractal.octaves;
+  const std::vector<double> freqs = octave_frequencies(p, octaves);
+  std::vector<std::uint32_t> seeds(octaves);
+  std::vector<AxisTable> tables(std::size_t(octaves) * 3);
+  for (int o = 0; o < octaves; ++o) {
+    seeds[o] = octave_seed(p.seed, o);
+    for (int a = 0; a < 3; ++a) {
+      if (m[a][0] != 0.0) {
+        tables[o * 3 + a].build(grid.size_x, m[a][0] * freqs[o], [&](int i) { return grid.x_m(i); });
+      }
+    }
+  }
+  const std::size_t w = std::size_t(grid.size_x);
+  const std::int64_t rows = std::int64_t(grid.size_y) * grid.size_z;
+  parallel_for(ctx, rows, row_grain(grid.size_x), [&](std::int64_t b, std::int64_t e) {
+    nd::Octave3 oct[nd::kMaxOctaves];
+    for (std::int64_t r = b; r < e; ++r) {
+      const double y = grid.y_m(r % grid.size_y), z = grid.z_m(r / grid.size_y);
+      for (int o = 0; o < octaves; ++o) {
+        nd::Octave3& oc = oct[o];
+        oc.seed = seeds[o];
+        for (int a = 0; a < 3; ++a) {
+          const AxisTable& t = tables[o * 3 + a];
+          oc.col_cell[a] = t.cell.empty() ? nullptr : t.cell.data();
+          oc.col_frac[a] = t.frac.empty() ? nullptr : t.frac.data();
+          oc.row_cell[a] = 0;
+          oc.row_frac[a] = 0.0f;
+          if (m[a][1] != 0.0 || m[a][2] != 0.0) {
+            split(y * (m[a][1] * freqs[o]) + z * (m[a][2] * freqs[o]), oc.row_cell[a],
+                  oc.row_frac[a]);
+          }
+        }
+      }
+      kernel(nd::Row3{oct, fractal, basis, w, out.data() + std::size_t(r) * w});
+    }
+  });
+}
+
+float noise_at(const NoiseParams& p, double x_m, double z_m) {
+  const GridSpec g{.width = 1, .height = 1, .spacing_m = 1.0, .origin_x_m = x_m, .origin_z_m = z_m};
+  float v = 0.0f;
+  NoiseGridSampler(p, g).row(0, 0, {&v, 1});
+  return v;
+}
+
+float noise_at(const NoiseParams& p, double x_m, double y_m, double z_m) {
+  const GridSpec3 g{.size_x = 1, .size_y = 1, .size_z = 1, .spacing_m = 1.0,
+                    .origin_x_m = x_m, .origin_y_m = y_m, .origin_z_m = z_m};
+  float v = 0.0f;
+  noise_fill3(p, g, {&v, 1}, ExecContext{.threads = 1});
+  return v;
+}
+
+void warp_at(const WarpParams& w, double x_m, double z_m, float& dx_m, float& dz_m) {
+  const GridSpec g{.width = 1, .height = 1, .spacing_m = 1.0, .origin_x_m = x_m, .origin_z_m = z_m};
+  dx_m = 0.0f;
+  dz_m = 0.0f;
+  WarpGridSampler(w, g).row(0, 0, {&dx_m, 1}, {&dz_m, 1});
+}
+
+}  // namespace terrane
