@@ -90,15 +90,15 @@ struct GraphNode {
   // warp: same seed convention as noise.
   WarpParams warp;
 
-  double value = 0.0;                  // constant
-  double lo = -1.0, hi = 1.0;          // clamp
-  double scale = 1.0, bias = 0.0;      // scale_bias
-  double exponent = 1.0;               // pow [Limit: (0, 16]]
-  double threshold = 0.0;              // select
-  double falloff = 0.0;                // select [Limit: [0, 1e6]]
-  std::vector<CurvePoint> points;      // curve (>= 2, strictly increasing x)
-  std::vector<double> levels;          // terrace (>= 2, strictly increasing)
-  double sharpness = 0.5;              // terrace: plateau fraction [Limit: [0, 0.99]]
+  double value = 0.0;                         // constant
+  double lo = -1.0, hi = 1.0;                 // clamp
+  double scale = 1.0, bias = 0.0;             // scale_bias
+  double exponent = 1.0;                      // pow [Limit: (0, 16]]
+  double threshold = 0.0;                     // select
+  double falloff = 0.0;                       // select [Limit: [0, 1e6]]
+  std::vector<CurvePoint> points;             // curve (>= 2, strictly increasing x)
+  std::vector<double> levels;                 // terrace (>= 2, strictly increasing)
+  double sharpness = 0.5;                     // terrace: plateau fraction [Limit: [0, 0.99]]
   double center_x_m = 0.0, center_z_m = 0.0;  // radial_falloff [Units: m]
   double radius_m = 0.0, falloff_m = 0.0;     // radial_falloff [Units: m] [Limit: >= 0]
   double from_lo = -1.0, from_hi = 1.0;       // remap (from_lo != from_hi)

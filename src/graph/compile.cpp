@@ -100,8 +100,10 @@ class Compiler {
   int emit_new(const GraphNode& n, int node, int ctx) {
     Instr in;
     switch (n.kind) {
-      case NodeKind::constant: return constant(n.value);
-      case NodeKind::warp: return input(n.inputs[0], warp_context(node, ctx));
+      case NodeKind::constant:
+        return constant(n.value);
+      case NodeKind::warp:
+        return input(n.inputs[0], warp_context(node, ctx));
       case NodeKind::noise: {
         int& table = noise_table_[node];
         if (table == 0) {
@@ -152,9 +154,12 @@ class Compiler {
         }
         return acc;
       }
-      case NodeKind::abs: return unary(Op::abs, n, ctx);
-      case NodeKind::neg: return unary(Op::neg, n, ctx);
-      default: break;
+      case NodeKind::abs:
+        return unary(Op::abs, n, ctx);
+      case NodeKind::neg:
+        return unary(Op::neg, n, ctx);
+      default:
+        break;
     }
     in.a = input(n.inputs[0], ctx);
     switch (n.kind) {
@@ -242,8 +247,12 @@ const CompiledGraph::Program& CompiledGraph::program() const {
   }
   return *program_;
 }
-const WorldSettings& CompiledGraph::world() const { return program().world; }
-std::size_t CompiledGraph::instruction_count() const { return program().code.size(); }
+const WorldSettings& CompiledGraph::world() const {
+  return program().world;
+}
+std::size_t CompiledGraph::instruction_count() const {
+  return program().code.size();
+}
 
 CompiledGraph compile(const Graph& graph, const WorldSettings& world, std::uint64_t seed,
                       std::string_view source) {

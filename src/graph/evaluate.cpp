@@ -45,12 +45,10 @@ float pow_positive(float x, float e) {
   const float n = std::floor(y + 0.5f);
   const float g = (y - n) * 0.693147181f;  // |g| <= 0.347
   const float p =
-      1.0f +
-      g * (1.0f +
-           g * (0.5f +
-                g * (1.0f / 6.0f +
-                     g * (1.0f / 24.0f +
-                          g * (1.0f / 120.0f + g * (1.0f / 720.0f + g * (1.0f / 5040.0f)))))));
+      1.0f + g * (1.0f + g * (0.5f + g * (1.0f / 6.0f +
+                                          g * (1.0f / 24.0f +
+                                               g * (1.0f / 120.0f +
+                                                    g * (1.0f / 720.0f + g * (1.0f / 5040.0f)))))));
   const float scale = std::bit_cast<float>(std::uint32_t(int(n) + 127) << 23);
   return p * scale;
 }
@@ -74,8 +72,12 @@ void run_pow(const float* a, float* d, int n, double exponent) {
   }
 }
 
-inline float clamp01(float t) { return t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t); }
-inline float smooth(float t) { return t * t * (3.0f - 2.0f * t); }
+inline float clamp01(float t) {
+  return t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+}
+inline float smooth(float t) {
+  return t * t * (3.0f - 2.0f * t);
+}
 
 float terrace(float v, const std::vector<float>& levels, float sharpness) {
   const std::size_t count = levels.size();
@@ -122,13 +124,27 @@ void run_block(const GridRun& run, float* regs, int j, int i0, int n) {
         run.warps[std::size_t(in.table)].row(j, i0, out, std::span<float>(wz, std::size_t(n)));
         break;
       }
-      case Op::add: for (int k = 0; k < n; ++k) d[k] = a[k] + b[k]; break;
-      case Op::sub: for (int k = 0; k < n; ++k) d[k] = a[k] - b[k]; break;
-      case Op::mul: for (int k = 0; k < n; ++k) d[k] = a[k] * b[k]; break;
-      case Op::min: for (int k = 0; k < n; ++k) d[k] = b[k] < a[k] ? b[k] : a[k]; break;
-      case Op::max: for (int k = 0; k < n; ++k) d[k] = b[k] > a[k] ? b[k] : a[k]; break;
-      case Op::abs: for (int k = 0; k < n; ++k) d[k] = std::fabs(a[k]); break;
-      case Op::neg: for (int k = 0; k < n; ++k) d[k] = -a[k]; break;
+      case Op::add:
+        for (int k = 0; k < n; ++k) d[k] = a[k] + b[k];
+        break;
+      case Op::sub:
+        for (int k = 0; k < n; ++k) d[k] = a[k] - b[k];
+        break;
+      case Op::mul:
+        for (int k = 0; k < n; ++k) d[k] = a[k] * b[k];
+        break;
+      case Op::min:
+        for (int k = 0; k < n; ++k) d[k] = b[k] < a[k] ? b[k] : a[k];
+        break;
+      case Op::max:
+        for (int k = 0; k < n; ++k) d[k] = b[k] > a[k] ? b[k] : a[k];
+        break;
+      case Op::abs:
+        for (int k = 0; k < n; ++k) d[k] = std::fabs(a[k]);
+        break;
+      case Op::neg:
+        for (int k = 0; k < n; ++k) d[k] = -a[k];
+        break;
       case Op::clamp: {
         const float lo = float(in.p[0]), hi = float(in.p[1]);
         for (int k = 0; k < n; ++k) d[k] = a[k] < lo ? lo : (a[k] > hi ? hi : a[k]);
@@ -139,7 +155,9 @@ void run_block(const GridRun& run, float* regs, int j, int i0, int n) {
         for (int k = 0; k < n; ++k) d[k] = a[k] * s + o;
         break;
       }
-      case Op::pow: run_pow(a, d, n, in.p[0]); break;
+      case Op::pow:
+        run_pow(a, d, n, in.p[0]);
+        break;
       case Op::blend:
         for (int k = 0; k < n; ++k) {
           const float t = clamp01(c[k]);
@@ -250,8 +268,8 @@ void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float>
 
 float evaluate_at(const CompiledGraph& graph, double x_m, double z_m) {
   // A 1x1 grid whose only sample is at exactly (x_m, z_m): origin + 0 * spacing.
-  const GridSpec point{.width = 1, .height = 1, .spacing_m = 1.0, .origin_x_m = x_m,
-                       .origin_z_m = z_m};
+  const GridSpec point{
+      .width = 1, .height = 1, .spacing_m = 1.0, .origin_x_m = x_m, .origin_z_m = z_m};
   float h = 0.0f;
   evaluate(graph, point, std::span<float>(&h, 1), ExecContext{.threads = 1});
   return h;

@@ -30,7 +30,8 @@ std::size_t expected_inputs(NodeKind k) {
   switch (k) {
     case NodeKind::noise:
     case NodeKind::constant:
-    case NodeKind::radial_falloff: return 0;
+    case NodeKind::radial_falloff:
+      return 0;
     case NodeKind::warp:
     case NodeKind::abs:
     case NodeKind::neg:
@@ -39,14 +40,17 @@ std::size_t expected_inputs(NodeKind k) {
     case NodeKind::pow:
     case NodeKind::curve:
     case NodeKind::terrace:
-    case NodeKind::remap: return 1;
+    case NodeKind::remap:
+      return 1;
     case NodeKind::add:
     case NodeKind::sub:
     case NodeKind::mul:
     case NodeKind::min:
-    case NodeKind::max: return 2;  // at least
+    case NodeKind::max:
+      return 2;  // at least
     case NodeKind::blend:
-    case NodeKind::select: return 3;
+    case NodeKind::select:
+      return 3;
   }
   return 0;
 }
@@ -76,17 +80,14 @@ void validate_node(const Graph& g, const GraphNode& n, std::string_view source) 
     }
   }
   switch (n.kind) {
-    case NodeKind::noise: n.noise.validate(std::string(source) + ": " + path); break;
-    case NodeKind::warp: {
-      n.warp.validate(std::string(source) + ": " + path);
-      if (n.warp.basis == NoiseType::cellular) {
-        fail(ErrorCategory::invalid_argument, source, field("basis"),
-             "cellular cannot be a warp basis; allowed: perlin, opensimplex2, opensimplex2s, "
-             "value, value_cubic");
-      }
+    case NodeKind::noise:
+      n.noise.validate(std::string(source) + ": " + path);
       break;
-    }
-    case NodeKind::constant: check_range(source, field("value"), n.value, -kMaxScalar, kMaxScalar);
+    case NodeKind::warp:
+      n.warp.validate(std::string(source) + ": " + path);
+      break;
+    case NodeKind::constant:
+      check_range(source, field("value"), n.value, -kMaxScalar, kMaxScalar);
       break;
     case NodeKind::clamp:
       check_range(source, field("lo"), n.lo, -kMaxScalar, kMaxScalar);
@@ -96,7 +97,9 @@ void validate_node(const Graph& g, const GraphNode& n, std::string_view source) 
       check_range(source, field("scale"), n.scale, -kMaxScalar, kMaxScalar);
       check_range(source, field("bias"), n.bias, -kMaxScalar, kMaxScalar);
       break;
-    case NodeKind::pow: check_range(source, field("exponent"), n.exponent, 0.0, 16.0, true); break;
+    case NodeKind::pow:
+      check_range(source, field("exponent"), n.exponent, 0.0, 16.0, true);
+      break;
     case NodeKind::select:
       check_range(source, field("threshold"), n.threshold, -kMaxScalar, kMaxScalar);
       check_range(source, field("falloff"), n.falloff, 0.0, kMaxScalar);
@@ -155,7 +158,8 @@ void validate_node(const Graph& g, const GraphNode& n, std::string_view source) 
     case NodeKind::max:
     case NodeKind::abs:
     case NodeKind::neg:
-    case NodeKind::blend: break;
+    case NodeKind::blend:
+      break;
   }
 }
 
@@ -186,8 +190,8 @@ void check_acyclic(const Graph& g, std::string_view source) {
           if (on) cycle += g.nodes[std::size_t(s)].id + " -> ";
         }
         cycle += g.nodes[std::size_t(child)].id;
-        fail(ErrorCategory::invalid_argument, source, "graph.nodes." + g.nodes[std::size_t(child)].id,
-             "the graph has a cycle: " + cycle);
+        fail(ErrorCategory::invalid_argument, source,
+             "graph.nodes." + g.nodes[std::size_t(child)].id, "the graph has a cycle: " + cycle);
       }
       if (colour[std::size_t(child)] == white) {
         colour[std::size_t(child)] = grey;

@@ -194,7 +194,7 @@ void read_noise(GraphNode& n, const NodeTypeSpec& spec, const FieldReader& r,
   if (p.type == NoiseType::cellular) {
     p.cellular_distance = r.enum_value("cellular_distance", "euclidean", parse_cellular_distance);
     p.cellular_return = r.enum_value("cellular_return", "f1", parse_cellular_return);
-    p.cellular_jitter = r.number("cellular_jitter", p.cellular_jitter);
+    p.cellular_jitter = r.number("jitter", p.cellular_jitter);
   }
 }
 
@@ -240,8 +240,8 @@ void read_curve(GraphNode& n, const FieldReader& r) {
   for (std::size_t k = 0; k < pts.size(); ++k) {
     const json& p = pts[k];
     if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) {
-      r.type_error("points", "an array of [x, y] pairs (element " + std::to_string(k) +
-                                 " is " + describe(p) + ")");
+      r.type_error("points", "an array of [x, y] pairs (element " + std::to_string(k) + " is " +
+                                 describe(p) + ")");
     }
     n.points.push_back({p[0].get<double>(), p[1].get<double>()});
   }
@@ -300,16 +300,28 @@ GraphNode read_node(const std::string& id, const json& obj, const WorldSettings&
   n.kind = spec->kind;
   const double extent_m = double(world.size - 1) * world.cell_size_m;
   switch (spec->kind) {
-    case NodeKind::noise: read_noise(n, *spec, r, id); break;
-    case NodeKind::warp: read_warp(n, r, st, id); break;
-    case NodeKind::constant: n.value = r.number("value", 0.0); break;
+    case NodeKind::noise:
+      read_noise(n, *spec, r, id);
+      break;
+    case NodeKind::warp:
+      read_warp(n, r, st, id);
+      break;
+    case NodeKind::constant:
+      n.value = r.number("value", 0.0);
+      break;
     case NodeKind::add:
     case NodeKind::mul:
     case NodeKind::min:
-    case NodeKind::max: read_variadic(n, r, st); break;
-    case NodeKind::sub: n.inputs = {required_input(r, st, "a"), required_input(r, st, "b")}; break;
+    case NodeKind::max:
+      read_variadic(n, r, st);
+      break;
+    case NodeKind::sub:
+      n.inputs = {required_input(r, st, "a"), required_input(r, st, "b")};
+      break;
     case NodeKind::abs:
-    case NodeKind::neg: n.inputs = {required_input(r, st, "input")}; break;
+    case NodeKind::neg:
+      n.inputs = {required_input(r, st, "input")};
+      break;
     case NodeKind::clamp:
       n.inputs = {required_input(r, st, "input")};
       n.lo = r.number("lo", -1.0);

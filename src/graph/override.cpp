@@ -67,8 +67,8 @@ void apply_override(json& doc, std::string_view assignment, std::string_view sou
     const bool last = k + 1 == parts.size();
     const std::string here = prefix_of(parts, k + 1);
     if (key.empty()) {
-      throw Error(ErrorCategory::invalid_argument, where + ": empty segment in path '" +
-                                                       std::string(path) + "'");
+      throw Error(ErrorCategory::invalid_argument,
+                  where + ": empty segment in path '" + std::string(path) + "'");
     }
     if (cur->is_array()) {
       std::size_t index = 0;

@@ -154,17 +154,15 @@ Preset load_preset(std::string_view name_or_path, std::span<const std::string> o
   const std::vector<std::string> names = builtin_preset_names();
   if (std::find(names.begin(), names.end(), name_or_path) != names.end()) {
     const std::string source = "builtin preset '" + std::string(name_or_path) + "'";
-    return parse_document(
-        graph_detail::parse_json_text(builtin_preset_json(name_or_path), source), source,
-        name_or_path, overrides);
+    return parse_document(graph_detail::parse_json_text(builtin_preset_json(name_or_path), source),
+                          source, name_or_path, overrides);
   }
   const std::filesystem::path path{std::string(name_or_path)};
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::string list;
     for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-    throw Error(ErrorCategory::io, std::string(name_or_path) +
-                                       ": not a builtin preset (" + list +
+    throw Error(ErrorCategory::io, std::string(name_or_path) + ": not a builtin preset (" + list +
                                        ") and no readable file by that name");
   }
   std::ostringstream text;

@@ -31,12 +31,12 @@ enum class Op : unsigned char {
 
 struct Instr {
   Op op = Op::add;
-  int dst = -1;             // output register
-  int dst2 = -1;            // warp: z displacement register
+  int dst = -1;                // output register
+  int dst2 = -1;               // warp: z displacement register
   int a = -1, b = -1, c = -1;  // input registers
-  int dx = -1, dz = -1;     // displacement registers of the warp context (-1: none)
-  int table = -1;           // index into noises / warps / curves / level_sets
-  bool flag = false;        // remap: clamp
+  int dx = -1, dz = -1;        // displacement registers of the warp context (-1: none)
+  int table = -1;              // index into noises / warps / curves / level_sets
+  bool flag = false;           // remap: clamp
   double p[7] = {0, 0, 0, 0, 0, 0, 0};
 };
 

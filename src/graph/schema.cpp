@@ -10,25 +10,44 @@ namespace terrane {
 
 const char* to_string(NodeKind k) {
   switch (k) {
-    case NodeKind::noise: return "noise";
-    case NodeKind::warp: return "warp";
-    case NodeKind::constant: return "constant";
-    case NodeKind::add: return "add";
-    case NodeKind::sub: return "sub";
-    case NodeKind::mul: return "mul";
-    case NodeKind::min: return "min";
-    case NodeKind::max: return "max";
-    case NodeKind::abs: return "abs";
-    case NodeKind::neg: return "neg";
-    case NodeKind::clamp: return "clamp";
-    case NodeKind::scale_bias: return "scale_bias";
-    case NodeKind::pow: return "pow";
-    case NodeKind::blend: return "blend";
-    case NodeKind::select: return "select";
-    case NodeKind::curve: return "curve";
-    case NodeKind::terrace: return "terrace";
-    case NodeKind::radial_falloff: return "radial_falloff";
-    case NodeKind::remap: return "remap";
+    case NodeKind::noise:
+      return "noise";
+    case NodeKind::warp:
+      return "warp";
+    case NodeKind::constant:
+      return "constant";
+    case NodeKind::add:
+      return "add";
+    case NodeKind::sub:
+      return "sub";
+    case NodeKind::mul:
+      return "mul";
+    case NodeKind::min:
+      return "min";
+    case NodeKind::max:
+      return "max";
+    case NodeKind::abs:
+      return "abs";
+    case NodeKind::neg:
+      return "neg";
+    case NodeKind::clamp:
+      return "clamp";
+    case NodeKind::scale_bias:
+      return "scale_bias";
+    case NodeKind::pow:
+      return "pow";
+    case NodeKind::blend:
+      return "blend";
+    case NodeKind::select:
+      return "select";
+    case NodeKind::curve:
+      return "curve";
+    case NodeKind::terrace:
+      return "terrace";
+    case NodeKind::radial_falloff:
+      return "radial_falloff";
+    case NodeKind::remap:
+      return "remap";
   }
   return "unknown";
 }
@@ -66,15 +85,23 @@ std::string describe(const json& v) {
   std::string dump = v.dump();
   if (dump.size() > 60) dump = dump.substr(0, 57) + "...";
   switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "boolean " + dump;
-    case json::value_t::string: return "string " + dump;
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "boolean " + dump;
+    case json::value_t::string:
+      return "string " + dump;
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "integer " + dump;
-    case json::value_t::number_float: return "number " + dump;
-    case json::value_t::array: return "array " + dump;
-    case json::value_t::object: return "object " + dump;
-    default: return dump;
+    case json::value_t::number_unsigned:
+      return "integer " + dump;
+    case json::value_t::number_float:
+      return "number " + dump;
+    case json::value_t::array:
+      return "array " + dump;
+    case json::value_t::object:
+      return "object " + dump;
+    default:
+      return dump;
   }
 }
 
@@ -171,7 +198,9 @@ std::vector<std::string_view> root_keys() {
 std::vector<std::string_view> world_keys() {
   return {"cell_size_m", "height_min_m", "height_max_m", "sea_level_m", "size"};
 }
-std::vector<std::string_view> graph_keys() { return {"output", "nodes"}; }
+std::vector<std::string_view> graph_keys() {
+  return {"output", "nodes"};
+}
 
 std::vector<std::string_view> node_keys(const NodeTypeSpec& spec, bool cellular) {
   std::vector<std::string_view> keys = {"type", "comment"};
@@ -184,31 +213,55 @@ std::vector<std::string_view> node_keys(const NodeTypeSpec& spec, bool cellular)
       if (spec.is_basis) add({"fractal", "pingpong_strength"});
       if (!spec.is_basis) add({"noise"});
       if (spec.implied_fractal == FractalType::pingpong) add({"pingpong_strength"});
-      if (cellular) add({"cellular_distance", "cellular_return", "cellular_jitter"});
+      if (cellular) add({"cellular_distance", "cellular_return", "jitter"});
       break;
     case NodeKind::warp:
       add({"source", "basis", "frequency", "amplitude_m", "fractal", "octaves", "lacunarity",
            "gain", "seed"});
       break;
-    case NodeKind::constant: add({"value"}); break;
+    case NodeKind::constant:
+      add({"value"});
+      break;
     case NodeKind::add:
     case NodeKind::mul:
     case NodeKind::min:
-    case NodeKind::max: add({"a", "b", "inputs"}); break;
-    case NodeKind::sub: add({"a", "b"}); break;
+    case NodeKind::max:
+      add({"a", "b", "inputs"});
+      break;
+    case NodeKind::sub:
+      add({"a", "b"});
+      break;
     case NodeKind::abs:
-    case NodeKind::neg: add({"input"}); break;
-    case NodeKind::clamp: add({"input", "lo", "hi"}); break;
-    case NodeKind::scale_bias: add({"input", "scale", "bias"}); break;
-    case NodeKind::pow: add({"input", "exponent"}); break;
-    case NodeKind::blend: add({"a", "b", "t"}); break;
-    case NodeKind::select: add({"a", "b", "mask", "threshold", "falloff"}); break;
-    case NodeKind::curve: add({"input", "points"}); break;
-    case NodeKind::terrace: add({"input", "steps", "levels", "sharpness"}); break;
+    case NodeKind::neg:
+      add({"input"});
+      break;
+    case NodeKind::clamp:
+      add({"input", "lo", "hi"});
+      break;
+    case NodeKind::scale_bias:
+      add({"input", "scale", "bias"});
+      break;
+    case NodeKind::pow:
+      add({"input", "exponent"});
+      break;
+    case NodeKind::blend:
+      add({"a", "b", "t"});
+      break;
+    case NodeKind::select:
+      add({"a", "b", "mask", "threshold", "falloff"});
+      break;
+    case NodeKind::curve:
+      add({"input", "points"});
+      break;
+    case NodeKind::terrace:
+      add({"input", "steps", "levels", "sharpness"});
+      break;
     case NodeKind::radial_falloff:
       add({"center_x_m", "center_z_m", "radius_m", "falloff_m"});
       break;
-    case NodeKind::remap: add({"input", "from", "to", "clamp"}); break;
+    case NodeKind::remap:
+      add({"input", "from", "to", "clamp"});
+      break;
   }
   return keys;
 }
