@@ -30,8 +30,9 @@ json parse_json_text(std::string_view text, std::string_view source) {
     std::string what = e.what();
     const std::size_t colon = what.find(": ", what.find("parse error"));
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    throw Error(ErrorCategory::parse, std::string(source) + ":" + std::to_string(line) + ":" +
-                                          std::to_string(column) + ": malformed JSON: " + what);
+    throw Error(ErrorCategory::parse, std::string(source) + ": line " + std::to_string(line) +
+                                          ", column " + std::to_string(column) +
+                                          ": malformed JSON: " + what);
   }
 }
 

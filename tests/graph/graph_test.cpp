@@ -469,7 +469,7 @@ TEST(Validation, MalformedJsonShowsLineAndColumn) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.category(), ErrorCategory::parse);
-    expect_contains(e.what(), {"broken.json:3:13", "malformed JSON"});
+    expect_contains(e.what(), {"broken.json: line 3, column 13", "malformed JSON"});
   }
 }
 
