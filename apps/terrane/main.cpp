@@ -1,1 +1,99 @@
-int main() { return 0; }
+// terrane: command-line front end. Subcommands live in their own files (commands.hpp).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <sstream>
+
+#include "commands.hpp"
+#include "terrane/core.hpp"
+
+namespace {
+
+// "X,Z" → two doubles.
+bool parse_origin(const std::string& s, double& x, double& z) {
+  std::istringstream in(s);
+  char comma = 0;
+  return bool(in >> x >> comma >> z) && comma == ',' && in.peek() == EOF;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace terrane;
+  CLI::App app{"terrane: procedural terrain — noise, presets, height maps"};
+  app.require_subcommand(1);
+  std::string simd = "";
+  app.add_option("--simd", simd, "force a SIMD target: scalar|sse4|avx2|avx3|best (default: "
+                                 "TERRANE_SIMD or best); outputs are identical on every target");
+
+  cli::GenerateOptions gen;
+  std::string origin;
+  auto* g = app.add_subcommand("generate", "generate a height map and its outputs from a preset");
+  g->add_option("preset", gen.preset, "built-in preset name or path to a preset JSON file")
+      ->capture_default_str();
+  g->add_option("-o,--out", gen.out_dir, "output directory (created if missing)")
+      ->capture_default_str();
+  auto* seed_opt = g->add_option("--seed", gen.seed, "world seed (overrides the preset's)");
+  g->add_option("--size", gen.size, "map size in samples per side (default: preset world.size)");
+  g->add_option("--width", gen.width, "map width in samples (with --height)");
+  g->add_option("--height", gen.height, "map height in samples (with --width)");
+  g->add_option("--origin", origin, "world position of sample (0,0) in metres: X,Z");
+  g->add_option("--cell", gen.cell_m, "sample spacing in metres (default: preset world.cell_size_m)");
+  g->add_option("--set", gen.overrides, "override a preset field: a.b.c=value (repeatable)");
+  g->add_option("--formats", gen.formats,
+                "comma-separated outputs: png16,raw16,exr,normals,preview (a JSON sidecar is "
+                "always written)")
+      ->capture_default_str();
+  g->add_option("--threads", gen.threads, "worker threads (0 = all cores)")->capture_default_str();
+  g->add_flag("-q,--quiet", gen.quiet, "no progress bar");
+  g->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
+
+  app.add_subcommand("presets", "list the built-in presets");
+
+  cli::BenchOptions bench;
+  auto* b = app.add_subcommand("bench", "run a benchmark and print one JSON line per workload");
+  auto* bn = b->add_subcommand("noise", "noise workloads W1..W5 (docs/PERFORMANCE.md)");
+  b->require_subcommand(1);
+  bn->add_option("--workload", bench.only, "run only this workload (W1..W5)");
+  bn->add_option("--repeats", bench.repeats, "timed runs per workload; the median is printed")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  bn->add_flag("--all-targets", bench.all_targets, "repeat for every supported SIMD target");
+  bn->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+
+  try {
+    if (!simd.empty()) set_simd_target(parse_simd_target(simd));
+    if (g->parsed()) {
+      gen.has_seed = seed_opt->count() > 0;
+      if (!origin.empty()) {
+        if (!parse_origin(origin, gen.origin_x, gen.origin_z)) {
+          throw Error(ErrorCategory::invalid_argument,
+                      "--origin '" + origin + "': expected two numbers X,Z in metres");
+        }
+        gen.has_origin = true;
+      }
+      return cli::run_generate(gen);
+    }
+    if (app.got_subcommand("presets")) return cli::run_presets();
+    if (bn->parsed()) return cli::run_bench_noise(bench);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,180 @@
+// `terrane generate`: preset → height field → files (PNG16, RAW16, EXR, normal map, preview)
+// plus a JSON sidecar. Every file is written atomically (temporary name, then rename).
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "commands.hpp"
+#include "terrane/graph.hpp"
+#include "terrane/io.hpp"
+
+namespace terrane::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kFormats[] = {"png16", "raw16", "exr", "normals", "preview"};
+
+std::set<std::string> parse_formats(const std::string& list) {
+  std::set<std::string> out;
+  std::stringstream in(list);
+  std::string f;
+  while (std::getline(in, f, ',')) {
+    if (f.empty()) continue;
+    bool known = false;
+    for (const char* k : kFormats) known = known || f == k;
+    if (!known) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "--formats: unknown format '" + f +
+                      "' (allowed: png16, raw16, exr, normals, preview)");
+    }
+    out.insert(f);
+  }
+  return out;
+}
+
+// Fails early (before any work) when the directory cannot be created or written.
+void prepare_output_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw Error(ErrorCategory::io, "output directory '" + dir.string() +
+                                       "' cannot be created: " +
+                                       (ec ? ec.message() : std::string("not a directory")));
+  }
+  const fs::path probe = dir / ".terrane-write-probe";
+  FILE* f = std::fopen(probe.c_str(), "wb");
+  if (f == nullptr) {
+    throw Error(ErrorCategory::io, "output directory '" + dir.string() + "' is not writable");
+  }
+  std::fclose(f);
+  fs::remove(probe, ec);
+}
+
+std::string format_bytes(std::uintmax_t n) {
+  char buf[32];
+  if (n >= (1u << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", double(n) / double(1u << 20));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f KiB", double(n) / 1024.0);
+  }
+  return buf;
+}
+
+}  // namespace
+
+int run_generate(const GenerateOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::set<std::string> formats = parse_formats(opt.formats);
+
+  // Command-line settings become preset overrides so the sidecar's preset hash covers them.
+  std::vector<std::string> overrides = opt.overrides;
+  if (opt.has_seed) overrides.push_back("seed=" + std::to_string(opt.seed));
+  if (opt.size != 0) overrides.push_back("world.size=" + std::to_string(opt.size));
+  if (opt.cell_m != 0.0) {
+    std::ostringstream s;
+    s.precision(17);
+    s << "world.cell_size_m=" << opt.cell_m;
+    overrides.push_back(s.str());
+  }
+  const Preset preset = load_preset(opt.preset, overrides);
+
+  GridSpec grid = default_grid(preset.world);
+  if ((opt.width != 0) != (opt.height != 0)) {
+    throw Error(ErrorCategory::invalid_argument, "--width and --height must be given together");
+  }
+  if (opt.width != 0 || opt.height != 0) {
+    if (opt.size != 0) {
+      throw Error(ErrorCategory::invalid_argument, "--size cannot be combined with --width/--height");
+    }
+    grid.width = opt.width;
+    grid.height = opt.height;
+  }
+  if (opt.has_origin) {
+    grid.origin_x_m = opt.origin_x;
+    grid.origin_z_m = opt.origin_z;
+  }
+  grid.validate("map size");  // before allocating anything large
+
+  const fs::path dir(opt.out_dir);
+  prepare_output_dir(dir);
+  const CompiledGraph graph = compile(preset);
+
+  ProgressBar bar("generate", !opt.quiet);
+  ExecContext ctx{.threads = opt.threads};
+  ctx.progress = [&bar](double f) { bar.update(f); };
+  Field2D heights(grid);
+  evaluate(graph, grid, heights.data, ctx);
+  bar.finish();
+  const auto t_gen = std::chrono::steady_clock::now();
+
+  const HeightRange range{preset.world.height_min_m, preset.world.height_max_m};
+  const ExecContext io_ctx{.threads = opt.threads};
+  Sidecar sidecar;
+  sidecar.width = grid.width;
+  sidecar.height = grid.height;
+  sidecar.spacing_m = grid.spacing_m;
+  sidecar.origin_x_m = grid.origin_x_m;
+  sidecar.origin_z_m = grid.origin_z_m;
+  sidecar.range = range;
+  sidecar.sea_level_m = preset.world.sea_level_m;
+  sidecar.seed = preset.seed;
+  sidecar.preset = preset.name;
+  sidecar.preset_hash = preset.hash;
+
+  const std::string base = preset.name.empty() ? "terrain" : preset.name;
+  std::vector<fs::path> written;
+  auto add = [&](const std::string& file, const char* format) {
+    written.push_back(dir / file);
+    sidecar.files.push_back({file, format});
+  };
+  if (formats.count("png16") != 0U) {
+    write_png16(dir / (base + ".png"), heights, range);
+    add(base + ".png", "png16");
+  }
+  if (formats.count("raw16") != 0U) {
+    const std::string warning = write_raw16(dir / (base + ".r16"), heights, range);
+    if (!warning.empty()) {
+      std::fprintf(stderr, "warning: %s\n", warning.c_str());
+      sidecar.warnings.push_back(warning);
+    }
+    add(base + ".r16", "raw16");
+  }
+  if (formats.count("exr") != 0U) {
+    write_exr(dir / (base + ".exr"), heights);
+    add(base + ".exr", "exr");
+  }
+  if (formats.count("normals") != 0U) {
+    write_normal_map_png(dir / (base + "_normals.png"), heights, io_ctx);
+    add(base + "_normals.png", "normal_png");
+  }
+  if (formats.count("preview") != 0U) {
+    PreviewParams pp;
+    pp.range = range;
+    pp.sea_level_m = preset.world.sea_level_m;
+    write_preview_png(dir / (base + "_preview.png"), heights, pp, io_ctx);
+    add(base + "_preview.png", "preview_png");
+  }
+  write_sidecar_json(dir / (base + ".json"), sidecar);
+  written.push_back(dir / (base + ".json"));
+  const auto t1 = std::chrono::steady_clock::now();
+
+  std::uintmax_t total = 0;
+  std::string names;
+  for (const fs::path& p : written) {
+    total += fs::file_size(p);
+    names += (names.empty() ? "" : ", ") + p.string();
+  }
+  const double gen_s = std::chrono::duration<double>(t_gen - t0).count();
+  const double all_s = std::chrono::duration<double>(t1 - t0).count();
+  std::printf("%s: %dx%d samples at %g m, seed %llu, heights %.1f..%.1f m; generated in %.2f s, "
+              "total %.2f s (%s); wrote %s\n",
+              base.c_str(), grid.width, grid.height, grid.spacing_m,
+              static_cast<unsigned long long>(preset.seed), preset.world.height_min_m,
+              preset.world.height_max_m, gen_s, all_s, format_bytes(total).c_str(), names.c_str());
+  return 0;
+}
+
+}  // namespace terrane::cli

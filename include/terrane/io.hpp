@@ -1,0 +1,176 @@
+// terrane io: height-map and image files, JSON sidecars (module `io`; depends on core, field).
+//
+// Every writer takes a std::filesystem::path, validates sizes before allocating, and writes
+// atomically: the bytes go to "<path>.tmp-<random>" in the same directory, which is renamed
+// over <path> only when complete, so a failed run never leaves a partial file (nor the
+// temporary). Every failure throws terrane::Error whose message starts with the file's path:
+//   io               the file could not be opened / read / written / renamed
+//   parse            the file's contents are malformed or of an unsupported kind
+//   limit            the file declares a size beyond kMaxGridSide / kMaxGridSamples
+//   invalid_argument a parameter (range, sizes) is out of its documented range
+// Readers never crash on malformed input and check declared sizes before allocating.
+// All functions are reentrant and may run concurrently on different files.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "terrane/core.hpp"
+#include "terrane/field.hpp"
+
+namespace terrane {
+
+// ---------------------------------------------------------------------------------------------
+// Atomic writing
+
+// Writes `bytes` to `path` atomically (see above). With `sync`, the temporary is fsync'ed
+// before the rename. Throws Error(io, "<path>: <reason>").
+void write_file_atomic(const std::filesystem::path& path, std::span<const std::byte> bytes,
+                       bool sync = false);
+
+// For libraries that write by file name: calls write_to(temporary_path), then renames the
+// temporary over `path`. If write_to throws, or the temporary is missing afterwards, or the
+// rename fails, the temporary is removed; terrane::Error from write_to is rethrown as is, any
+// other exception becomes Error(io, "<path>: <what>").
+void write_file_atomic(const std::filesystem::path& path,
+                       const std::function<void(const std::filesystem::path& temporary)>& write_to,
+                       bool sync = false);
+
+// ---------------------------------------------------------------------------------------------
+// Height mapping for integer formats
+
+// The metres represented by the ends of an integer format: 0 <-> height_min_m,
+// 65535 <-> height_max_m. Recorded in the JSON sidecar.
+struct HeightRange {
+  double height_min_m = 0.0;     // [Units: m] finite
+  double height_max_m = 1000.0;  // [Units: m] finite, > height_min_m
+  // Throws Error(invalid_argument) naming `what` and the values.
+  void validate(std::string_view what = "height range") const;
+};
+
+// round((h - min) / (max - min) * 65535), clamped to [0, 65535] (NaN maps to 0). In double.
+std::uint16_t height_to_u16(float height_m, const HeightRange& range);
+// min + v / 65535 * (max - min), in double, returned as float.
+float u16_to_height(std::uint16_t v, const HeightRange& range);
+
+// A 16-bit single-channel image, row-major, row 0 first.
+struct Image16 {
+  int width = 0;
+  int height = 0;
+  std::vector<std::uint16_t> samples;  // width * height
+};
+
+// Converts a field to 16-bit samples through `range` (validated), parallel over rows.
+Image16 heights_to_image16(const Field2D& heights, const HeightRange& range,
+                           const ExecContext& ctx = {});
+// Converts samples back to metres on a grid with the image's size and the given spacing.
+Field2D image16_to_heights(const Image16& image, const HeightRange& range, double spacing_m = 1.0);
+
+// ---------------------------------------------------------------------------------------------
+// PNG, 16-bit greyscale (libspng). Row 0 of the image is grid row j = 0 (smallest z).
+
+void write_png16(const std::filesystem::path& path, const Image16& image);
+void write_png16(const std::filesystem::path& path, const Field2D& heights,
+                 const HeightRange& range);
+// Accepts only colour type 0 (greyscale) at bit depth 16; anything else is Error(parse) naming
+// what was found. Sizes above kMaxGridSide per side or kMaxGridSamples in all are Error(limit).
+Image16 read_png16(const std::filesystem::path& path);
+Field2D read_png16(const std::filesystem::path& path, const HeightRange& range,
+                   double spacing_m = 1.0);
+
+// ---------------------------------------------------------------------------------------------
+// RAW16: headerless little-endian uint16, row-major, row 0 first (Unity's "Import Raw",
+// byte order "Windows"). Unity wants a square of side 2^n + 1 (33 .. 4097).
+
+// Returns a warning (empty when none) when the image is not square with side 2^n + 1; the file
+// is written either way.
+std::string write_raw16(const std::filesystem::path& path, const Image16& image);
+std::string write_raw16(const std::filesystem::path& path, const Field2D& heights,
+                        const HeightRange& range);
+// With width = height = 0 the image is taken to be square and its side inferred from the file
+// size; otherwise the file must hold exactly width * height samples. Mismatches are
+// Error(parse) with the file size and the expected size.
+Image16 read_raw16(const std::filesystem::path& path, int width = 0, int height = 0);
+
+// ---------------------------------------------------------------------------------------------
+// OpenEXR: scanline, ZIP compression, channels R, G, B of pixel type FLOAT, each equal to the
+// height in metres (Terrain3D and Blender read RGB). Data window (0,0)-(w-1,h-1).
+
+void write_exr(const std::filesystem::path& path, const Field2D& heights);
+// Reads channel R, or Y when there is no R (any pixel type, converted to float). The data
+// window size is checked against the caps before anything is allocated.
+Field2D read_exr(const std::filesystem::path& path, double spacing_m = 1.0);
+
+// ---------------------------------------------------------------------------------------------
+// Images for people and shaders
+
+// 8-bit RGB tangent-space normal map of a height field (normals_clamped(), so it has the
+// field's size): R = (n.x + 1) / 2 (+X), G = (n.z + 1) / 2 (+Z), B = (n.y + 1) / 2 (up), each
+// scaled by 255 and rounded. Image row 0 is the smallest z, so G points along increasing rows:
+// the OpenGL ("Y+") convention when the texture's V axis runs along +Z (as for a Unity terrain,
+// whose heightmap row 0 is at z = 0). Flip G for DirectX ("Y-") consumers.
+void write_normal_map_png(const std::filesystem::path& path, const Field2D& heights,
+                          const ExecContext& ctx = {});
+void write_normal_map_png(const std::filesystem::path& path, const Normals& normals);
+
+// Shaded relief preview.
+struct PreviewParams {
+  HeightRange range;                   // heights shown; colours are placed within it (see below)
+  double sea_level_m = 0.0;            // [Units: m] finite; below it is water
+  double ambient = 0.35;               // [Limit: 0..1] light that reaches slopes facing away
+  double vertical_exaggeration = 1.0;  // [Limit: > 0, finite] for the hillshade only
+  void validate() const;
+};
+
+// Colours a field into caller-owned 8-bit RGB (3 * width * height bytes, row 0 first).
+// Hypsometric tint: water from shallow cyan-blue at the shore to deep navy at the range's
+// minimum (or 200 m deep, whichever is less deep); land from beach sand (first 3 m above sea),
+// lowland green, highland olive, brown rock, grey rock, to snow in the top 8% of the land span
+// [sea_level_m, height_max_m]. Hillshade: Lambertian with light from the north-west (-X, -Z;
+// image top is north) at 45 degrees altitude plus ambient, normalised so flat ground keeps its
+// colour; water gets a quarter of the land's shading. The cell size is heights.grid.spacing_m.
+// Colours come from a 4096-entry table: per pixel one lookup, one sqrt, one division.
+// Deterministic; parallel over rows.
+void render_preview(const Field2D& heights, const PreviewParams& params,
+                    std::span<std::uint8_t> rgb, const ExecContext& ctx = {});
+void write_preview_png(const std::filesystem::path& path, const Field2D& heights,
+                       const PreviewParams& params, const ExecContext& ctx = {});
+
+// ---------------------------------------------------------------------------------------------
+// JSON sidecar describing an export.
+
+struct SidecarFile {
+  std::string path;    // as written (typically relative to the sidecar)
+  std::string format;  // "png16", "raw16", "exr", "normal_png", "preview_png", ...
+};
+
+struct Sidecar {
+  int width = 0;
+  int height = 0;
+  double spacing_m = 1.0;
+  double origin_x_m = 0.0;
+  double origin_z_m = 0.0;
+  HeightRange range;
+  double sea_level_m = 0.0;
+  std::uint64_t seed = 0;         // a JSON unsigned integer (exact up to 2^64 - 1)
+  std::string preset;             // preset name or path
+  std::uint64_t preset_hash = 0;  // written as 16 lowercase hex digits
+  std::vector<SidecarFile> files;
+  std::vector<std::string> warnings;  // written only when not empty
+};
+
+// Keys: width, height, spacing_m, origin_x_m, origin_z_m, height_min_m, height_max_m,
+// sea_level_m, seed, preset, preset_hash, files [{path, format}], terrane_version, warnings?.
+// Validates sizes, spacing and range first (Error(invalid_argument) naming the field).
+void write_sidecar_json(const std::filesystem::path& path, const Sidecar& sidecar);
+
+// The library version written into sidecars ("major.minor.patch").
+const char* terrane_version();
+
+}  // namespace terrane

@@ -1,0 +1,142 @@
+// OpenEXR height maps (OpenEXR file layout: "OpenEXR File Layout", openexr.com). The header is
+// first parsed by the OpenEXR core library with image-size limits, so a hostile data window
+// is refused before the C++ reader allocates for it; OpenEXR exceptions are wrapped in
+// terrane::Error naming the file.
+#include <ImfChannelList.h>
+#include <ImfFrameBuffer.h>
+#include <ImfHeader.h>
+#include <ImfInputFile.h>
+#include <ImfOutputFile.h>
+#include <openexr.h>
+
+#include <string>
+#include <vector>
+
+#include "io/io_internal.hpp"
+#include "terrane/io.hpp"
+
+namespace terrane {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CoreErrors {
+  std::string message;
+};
+
+void capture_core_error(exr_const_context_t ctxt, exr_result_t code, const char* msg) {
+  void* user = nullptr;
+  if (exr_get_user_data(ctxt, &user) == EXR_ERR_SUCCESS && user != nullptr) {
+    auto* errors = static_cast<CoreErrors*>(user);
+    if (errors->message.empty()) {
+      errors->message = msg != nullptr ? msg : exr_get_error_code_as_string(code);
+    }
+  }
+}
+
+// Parses the header with the core library and returns the data window; throws Error naming
+// the file for unreadable, malformed or oversize files.
+exr_attr_box2i_t checked_data_window(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    throw io_detail::file_error(
+        ErrorCategory::io, path,
+        ec ? "cannot read: " + ec.message() : std::string("cannot read: no such regular file"));
+  }
+  CoreErrors errors;
+  exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+  init.error_handler_fn = &capture_core_error;
+  init.user_data = &errors;
+  init.max_image_width = kMaxGridSide;
+  init.max_image_height = kMaxGridSide;
+  init.max_tile_width = kMaxGridSide;
+  init.max_tile_height = kMaxGridSide;
+  exr_context_t ctx = nullptr;
+  exr_result_t rc = exr_start_read(&ctx, path.c_str(), &init);
+  exr_attr_box2i_t box{};
+  int parts = 0;
+  if (rc == EXR_ERR_SUCCESS) rc = exr_get_count(ctx, &parts);
+  if (rc == EXR_ERR_SUCCESS) rc = exr_get_data_window(ctx, 0, &box);
+  exr_finish(&ctx);
+  if (rc != EXR_ERR_SUCCESS) {
+    const std::string detail =
+        errors.message.empty() ? exr_get_error_code_as_string(rc) : errors.message;
+    // The core library reports a data window beyond the caps as invalid; say what the caps are.
+    const bool window = detail.find("window") != std::string::npos;
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        "not a readable OpenEXR file: " + detail +
+            (window ? " (the data window must be 1.." + std::to_string(kMaxGridSide) +
+                          " samples per side)"
+                    : std::string()));
+  }
+  io_detail::check_image_size(path, std::int64_t(box.max.x) - box.min.x + 1,
+                              std::int64_t(box.max.y) - box.min.y + 1, ErrorCategory::parse);
+  return box;
+}
+
+}  // namespace
+
+void write_exr(const fs::path& path, const Field2D& heights) {
+  const int w = heights.grid.width, h = heights.grid.height;
+  io_detail::check_image_size(path, w, h, ErrorCategory::invalid_argument);
+  if (heights.data.size() != heights.grid.sample_count()) {
+    throw io_detail::file_error(ErrorCategory::invalid_argument, path,
+                                "height field data size " + std::to_string(heights.data.size()) +
+                                    " does not match its grid");
+  }
+  write_file_atomic(path, [&](const fs::path& tmp) {
+    Imf::Header header(w, h);
+    header.compression() = Imf::ZIP_COMPRESSION;
+    for (const char* c : {"R", "G", "B"}) header.channels().insert(c, Imf::Channel(Imf::FLOAT));
+    Imf::FrameBuffer fb;
+    // OpenEXR only reads through the slice pointers when writing.
+    char* base = const_cast<char*>(reinterpret_cast<const char*>(heights.data.data()));
+    for (const char* c : {"R", "G", "B"}) {
+      fb.insert(c, Imf::Slice(Imf::FLOAT, base, sizeof(float), sizeof(float) * std::size_t(w)));
+    }
+    Imf::OutputFile file(tmp.c_str(), header);
+    file.setFrameBuffer(fb);
+    file.writePixels(h);
+  });
+}
+
+Field2D read_exr(const fs::path& path, double spacing_m) {
+  const exr_attr_box2i_t box = checked_data_window(path);
+  const int w = box.max.x - box.min.x + 1, h = box.max.y - box.min.y + 1;
+  try {
+    Imf::InputFile file(path.c_str());
+    const Imath::Box2i dw = file.header().dataWindow();
+    if (dw.min.x != box.min.x || dw.min.y != box.min.y || dw.max.x != box.max.x ||
+        dw.max.y != box.max.y) {
+      throw io_detail::file_error(ErrorCategory::parse, path, "inconsistent data window");
+    }
+    const Imf::ChannelList& channels = file.header().channels();
+    const char* name = channels.findChannel("R") != nullptr   ? "R"
+                       : channels.findChannel("Y") != nullptr ? "Y"
+                                                              : nullptr;
+    if (name == nullptr) {
+      std::string found;
+      for (auto it = channels.begin(); it != channels.end(); ++it) {
+        found += (found.empty() ? "" : ", ") + std::string(it.name());
+      }
+      throw io_detail::file_error(ErrorCategory::parse, path,
+                                  "expected a channel named R or Y, found: " +
+                                      (found.empty() ? std::string("no channels") : found));
+    }
+    Field2D out(GridSpec{.width = w, .height = h, .spacing_m = spacing_m});
+    Imf::FrameBuffer fb;
+    fb.insert(name, Imf::Slice::Make(Imf::FLOAT, out.data.data(), dw, sizeof(float),
+                                     sizeof(float) * std::size_t(w)));
+    file.setFrameBuffer(fb);
+    file.readPixels(dw.min.y, dw.max.y);
+    return out;
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw io_detail::file_error(ErrorCategory::parse, path,
+                                std::string("malformed OpenEXR file: ") + e.what());
+  }
+}
+
+}  // namespace terrane

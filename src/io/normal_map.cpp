@@ -1,0 +1,48 @@
+// Tangent-space normal maps: unit normals packed to 8-bit RGB, c -> round((c + 1) / 2 * 255).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "io/io_internal.hpp"
+#include "terrane/io.hpp"
+
+namespace terrane {
+namespace {
+
+std::uint8_t pack(float c) {
+  const float v = (c + 1.0f) * 0.5f * 255.0f;
+  if (!(v > 0.0f)) return 0;
+  if (v >= 255.0f) return 255;
+  return std::uint8_t(v + 0.5f);
+}
+
+}  // namespace
+
+void write_normal_map_png(const std::filesystem::path& path, const Normals& normals) {
+  const GridSpec& g = normals.x.grid;
+  io_detail::check_image_size(path, g.width, g.height, ErrorCategory::invalid_argument);
+  const std::size_t n = g.sample_count();
+  if (normals.x.data.size() != n || normals.y.data.size() != n || normals.z.data.size() != n) {
+    throw io_detail::file_error(
+        ErrorCategory::invalid_argument, path,
+        "normal components do not all have " + std::to_string(n) + " samples");
+  }
+  std::vector<std::uint8_t> rgb(n * 3);
+  for (std::size_t k = 0; k < n; ++k) {
+    rgb[3 * k + 0] = pack(normals.x.data[k]);
+    rgb[3 * k + 1] = pack(normals.z.data[k]);
+    rgb[3 * k + 2] = pack(normals.y.data[k]);
+  }
+  io_detail::write_png_atomic(path, g.width, g.height, 2, 8, rgb.data(), rgb.size(), false);
+}
+
+void write_normal_map_png(const std::filesystem::path& path, const Field2D& heights,
+                          const ExecContext& ctx) {
+  io_detail::check_image_size(path, heights.grid.width, heights.grid.height,
+                              ErrorCategory::invalid_argument);
+  Normals n;
+  normals_clamped(heights, n, ctx);
+  write_normal_map_png(path, n);
+}
+
+}  // namespace terrane

@@ -1,0 +1,169 @@
+// PNG reading and writing with libspng (PNG specification: W3C, "Portable Network Graphics
+// (PNG) Specification", 2nd ed., 2003). 16-bit samples are stored big-endian in the file
+// (spec §7.1); libspng 0.7 takes and returns them in host order for SPNG_FMT_PNG and swaps.
+#include <spng.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "io/io_internal.hpp"
+#include "terrane/io.hpp"
+
+namespace terrane {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SpngFree {
+  void operator()(spng_ctx* c) const { spng_ctx_free(c); }
+};
+struct FileClose {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using SpngPtr = std::unique_ptr<spng_ctx, SpngFree>;
+
+const char* color_type_name(int t) {
+  switch (t) {
+    case SPNG_COLOR_TYPE_GRAYSCALE:
+      return "greyscale";
+    case SPNG_COLOR_TYPE_TRUECOLOR:
+      return "RGB";
+    case SPNG_COLOR_TYPE_INDEXED:
+      return "palette (indexed)";
+    case SPNG_COLOR_TYPE_GRAYSCALE_ALPHA:
+      return "greyscale + alpha";
+    case SPNG_COLOR_TYPE_TRUECOLOR_ALPHA:
+      return "RGBA";
+    default:
+      return "unknown colour type";
+  }
+}
+
+// Largest chunk (and total cached ancillary chunk data) accepted: far above any real IDAT
+// split, far below an allocation that could hurt.
+constexpr std::size_t kMaxChunkBytes = std::size_t{64} << 20;
+
+}  // namespace
+
+namespace io_detail {
+
+void write_png_atomic(const fs::path& path, int width, int height, int color_type, int bit_depth,
+                      const void* pixels, std::size_t pixel_bytes, bool fast) {
+  check_image_size(path, width, height, ErrorCategory::invalid_argument);
+  SpngPtr ctx(spng_ctx_new(SPNG_CTX_ENCODER));
+  if (!ctx) throw file_error(ErrorCategory::internal, path, "cannot create a PNG encoder");
+  spng_set_option(ctx.get(), SPNG_ENCODE_TO_BUFFER, 1);
+  spng_set_option(ctx.get(), SPNG_IMG_COMPRESSION_LEVEL, fast ? 1 : 6);
+  if (fast) spng_set_option(ctx.get(), SPNG_FILTER_CHOICE, SPNG_FILTER_CHOICE_PAETH);
+  spng_ihdr ihdr{};
+  ihdr.width = std::uint32_t(width);
+  ihdr.height = std::uint32_t(height);
+  ihdr.bit_depth = std::uint8_t(bit_depth);
+  ihdr.color_type = std::uint8_t(color_type);
+  int rc = spng_set_ihdr(ctx.get(), &ihdr);
+  if (rc == 0) {
+    rc = spng_encode_image(ctx.get(), pixels, pixel_bytes, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE);
+  }
+  if (rc != 0) {
+    throw file_error(ErrorCategory::internal, path,
+                     std::string("PNG encoding failed: ") + spng_strerror(rc));
+  }
+  std::size_t len = 0;
+  int err = 0;
+  std::unique_ptr<void, void (*)(void*)> buf(spng_get_png_buffer(ctx.get(), &len, &err), std::free);
+  if (!buf || err != 0) {
+    throw file_error(ErrorCategory::internal, path,
+                     std::string("PNG encoding failed: ") + spng_strerror(err));
+  }
+  write_file_atomic(path, std::span(static_cast<const std::byte*>(buf.get()), len));
+}
+
+}  // namespace io_detail
+
+void write_png16(const fs::path& path, const Image16& image) {
+  io_detail::check_image_size(path, image.width, image.height, ErrorCategory::invalid_argument);
+  if (image.samples.size() != std::size_t(image.width) * std::size_t(image.height)) {
+    throw io_detail::file_error(ErrorCategory::invalid_argument, path,
+                                std::to_string(image.samples.size()) + " samples do not match " +
+                                    std::to_string(image.width) + " x " +
+                                    std::to_string(image.height));
+  }
+  io_detail::write_png_atomic(path, image.width, image.height, SPNG_COLOR_TYPE_GRAYSCALE, 16,
+                              image.samples.data(), image.samples.size() * 2, false);
+}
+
+void write_png16(const fs::path& path, const Field2D& heights, const HeightRange& range) {
+  range.validate(path.string() + ": height range");
+  write_png16(path, heights_to_image16(heights, range));
+}
+
+Image16 read_png16(const fs::path& path) {
+  std::unique_ptr<std::FILE, FileClose> file(std::fopen(path.c_str(), "rb"));
+  if (!file) {
+    const int e = errno;
+    throw io_detail::file_error(ErrorCategory::io, path,
+                                "cannot open for reading: " + io_detail::errno_text(e));
+  }
+  SpngPtr ctx(spng_ctx_new(0));
+  if (!ctx)
+    throw io_detail::file_error(ErrorCategory::internal, path, "cannot create a PNG decoder");
+  spng_set_image_limits(ctx.get(), std::uint32_t(kMaxGridSide), std::uint32_t(kMaxGridSide));
+  spng_set_chunk_limits(ctx.get(), kMaxChunkBytes, kMaxChunkBytes);
+  spng_set_png_file(ctx.get(), file.get());
+  spng_ihdr ihdr{};
+  int rc = spng_get_ihdr(ctx.get(), &ihdr);
+  if (rc == SPNG_ESIGNATURE) {
+    throw io_detail::file_error(ErrorCategory::parse, path,
+                                "not a PNG file (the 8-byte PNG signature is missing)");
+  }
+  if (rc == SPNG_EUSER_WIDTH || rc == SPNG_EUSER_HEIGHT) {
+    throw io_detail::file_error(ErrorCategory::limit, path,
+                                "PNG image size exceeds the allowed range 1.." +
+                                    std::to_string(kMaxGridSide) + " per side");
+  }
+  if (rc != 0) {
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        std::string("malformed or truncated PNG header: ") + spng_strerror(rc));
+  }
+  if (ihdr.color_type != SPNG_COLOR_TYPE_GRAYSCALE || ihdr.bit_depth != 16) {
+    throw io_detail::file_error(ErrorCategory::parse, path,
+                                "expected a 16-bit greyscale PNG, found " +
+                                    std::to_string(ihdr.bit_depth) + "-bit " +
+                                    color_type_name(ihdr.color_type) + " (colour type " +
+                                    std::to_string(ihdr.color_type) + ")");
+  }
+  io_detail::check_image_size(path, ihdr.width, ihdr.height, ErrorCategory::parse);
+  std::size_t len = 0;
+  rc = spng_decoded_image_size(ctx.get(), SPNG_FMT_PNG, &len);
+  const std::size_t expected = std::size_t(ihdr.width) * ihdr.height * 2;
+  if (rc != 0 || len != expected) {
+    throw io_detail::file_error(ErrorCategory::parse, path,
+                                std::string("unexpected decoded PNG size: ") + spng_strerror(rc));
+  }
+  Image16 img{int(ihdr.width), int(ihdr.height), {}};
+  img.samples.resize(len / 2);
+  rc = spng_decode_image(ctx.get(), img.samples.data(), len, SPNG_FMT_PNG, 0);
+  if (rc != 0) {
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        std::string("corrupt or truncated PNG image data: ") + spng_strerror(rc));
+  }
+  // The image is complete; the file must still end properly (trailing chunks, IEND), or it was
+  // cut short.
+  rc = spng_decode_chunks(ctx.get());
+  if (rc != 0) {
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        std::string("truncated or corrupt PNG after the image data: ") + spng_strerror(rc));
+  }
+  return img;
+}
+
+Field2D read_png16(const fs::path& path, const HeightRange& range, double spacing_m) {
+  range.validate(path.string() + ": height range");
+  return image16_to_heights(read_png16(path), range, spacing_m);
+}
+
+}  // namespace terrane

@@ -1,0 +1,159 @@
+// Shaded-relief preview: hypsometric tinting (colour by elevation bands, the cartographic
+// convention of e.g. Imhof, "Cartographic Relief Presentation", 1982, ch. 14) multiplied by
+// Lambertian hillshading with the customary north-west light at 45 degrees altitude (Horn,
+// "Hill shading and the reflectance map", Proc. IEEE 69(1), 1981).
+//
+// Cost per pixel is one table lookup, one sqrt and one division: the colour ramp is sampled
+// once into a 4096-entry table over the height range.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "io/io_internal.hpp"
+#include "terrane/io.hpp"
+
+namespace terrane {
+namespace {
+
+struct Stop {
+  double at;  // metres of depth (water) or fraction of the land span (land)
+  float r, g, b;
+};
+
+// Water by depth below sea level in metres.
+constexpr std::array<Stop, 5> kWater = {{{0.0, 100, 178, 216},
+                                         {5.0, 64, 146, 204},
+                                         {50.0, 34, 96, 174},
+                                         {200.0, 16, 48, 122},
+                                         {1000.0, 8, 24, 78}}};
+
+struct Rgb {
+  float r, g, b;
+};
+
+template <std::size_t N>
+Rgb ramp(const std::array<Stop, N>& stops, double t) {
+  if (t <= stops[0].at) return {stops[0].r, stops[0].g, stops[0].b};
+  for (std::size_t k = 1; k < N; ++k) {
+    if (t <= stops[k].at) {
+      const auto f = float((t - stops[k - 1].at) / (stops[k].at - stops[k - 1].at));
+      const Stop &a = stops[k - 1], &b = stops[k];
+      return {a.r + (b.r - a.r) * f, a.g + (b.g - a.g) * f, a.b + (b.b - a.b) * f};
+    }
+  }
+  return {stops[N - 1].r, stops[N - 1].g, stops[N - 1].b};
+}
+
+// Land by fraction of the span [sea level, height_max]; the beach is the first 3 m (at most
+// 5% of the span on low maps).
+Rgb land_colour(double height_above_sea_m, double land_span_m) {
+  const double f = height_above_sea_m / land_span_m;
+  const double beach = std::min(3.0 / land_span_m, 0.05);
+  const std::array<Stop, 9> land = {{{0.0, 224, 210, 160},
+                                     {beach, 212, 200, 150},
+                                     {beach + 0.03, 98, 152, 74},
+                                     {0.30, 122, 166, 86},
+                                     {0.50, 160, 160, 102},
+                                     {0.65, 140, 116, 90},
+                                     {0.80, 136, 131, 128},
+                                     {0.92, 240, 240, 245},
+                                     {1.00, 255, 255, 255}}};
+  return ramp(land, f);
+}
+
+constexpr int kTable = 4096;
+
+std::uint8_t to_byte(float v) {
+  if (!(v > 0.0f)) return 0;
+  if (v >= 255.0f) return 255;
+  return std::uint8_t(v + 0.5f);
+}
+
+}  // namespace
+
+void PreviewParams::validate() const {
+  range.validate("preview height range");
+  if (!std::isfinite(sea_level_m)) {
+    throw Error(ErrorCategory::invalid_argument, "preview: sea_level_m must be finite");
+  }
+  if (!(ambient >= 0.0 && ambient <= 1.0)) {
+    throw Error(ErrorCategory::invalid_argument, "preview: ambient = " + std::to_string(ambient) +
+                                                     " is outside the allowed range 0..1");
+  }
+  if (!std::isfinite(vertical_exaggeration) || vertical_exaggeration <= 0.0) {
+    throw Error(ErrorCategory::invalid_argument,
+                "preview: vertical_exaggeration = " + std::to_string(vertical_exaggeration) +
+                    " must be finite and > 0");
+  }
+}
+
+void render_preview(const Field2D& heights, const PreviewParams& params,
+                    std::span<std::uint8_t> rgb, const ExecContext& ctx) {
+  params.validate();
+  heights.grid.validate("preview height field");
+  const int w = heights.grid.width, h = heights.grid.height;
+  if (heights.data.size() != heights.grid.sample_count() ||
+      rgb.size() != heights.grid.sample_count() * 3) {
+    throw Error(ErrorCategory::invalid_argument,
+                "preview: need " + std::to_string(heights.grid.sample_count()) + " heights and " +
+                    std::to_string(heights.grid.sample_count() * 3) + " RGB bytes, got " +
+                    std::to_string(heights.data.size()) + " and " + std::to_string(rgb.size()));
+  }
+  const double lo = params.range.height_min_m, hi = params.range.height_max_m;
+  const double sea = params.sea_level_m;
+  const double land_span = std::max(hi - sea, 1.0);
+  std::vector<Rgb> table(kTable);
+  for (int k = 0; k < kTable; ++k) {
+    const double hm = lo + (hi - lo) * double(k) / double(kTable - 1);
+    table[std::size_t(k)] = hm < sea ? ramp(kWater, sea - hm) : land_colour(hm - sea, land_span);
+  }
+  const auto to_index = float(double(kTable - 1) / (hi - lo));
+  const auto lo_f = float(lo), sea_f = float(sea);
+  // Light towards the north-west (-X, -Z) at 45 degrees: L = (-cos45 sin45, sin45, ...).
+  const float lx = -0.5f, ly = 0.70710678f, lz = -0.5f;
+  const auto ambient = float(params.ambient);
+  const auto gscale = float(params.vertical_exaggeration / (2.0 * heights.grid.spacing_m));
+  const int grain = std::max(1, 16384 / w);
+  parallel_for(ctx, h, grain, [&](std::int64_t jb, std::int64_t je) {
+    for (auto j = int(jb); j < int(je); ++j) {
+      const auto up = heights.row(std::max(j - 1, 0)), row = heights.row(j),
+                 down = heights.row(std::min(j + 1, h - 1));
+      std::uint8_t* out = rgb.data() + std::size_t(j) * std::size_t(w) * 3;
+      for (int i = 0; i < w; ++i) {
+        const float hv = row[std::size_t(i)];
+        const float gx =
+            (row[std::size_t(std::min(i + 1, w - 1))] - row[std::size_t(std::max(i - 1, 0))]) *
+            gscale;
+        const float gz = (down[std::size_t(i)] - up[std::size_t(i)]) * gscale;
+        // n = (-gx, 1, -gz) / |.|; Lambert term normalised so flat ground gives 1.
+        const float ndotl = (-gx * lx + ly - gz * lz) / std::sqrt(gx * gx + 1.0f + gz * gz);
+        const float lambert = std::max(ndotl, 0.0f) * (1.0f / 0.70710678f);
+        float shade = ambient + (1.0f - ambient) * lambert;
+        const bool water = hv < sea_f;
+        if (water) shade = 1.0f + 0.25f * (shade - 1.0f);
+        float t = (hv - lo_f) * to_index;
+        t = t > 0.0f ? t : 0.0f;  // also maps NaN to 0
+        const int k = std::min(int(t + 0.5f), kTable - 1);
+        const Rgb c = table[std::size_t(k)];
+        out[3 * i + 0] = to_byte(c.r * shade);
+        out[3 * i + 1] = to_byte(c.g * shade);
+        out[3 * i + 2] = to_byte(c.b * shade);
+      }
+    }
+  });
+}
+
+void write_preview_png(const std::filesystem::path& path, const Field2D& heights,
+                       const PreviewParams& params, const ExecContext& ctx) {
+  io_detail::check_image_size(path, heights.grid.width, heights.grid.height,
+                              ErrorCategory::invalid_argument);
+  std::vector<std::uint8_t> rgb(heights.grid.sample_count() * 3);
+  render_preview(heights, params, rgb, ctx);
+  // Fast encoding: a preview is written often and looked at once; time matters more than size.
+  io_detail::write_png_atomic(path, heights.grid.width, heights.grid.height, 2, 8, rgb.data(),
+                              rgb.size(), true);
+}
+
+}  // namespace terrane
