@@ -82,8 +82,9 @@ inline float smooth(float t) {
 float terrace(float v, const std::vector<float>& levels, float sharpness) {
   const std::size_t count = levels.size();
   if (!(v > levels[0]) || !(v < levels[count - 1])) return v;  // outside: unchanged
-  std::size_t k = 0;
-  while (k + 2 < count && !(v < levels[k + 1])) ++k;
+  // The interval [levels[k], levels[k + 1]) holding v (binary search; v is strictly inside).
+  const std::size_t k =
+      std::size_t(std::upper_bound(levels.begin(), levels.end(), v) - levels.begin()) - 1;
   const float lo = levels[k], hi = levels[k + 1];
   const float t = (v - lo) / (hi - lo);
   const float u = clamp01((t - sharpness) / (1.0f - sharpness));

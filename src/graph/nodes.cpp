@@ -1,6 +1,8 @@
 // Preset "graph" section: JSON nodes -> GraphNode (types, references, defaults). Ranges and
 // cycles are checked by Graph::validate (graph_validate.cpp) so hand-built graphs get them too.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <string>
@@ -135,8 +137,8 @@ struct ParseState {
   std::string_view source;
 };
 
-NodeInput read_input(const FieldReader& r, const ParseState& st, std::string_view key,
-                     const json& v, const std::string& path) {
+NodeInput read_input(const ParseState& st, std::string_view key, const json& v,
+                     const std::string& path) {
   if (v.is_number()) {
     const double d = v.get<double>();
     if (!std::isfinite(d)) {
@@ -158,7 +160,6 @@ NodeInput read_input(const FieldReader& r, const ParseState& st, std::string_vie
     }
     return NodeInput{.node = it->second};
   }
-  (void)r;
   fail(ErrorCategory::invalid_argument, st.source, path,
        "expected a node id (string) or a constant (number) for '" + std::string(key) + "', got " +
            describe(v));
@@ -169,7 +170,7 @@ NodeInput required_input(const FieldReader& r, const ParseState& st, std::string
     fail(ErrorCategory::invalid_argument, st.source, r.path(key),
          "missing required input '" + std::string(key) + "' (a node id or a number)");
   }
-  return read_input(r, st, key, r.at(key), r.path(key));
+  return read_input(st, key, r.at(key), r.path(key));
 }
 
 void read_noise(GraphNode& n, const NodeTypeSpec& spec, const FieldReader& r,
@@ -223,7 +224,7 @@ void read_variadic(GraphNode& n, const FieldReader& r, const ParseState& st) {
     }
     for (std::size_t k = 0; k < list.size(); ++k) {
       n.inputs.push_back(
-          read_input(r, st, "inputs", list[k], r.path("inputs") + "[" + std::to_string(k) + "]"));
+          read_input(st, "inputs", list[k], r.path("inputs") + "[" + std::to_string(k) + "]"));
     }
     return;
   }

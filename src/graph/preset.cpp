@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -11,9 +12,63 @@
 namespace terrane {
 namespace graph_detail {
 
+namespace {
+
+// Rejects duplicate object keys, which nlohmann would silently resolve to the last one (a typo
+// magnet in hand-edited presets). Tracks the open objects and arrays and their keys.
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(std::string_view source) : source_(source) {}
+
+  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        frames_.push_back({true, {}, ""});
+        break;
+      case json::parse_event_t::array_start:
+        frames_.push_back({false, {}, "[]"});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames_.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        Frame& f = frames_.back();
+        f.current = parsed.get<std::string>();
+        if (!f.keys.insert(f.current).second) {
+          std::string path;
+          for (const Frame& fr : frames_) {
+            if (fr.is_object)
+              path += (path.empty() ? "" : ".") + fr.current;
+            else
+              path += fr.current;
+          }
+          throw Error(ErrorCategory::parse,
+                      std::string(source_) + ": " + path + ": duplicate key '" + f.current + "'");
+        }
+        break;
+      }
+      case json::parse_event_t::value:
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool is_object;
+    std::set<std::string> keys;
+    std::string current;
+  };
+  std::string_view source_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
 json parse_json_text(std::string_view text, std::string_view source) {
   try {
-    return json::parse(text.begin(), text.end());
+    return json::parse(text.begin(), text.end(), DuplicateKeyCheck(source));
   } catch (const json::parse_error& e) {
     // e.byte is the 1-based offset of the byte where parsing stopped.
     const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());

@@ -473,6 +473,12 @@ TEST(Validation, MalformedJsonShowsLineAndColumn) {
   }
 }
 
+TEST(Validation, DuplicateKeyIsAnError) {
+  const std::string m = error_of(
+      unit_preset(R"("out": {"type": "perlin", "octaves": 2, "frequency": 0.1, "octaves": 5})"));
+  expect_contains(m, {"bad.json", "graph.nodes.out.octaves", "duplicate key"});
+}
+
 TEST(Validation, WrongTypes) {
   expect_contains(error_of(unit_preset(R"("out": {"type": "perlin", "octaves": "five"})")),
                   {"graph.nodes.out.octaves", "expected an integer", "string \"five\""});
