@@ -1,0 +1,187 @@
+// OpenSimplex2 ("fast") gradient noise, 2D and 3D.
+// After K. Spencer (KdotJPG), OpenSimplex2, https://github.com/KdotJPG/OpenSimplex2 (2D: simplex
+// noise on the skewed triangular lattice; 3D: a rotated body-centred-cubic lattice built as two
+// interleaved cubic lattices, evaluating the two nearest points of each), and its adaptation as
+// SingleOpenSimplex2 in J. Peck's FastNoiseLite. Written from the published descriptions.
+//
+// Lattice (host side, sampler.cpp): 2D gets floor and fraction of the skewed coordinate
+// xs = x + F2 (x + z), F2 = (sqrt3 - 1)/2; 3D gets the rotated coordinate M p, M = (2/3) ones - I
+// (orthogonal, so 3D lattice distances are world distances times the frequency).
+//
+// 2D: the skewed cell splits into the triangles (0,0)-(1,0)-(1,1) and (0,0)-(0,1)-(1,1); the
+// sample gets a contribution max(1/2 - r^2, 0)^4 (g . d) from each vertex of its triangle, d being
+// the unskewed offset (unskew with G2 = (3 - sqrt3)/6). r^2 = 1/2 is exactly the squared height
+// of the triangle, so no other lattice point ever reaches a sample: the noise is continuous.
+// The choice of the middle vertex is a select, not a branch.
+//
+// 3D: lattice A is Z^3 (seed), lattice B is Z^3 + (1/2, 1/2, 1/2) (seed ^ kSeedB). From each, the
+// nearest point and the next one along the axis of largest offset contribute
+// max(1/2 - r^2, 0)^4 (g . d). Deviation from the reference, which uses r^2 = 0.6: with 0.6 the
+// third-nearest point of a cubic lattice can lie inside the kernel (e.g. 4 points at r^2 = 1/2
+// around a cube edge), so skipping it leaves small jumps; with r^2 = 1/2 every point beyond the
+// second is at r^2 >= 1/2 and the noise is continuous (checked by exhaustive enumeration).
+//
+// Normalisation: with unit gradients |noise| <= S = sup_p sum_i max(r^2 - |d_i|^2, 0)^4 |d_i|
+// (every gradient aligned with its offset). S was found by sampling 3 * 10^6 positions of a
+// lattice period, enumerating every lattice point in reach, and refining the best position by
+// local search: 2D S = 0.0100802047 (scale 99.2043346), 3D S = 0.00928906293 (scale
+// 107.653485). The output is noise / S, clamped to [-1, 1] against rounding.
+//
+// Lipschitz bound (used by the tests): a term's gradient a^4 g - 8 a^3 (g . d) d has norm at most
+// max(a^4, |a^4 - 8 a^3 |d|^2|); the sup of the sum of these, divided by S, is 9.57 (2D) and 7.81
+// (3D) per lattice unit, i.e. |v(p) - v(q)| <= L * frequency * |p - q|.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "noise/opensimplex2.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "noise/fractal-inl.h"
+#include "noise/simplex_grad-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace terrane::noise_detail::HWY_NAMESPACE {
+
+struct OpenSimplex2Basis {
+  static constexpr bool kSheared = true;
+
+  static constexpr double kG2 = 0.21132486540518711775;  // (3 - sqrt3) / 6
+  static constexpr float kR2 = 0.5f;
+  static constexpr float kScale2 = 99.2043346f;
+  static constexpr float kScale3 = 107.653485f;
+  static constexpr std::uint32_t kSeedB = 0x6A09E667u;  // lattice B's seed: seed ^ kSeedB
+
+  static HWY_INLINE VF Eval2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&) {
+    const DF d;
+    const DU du;
+    const VU s = hn::Set(du, seed);
+    const VU xp = hn::Mul(cx, hn::Set(du, kPrimeX));
+    const VU zp = hn::Mul(cz, hn::Set(du, kPrimeZ));
+    const VF t = hn::Mul(hn::Add(fx, fz), hn::Set(d, float(kG2)));
+    const VF x0 = hn::Sub(fx, t), z0 = hn::Sub(fz, t);
+    // Vertex (0, 0).
+    VF v = hn::Mul(Falloff4(Attenuation2(kR2, x0, z0)), GradDot2(Hash(s, xp, zp), x0, z0));
+    // Vertex (1, 1): unskewed offset (1 - 2 G2, 1 - 2 G2).
+    const VF c11 = hn::Set(d, float(1.0 - 2.0 * kG2));
+    const VF x1 = hn::Sub(x0, c11), z1 = hn::Sub(z0, c11);
+    const VU xp1 = hn::Add(xp, hn::Set(du, kPrimeX)), zp1 = hn::Add(zp, hn::Set(du, kPrimeZ));
+    v = hn::Add(v,
+                hn::Mul(Falloff4(Attenuation2(kR2, x1, z1)), GradDot2(Hash(s, xp1, zp1), x1, z1)));
+    // Vertex (0, 1) above the diagonal (fz > fx), else (1, 0); unskewed (-G2, 1 - G2) or
+    // (1 - G2, -G2).
+    const auto upper = hn::Gt(fz, fx);
+    const VF lo = hn::Set(d, float(-kG2)), hi = hn::Set(d, float(1.0 - kG2));
+    const VF x2 = hn::Sub(x0, hn::IfThenElse(upper, lo, hi));
+    const VF z2 = hn::Sub(z0, hn::IfThenElse(upper, hi, lo));
+    const auto upper_u = hn::RebindMask(du, upper);
+    const VU xp2 = hn::Add(xp, hn::IfThenZeroElse(upper_u, hn::Set(du, kPrimeX)));
+    const VU zp2 = hn::Add(zp, hn::IfThenElseZero(upper_u, hn::Set(du, kPrimeZ)));
+    v = hn::Add(v,
+                hn::Mul(Falloff4(Attenuation2(kR2, x2, z2)), GradDot2(Hash(s, xp2, zp2), x2, z2)));
+    return ClampUnit(hn::Mul(v, hn::Set(d, kScale2)));
+  }
+
+  static HWY_INLINE VF Eval3(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz,
+                             const BasisArgs&) {
+    const DF d;
+    const DU du;
+    const VF one = hn::Set(d, 1.0f), half = hn::Set(d, 0.5f);
+    const VU px = hn::Set(du, kPrimeX), py = hn::Set(du, kPrimeY), pz = hn::Set(du, kPrimeZ);
+    const VU xp = hn::Mul(cx, px), yp = hn::Mul(cy, py), zp = hn::Mul(cz, pz);
+
+    // Per axis, with hi = (f >= 1/2) and s = hi ? +1 : -1:
+    //   nearest A point: index cell + hi,  offset a = f - hi;
+    //   next A point:    index cell + !hi, offset a + s;
+    //   nearest B point: index cell,       offset b = f - 1/2 (B is offset by half a cell);
+    //   next B point:    index cell + s,   offset b - s.
+    const auto hx = hn::Ge(fx, half), hy = hn::Ge(fy, half), hz = hn::Ge(fz, half);
+    const auto hxu = hn::RebindMask(du, hx), hyu = hn::RebindMask(du, hy);
+    const auto hzu = hn::RebindMask(du, hz);
+    const VF ax = hn::Sub(fx, hn::IfThenElseZero(hx, one));
+    const VF ay = hn::Sub(fy, hn::IfThenElseZero(hy, one));
+    const VF az = hn::Sub(fz, hn::IfThenElseZero(hz, one));
+    const VF bx = hn::Sub(fx, half), by = hn::Sub(fy, half), bz = hn::Sub(fz, half);
+    const VF neg_one = hn::Set(d, -1.0f);
+    const VF sx = hn::IfThenElse(hx, one, neg_one), sy = hn::IfThenElse(hy, one, neg_one);
+    const VF sz = hn::IfThenElse(hz, one, neg_one);
+    const VU xpa = hn::Add(xp, hn::IfThenElseZero(hxu, px));
+    const VU ypa = hn::Add(yp, hn::IfThenElseZero(hyu, py));
+    const VU zpa = hn::Add(zp, hn::IfThenElseZero(hzu, pz));
+
+    // Lattice A, nearest point.
+    const VU sa = hn::Set(du, seed);
+    VF v = hn::Mul(Falloff4(Attenuation3(kR2, ax, ay, az)),
+                   GradDot3(Hash(sa, xpa, ypa, zpa), ax, ay, az));
+
+    // Lattice A, next point along the axis of largest |a| (ties: x, then y). Only that one can
+    // be inside the kernel.
+    {
+      const VF ux = hn::Abs(ax), uy = hn::Abs(ay), uz = hn::Abs(az);
+      const auto mx = hn::And(hn::Ge(ux, uy), hn::Ge(ux, uz));
+      const auto my = hn::AndNot(mx, hn::Ge(uy, uz));
+      const auto mz = hn::Not(hn::Or(mx, my));
+      const VF x = hn::IfThenElse(mx, hn::Add(ax, sx), ax);
+      const VF y = hn::IfThenElse(my, hn::Add(ay, sy), ay);
+      const VF z = hn::IfThenElse(mz, hn::Add(az, sz), az);
+      // Flipping axis k moves the index from cell + hi to cell + !hi.
+      const VU xq =
+          hn::IfThenElse(hn::RebindMask(du, mx), hn::Add(xp, hn::IfThenZeroElse(hxu, px)), xpa);
+      const VU yq =
+          hn::IfThenElse(hn::RebindMask(du, my), hn::Add(yp, hn::IfThenZeroElse(hyu, py)), ypa);
+      const VU zq =
+          hn::IfThenElse(hn::RebindMask(du, mz), hn::Add(zp, hn::IfThenZeroElse(hzu, pz)), zpa);
+      v = hn::Add(v, hn::Mul(Falloff4(Attenuation3(kR2, x, y, z)),
+                             GradDot3(Hash(sa, xq, yq, zq), x, y, z)));
+    }
+
+    // Lattice B, nearest point (index = cell).
+    const VU sb = hn::Set(du, seed ^ kSeedB);
+    v = hn::Add(v, hn::Mul(Falloff4(Attenuation3(kR2, bx, by, bz)),
+                           GradDot3(Hash(sb, xp, yp, zp), bx, by, bz)));
+
+    // Lattice B, next point along the axis of largest |b|: index cell + 1 where hi, else cell - 1.
+    {
+      const VF ux = hn::Abs(bx), uy = hn::Abs(by), uz = hn::Abs(bz);
+      const auto mx = hn::And(hn::Ge(ux, uy), hn::Ge(ux, uz));
+      const auto my = hn::AndNot(mx, hn::Ge(uy, uz));
+      const auto mz = hn::Not(hn::Or(mx, my));
+      const VF x = hn::IfThenElse(mx, hn::Sub(bx, sx), bx);
+      const VF y = hn::IfThenElse(my, hn::Sub(by, sy), by);
+      const VF z = hn::IfThenElse(mz, hn::Sub(bz, sz), bz);
+      const VU xq = hn::IfThenElse(hn::RebindMask(du, mx),
+                                   hn::IfThenElse(hxu, hn::Add(xp, px), hn::Sub(xp, px)), xp);
+      const VU yq = hn::IfThenElse(hn::RebindMask(du, my),
+                                   hn::IfThenElse(hyu, hn::Add(yp, py), hn::Sub(yp, py)), yp);
+      const VU zq = hn::IfThenElse(hn::RebindMask(du, mz),
+                                   hn::IfThenElse(hzu, hn::Add(zp, pz), hn::Sub(zp, pz)), zp);
+      v = hn::Add(v, hn::Mul(Falloff4(Attenuation3(kR2, x, y, z)),
+                             GradDot3(Hash(sb, xq, yq, zq), x, y, z)));
+    }
+    return ClampUnit(hn::Mul(v, hn::Set(d, kScale3)));
+  }
+};
+
+void OpenSimplex2Row2(const Row2& r) {
+  Row2Kernel<OpenSimplex2Basis>(r);
+}
+void OpenSimplex2Row3(const Row3& r) {
+  Row3Kernel<OpenSimplex2Basis>(r);
+}
+
+}  // namespace terrane::noise_detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "core/simd_dispatch.hpp"
+
+namespace terrane::noise_detail {
+HWY_EXPORT(OpenSimplex2Row2);
+HWY_EXPORT(OpenSimplex2Row3);
+void opensimplex2_row2(const Row2& r) {
+  TERRANE_DISPATCH(OpenSimplex2Row2)(r);
+}
+void opensimplex2_row3(const Row3& r) {
+  TERRANE_DISPATCH(OpenSimplex2Row3)(r);
+}
+}  // namespace terrane::noise_detail
+#endif

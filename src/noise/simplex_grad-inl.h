@@ -1,0 +1,114 @@
+// Internal, per-SIMD-target: hashed unit gradients and the radial kernel shared by the
+// OpenSimplex2 and OpenSimplex2S bases. Included once per Highway target, after
+// noise/fractal-inl.h.
+//
+// Gradients are unit vectors chosen by the 5 high bits of a lattice hash: bits 31..28 index a
+// 16-entry table of directions, bit 27 flips the sign, so every direction and its opposite are
+// equally likely.
+// - 2D: the 32 directions at angles (k + 1/2) * 11.25 degrees: no direction lies on an axis or
+//   a diagonal, and the set is invariant under the symmetries of the square lattice.
+// - 3D: the 12 vertices of an icosahedron and the 20 vertices of the dual dodecahedron, all
+//   normalised (16 antipodal pairs). Any set with icosahedral symmetry has isotropic second and
+//   fourth moments (the first non-trivial icosahedral invariant has degree 6), so no axis or
+//   lattice plane is preferred, unlike the 12 cube edges.
+//
+// Bit-exactness: table lookups are exact, and the dot products and kernels use only IEEE
+// add/sub/mul/max in a fixed order.
+
+#if defined(TERRANE_NOISE_SIMPLEX_GRAD_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TERRANE_NOISE_SIMPLEX_GRAD_INL_H_
+#undef TERRANE_NOISE_SIMPLEX_GRAD_INL_H_
+#else
+#define TERRANE_NOISE_SIMPLEX_GRAD_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "noise/fractal-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace terrane::noise_detail::HWY_NAMESPACE {
+
+// cos and sin of (k + 1/2) * pi / 16, k = 0..15 (the upper half circle).
+alignas(64) inline constexpr float kSimplexGrad2X[16] = {
+    0.995184727f,  0.956940336f,  0.881921264f,   0.773010453f,  0.634393284f,  0.471396737f,
+    0.290284677f,  0.0980171403f, -0.0980171403f, -0.290284677f, -0.471396737f, -0.634393284f,
+    -0.773010453f, -0.881921264f, -0.956940336f,  -0.995184727f};
+alignas(64) inline constexpr float kSimplexGrad2Z[16] = {
+    0.0980171403f, 0.290284677f, 0.471396737f, 0.634393284f, 0.773010453f, 0.881921264f,
+    0.956940336f,  0.995184727f, 0.995184727f, 0.956940336f, 0.881921264f, 0.773010453f,
+    0.634393284f,  0.471396737f, 0.290284677f, 0.0980171403f};
+
+// One of each antipodal pair: icosahedron (0, 1, +-p), (1, p, 0), (-1, p, 0), (p, 0, +-1) and
+// dodecahedron (1, 1, 1), (1, 1, -1), (1, -1, 1), (-1, 1, 1), (0, 1/p, +-p), (+-1/p, p, 0),
+// (p, 0, +-1/p), p = golden ratio, each divided by its length.
+alignas(64) inline constexpr float kSimplexGrad3X[16] = {
+    0.0f,         0.0f,         0.525731112f, -0.525731112f, 0.850650808f, 0.850650808f,
+    0.577350269f, 0.577350269f, 0.577350269f, -0.577350269f, 0.0f,         0.0f,
+    0.35682209f,  -0.35682209f, 0.934172359f, 0.934172359f};
+alignas(64) inline constexpr float kSimplexGrad3Y[16] = {
+    0.525731112f, 0.525731112f, 0.850650808f,  0.850650808f, 0.0f,        0.0f,
+    0.577350269f, 0.577350269f, -0.577350269f, 0.577350269f, 0.35682209f, 0.35682209f,
+    0.934172359f, 0.934172359f, 0.0f,          0.0f};
+alignas(64) inline constexpr float kSimplexGrad3Z[16] = {
+    0.850650808f, -0.850650808f, 0.0f,         0.0f,         0.525731112f, -0.525731112f,
+    0.577350269f, -0.577350269f, 0.577350269f, 0.577350269f, 0.934172359f, -0.934172359f,
+    0.0f,         0.0f,          0.35682209f,  -0.35682209f};
+
+// table[idx] per lane, idx in 0..15: one permute on 16-lane targets, two permutes and a select
+// on 8-lane targets, a (possibly emulated) gather elsewhere. All exact.
+HWY_INLINE VF Lookup16(const float* HWY_RESTRICT table, VU idx) {
+  const DF d;
+  const DI di;
+  if constexpr (hn::MaxLanes(d) >= 16) {
+    return hn::TableLookupLanes(hn::LoadU(d, table), hn::IndicesFromVec(d, hn::BitCast(di, idx)));
+  } else if constexpr (hn::MaxLanes(d) == 8) {
+    const DU du;
+    const VI lo_idx = hn::BitCast(di, hn::And(idx, hn::Set(du, 7u)));
+    const VF lo = hn::TableLookupLanes(hn::LoadU(d, table), hn::IndicesFromVec(d, lo_idx));
+    const VF hi = hn::TableLookupLanes(hn::LoadU(d, table + 8), hn::IndicesFromVec(d, lo_idx));
+    return hn::IfThenElse(hn::RebindMask(d, hn::TestBit(idx, hn::Set(du, 8u))), hi, lo);
+  } else {
+    return hn::GatherIndex(d, table, hn::BitCast(di, idx));
+  }
+}
+
+// Dot of the hashed 2D unit gradient with (x, z).
+HWY_INLINE VF GradDot2(VU h, VF x, VF z) {
+  const VU idx = hn::ShiftRight<28>(h);
+  const VF dot =
+      hn::Add(hn::Mul(Lookup16(kSimplexGrad2X, idx), x), hn::Mul(Lookup16(kSimplexGrad2Z, idx), z));
+  return FlipSign(dot, hn::ShiftLeft<4>(h));
+}
+
+// Dot of the hashed 3D unit gradient with (x, y, z).
+HWY_INLINE VF GradDot3(VU h, VF x, VF y, VF z) {
+  const VU idx = hn::ShiftRight<28>(h);
+  const VF dot = hn::Add(
+      hn::Add(hn::Mul(Lookup16(kSimplexGrad3X, idx), x), hn::Mul(Lookup16(kSimplexGrad3Y, idx), y)),
+      hn::Mul(Lookup16(kSimplexGrad3Z, idx), z));
+  return FlipSign(dot, hn::ShiftLeft<4>(h));
+}
+
+// Radial kernel weight max(a, 0)^4 for a = r^2 - |d|^2 already computed.
+HWY_INLINE VF Falloff4(VF a) {
+  const DF d;
+  const VF p = hn::Max(a, hn::Zero(d));
+  const VF p2 = hn::Mul(p, p);
+  return hn::Mul(p2, p2);
+}
+
+// r^2 - x^2 - z^2 and r^2 - x^2 - y^2 - z^2, in a fixed order.
+HWY_INLINE VF Attenuation2(float r2, VF x, VF z) {
+  const DF d;
+  return hn::Sub(hn::Sub(hn::Set(d, r2), hn::Mul(x, x)), hn::Mul(z, z));
+}
+HWY_INLINE VF Attenuation3(float r2, VF x, VF y, VF z) {
+  const DF d;
+  return hn::Sub(hn::Sub(hn::Sub(hn::Set(d, r2), hn::Mul(x, x)), hn::Mul(y, y)), hn::Mul(z, z));
+}
+
+}  // namespace terrane::noise_detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard
