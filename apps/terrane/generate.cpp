@@ -72,8 +72,8 @@ int run_generate(const GenerateOptions& opt) {
   // Command-line settings become preset overrides so the sidecar's preset hash covers them.
   std::vector<std::string> overrides = opt.overrides;
   if (opt.has_seed) overrides.push_back("seed=" + std::to_string(opt.seed));
-  if (opt.size != 0) overrides.push_back("world.size=" + std::to_string(opt.size));
-  if (opt.cell_m != 0.0) {
+  if (opt.has_size) overrides.push_back("world.size=" + std::to_string(opt.size));
+  if (opt.has_cell) {
     std::ostringstream s;
     s.precision(17);
     s << "world.cell_size_m=" << opt.cell_m;
@@ -82,11 +82,11 @@ int run_generate(const GenerateOptions& opt) {
   const Preset preset = load_preset(opt.preset, overrides);
 
   GridSpec grid = default_grid(preset.world);
-  if ((opt.width != 0) != (opt.height != 0)) {
+  if (opt.has_width != opt.has_height) {
     throw Error(ErrorCategory::invalid_argument, "--width and --height must be given together");
   }
-  if (opt.width != 0 || opt.height != 0) {
-    if (opt.size != 0) {
+  if (opt.has_width) {
+    if (opt.has_size) {
       throw Error(ErrorCategory::invalid_argument, "--size cannot be combined with --width/--height");
     }
     grid.width = opt.width;
