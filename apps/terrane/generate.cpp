@@ -153,6 +153,7 @@ int run_generate(const GenerateOptions& opt) {
     PreviewParams pp;
     pp.range = range;
     pp.sea_level_m = preset.world.sea_level_m;
+    pp.palette = parse_preview_palette(preset.world.preview_palette);
     jobs.push_back({base + "_preview.png", "preview_png",
                     [&, pp](const fs::path& p) { write_preview_png(p, heights, pp, io_ctx); }});
   }

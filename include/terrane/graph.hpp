@@ -40,6 +40,9 @@ struct WorldSettings {
   double height_max_m = 900.0;   // height of output +1 [Units: m] [Limit: > height_min_m, <= 1e6]
   double sea_level_m = 0.0;      // metadata for later stages [Units: m] [Limit: finite]
   int size = 1025;               // default map size, samples per side [Limit: 1..65536]
+  // Colour ramp of the preview picture: "temperate" (greens, rock, snow) or "arid" (sand,
+  // ochre, red rock). Biomes (surface module) supersede it for real materials.
+  std::string preview_palette = "temperate";
 
   // Throws Error(invalid_argument) naming `path` + field, the value and the allowed range.
   void validate(std::string_view path = "world") const;

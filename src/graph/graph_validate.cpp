@@ -223,6 +223,11 @@ void WorldSettings::validate(std::string_view path) const {
     bad("sea_level_m", format_number(sea_level_m), "[-1e6, 1e6]");
   }
   if (size < 1 || size > kMaxGridSide) bad("size", std::to_string(size), "1..65536");
+  if (preview_palette != "temperate" && preview_palette != "arid") {
+    throw Error(ErrorCategory::invalid_argument, p + ".preview_palette: unknown palette '" +
+                                                     preview_palette +
+                                                     "' (allowed: temperate, arid)");
+  }
 }
 
 void Graph::validate(std::string_view source) const {

@@ -148,6 +148,13 @@ WorldSettings parse_world(const json& doc, std::string_view source) {
     }
     w.size = int(size);
   }
+  if (auto pal = world.find("preview_palette"); pal != world.end()) {
+    if (!pal->is_string()) {
+      fail(ErrorCategory::invalid_argument, source, "world.preview_palette",
+           "expected a string, got " + describe(*pal));
+    }
+    w.preview_palette = pal->get<std::string>();
+  }
   w.validate(std::string(source) + ": world");
   return w;
 }

@@ -196,7 +196,7 @@ std::vector<std::string_view> root_keys() {
   return {"name", "description", "seed", "world", "graph"};
 }
 std::vector<std::string_view> world_keys() {
-  return {"cell_size_m", "height_min_m", "height_max_m", "sea_level_m", "size"};
+  return {"cell_size_m", "height_min_m", "height_max_m", "sea_level_m", "size", "preview_palette"};
 }
 std::vector<std::string_view> graph_keys() {
   return {"output", "nodes"};
