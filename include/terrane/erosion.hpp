@@ -82,20 +82,25 @@ struct DropletParams {
   int max_lifetime = 30;          // steps per droplet [Limit: 1..kMaxDropletLifetime]
   double brush_radius = 3.0;      // erosion brush radius [Units: cells] [Limit: [1, 16]]
   // Metres of one Lague height unit: a drop of height_unit_m metres counts as 1 in the capacity
-  // and speed equations. [Units: m] [Limit: (0, 1e6]]
-  double height_unit_m = 1.0;
+  // and speed equations, and capacities are height_unit_m metres per unit. Lague's maps hold
+  // heights in [0, 1]; the default makes a terrain of a few hundred metres of relief behave like
+  // them (a smaller unit erodes more aggressively: deeper gullies, more isolated residual
+  // cells). Use 1 for a map whose heights are themselves in [0, 1]. [Units: m] [Limit: (0, 1e6]]
+  double height_unit_m = 100.0;
   // 0: Lague's model per cell (lifetime in steps, radius in cells, whatever the spacing).
   // > 0: physical mode. The parameters above describe a droplet on a grid of spacing
   // reference_spacing_m; on a grid of spacing s, with q = s / reference_spacing_m, the droplet
   // lives round(max_lifetime / q) steps of one cell (same path length in metres), the brush
   // radius is brush_radius / q cells (same radius in metres), height drops enter the capacity
   // as a slope (drop / q), the per-step rates erode_speed, deposit_speed and evaporation become
-  // 1 - (1 - rate)^q and capacities are volumes (scaled by 1 / q^2 per cell), so a map eroded
+  // 1 - (1 - rate)^q, capacities and the per-step erosion cap are volumes (scaled by 1 / q^2
+  // per cell, as the brush covers 1 / q^2 times more cells), so a map eroded
   // at a finer resolution keeps its character. The derived lifetime and radius must stay within
   // their limits. [Units: m] [Limit: 0 or (0, 1e6]]
   double reference_spacing_m = 0.0;
-  // Erosion is faded out towards the map edge over this distance (smoothstep of the distance to
-  // the nearest edge); deposition is unaffected. 0 disables. [Units: m] [Limit: [0, 1e9]]
+  // Erosion is faded out towards the map edge: 0 while the brush touches the edge, rising by a
+  // smoothstep to full strength over this distance further in; deposition is unaffected.
+  // 0 disables. [Units: m] [Limit: [0, 1e9]]
   double border_falloff_m = 0.0;
 
   void validate(std::string_view path = "droplets") const;
@@ -117,8 +122,11 @@ struct DropletStats {
 // cell; capacity = max(drop * speed * water * capacity, min_capacity); uphill or over capacity:
 // deposit bilinearly on the four samples around the old position (uphill: at most the height
 // difference); otherwise erode min((capacity - load) * erode_speed, drop) through a radius brush
-// (weights max(0, r - distance), normalised) around the old position; speed^2 += drop * gravity;
-// water *= 1 - evaporation. A droplet leaving [0, w-1) x [0, h-1) carries its load off the map.
+// (weights max(0, r - distance), normalised) around the old position's cell, never lowering a
+// cell below the height the droplet moves to (no self-deepening pits); speed^2 += drop * gravity
+// (Beyer's sign: downhill accelerates); water *= 1 - evaporation. A droplet leaving
+// [0, w-1) x [0, h-1) carries its load off the map; one that dies on it (end of life,
+// standstill) spreads its load through the brush. Near the edge the brush is clipped.
 //
 // Parallel and deterministic: droplets are run in batches; in each batch they are binned by
 // start point into square tiles wider than twice a droplet's reach (lifetime + brush radius + 2

@@ -55,6 +55,7 @@ struct Model {
   float drop_to_units;   // height-unit drop per metre of height drop, divided by q
   float inv_unit;        // 1 / height_unit_m (for the speed equation)
   float cap_to_metres;   // capacity (height units) -> metres of cell height, times 1 / q^2
+  float area_scale;      // 1 / q^2: a brush of the same radius in metres covers 1/q^2 more cells
   int lifetime;
   float falloff_cells;   // 0: none
 };
@@ -110,6 +111,7 @@ Model resolve(const DropletParams& p, double spacing_m, double& brush_radius_cel
   m.drop_to_units = float(1.0 / (p.height_unit_m * q));
   m.inv_unit = float(1.0 / p.height_unit_m);
   m.cap_to_metres = float(p.height_unit_m / (q * q));
+  m.area_scale = float(1.0 / (q * q));
   const double life = std::round(double(p.max_lifetime) / q);
   brush_radius_cells = p.brush_radius / q;
   if (!(life >= 1.0 && life <= double(kMaxDropletLifetime))) {
@@ -281,7 +283,8 @@ void run_droplet(const Map& map, const Model& m, const Brush& brush, float x, fl
       load -= amount;
       deposit_bilinear(map, ix, iy, u, v, amount, tally);
     } else {
-      const float amount = std::min((cap - load) * m.erode, drop) * falloff(m, map, brush, ix, iy);
+      const float amount =
+          std::min((cap - load) * m.erode, drop * m.area_scale) * falloff(m, map, brush, ix, iy);
       const float removed = erode_brush(map, brush, ix, iy, amount, next_height);
       load += removed;
       tally.eroded += double(removed);

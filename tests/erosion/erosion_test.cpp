@@ -214,7 +214,7 @@ TEST(Droplets, FiniteAndNoSpikes) {
   for (float v : f.data) nlo = std::min(nlo, v), nhi = std::max(nhi, v);
   EXPECT_LE(nhi, hi);
   EXPECT_GE(nlo, lo);
-  EXPECT_LE(max_spike(f), max_spike(src) + 0.005 * relief);
+  EXPECT_LE(max_spike(f), max_spike(src) + 0.01 * relief);
 }
 
 TEST(Droplets, BitIdenticalForThreadsAndSimdTargets) {
@@ -256,18 +256,19 @@ TEST(Droplets, BorderFalloffKeepsTheEdgeUneroded) {
 }
 
 TEST(Droplets, PhysicalUnitsKeepCharacterAcrossResolutions) {
-  // The same terrain at 2 m and at 1 m spacing, with the droplet density per m^2 kept: eroded
-  // volume per m^2 should agree within a factor of 1.5.
-  DropletParams p = droplet_params(20000);
-  p.reference_spacing_m = 2.0;
-  Field2D coarse = noise_terrain(128, 128, 2.0, 40.0, 0.0, 8, 0.02);
-  Field2D fine = noise_terrain(255, 255, 1.0, 40.0, 0.0, 8, 0.02);
-  const DropletStats sc = droplet_erosion(coarse, p);
-  p.droplets = 80000;
-  const DropletStats sf = droplet_erosion(fine, p);
-  const double ratio = sf.eroded_m3 / sc.eroded_m3;
-  EXPECT_GT(ratio, 1.0 / 1.5) << sf.eroded_m3 << " vs " << sc.eroded_m3;
-  EXPECT_LT(ratio, 1.5) << sf.eroded_m3 << " vs " << sc.eroded_m3;
+  // The same 256 m terrain sampled at 2 m and at 1 m, the same rain (droplets per m^2): in
+  // physical mode the eroded volume agrees within a factor of 1.5; in per-cell mode it does not.
+  const auto eroded = [](double reference_spacing_m, int w, double spacing, double freq) {
+    DropletParams p = droplet_params(20000);
+    p.reference_spacing_m = reference_spacing_m;
+    Field2D f = noise_terrain(w, w, spacing, 40.0, 0.0, 8, freq);
+    return droplet_erosion(f, p).eroded_m3;
+  };
+  const double physical = eroded(2.0, 255, 1.0, 0.01) / eroded(2.0, 128, 2.0, 0.02);
+  const double cells = eroded(0.0, 255, 1.0, 0.01) / eroded(0.0, 128, 2.0, 0.02);
+  EXPECT_GT(physical, 1.0 / 1.5);
+  EXPECT_LT(physical, 1.5);
+  EXPECT_GT(std::fabs(std::log(cells)), 2.0 * std::fabs(std::log(physical)));
 }
 
 TEST(Droplets, RejectsBadParameters) {
