@@ -48,7 +48,7 @@ struct Excess {
 inline float excess(float a, float b, float t) { return std::max((a - b) - t, 0.0f); }
 
 // Pass 1 over one padded row: f for cells 1..w of row `r` (padded coordinates).
-void factors_row(const float* up, const float* mid, const float* dn, float* f, int w, Excess t,
+[[gnu::always_inline]] inline void factors_row(const float* up, const float* mid, const float* dn, float* f, int w, Excess t,
                  float half_strength) {
   for (int i = 1; i <= w; ++i) {
     const float h = mid[i];
@@ -69,7 +69,7 @@ void factors_row(const float* up, const float* mid, const float* dn, float* f, i
 }
 
 // Pass 2 over one padded row: new heights of cells 1..w.
-void gather_row(const float* hu, const float* hm, const float* hd, const float* fu, const float* fm,
+[[gnu::always_inline]] inline void gather_row(const float* hu, const float* hm, const float* hd, const float* fu, const float* fm,
                 const float* fd, float* out, int w, Excess t) {
   for (int i = 1; i <= w; ++i) {
     const float h = hm[i];
@@ -86,6 +86,42 @@ void gather_row(const float* hu, const float* hm, const float* hd, const float* 
          (fu[i + 1] * excess(hu[i + 1], h, t.diagonal) + fu[i - 1] * excess(hu[i - 1], h, t.diagonal)));
     out[i] = (h - give) + take;
   }
+}
+
+// The row kernels compiled twice: for the baseline x86-64 target (SSE2) and for AVX2, chosen by
+// terrane's SIMD setting. They are the same IEEE operations in the same order (no FMA: the
+// project builds with -ffp-contract=off), so both give the same bits; tests check it.
+struct RowKernels {
+  void (*factors)(const float*, const float*, const float*, float*, int, Excess, float);
+  void (*gather)(const float*, const float*, const float*, const float*, const float*,
+                 const float*, float*, int, Excess);
+};
+
+void factors_base(const float* u, const float* m, const float* d, float* f, int w, Excess t, float s) {
+  factors_row(u, m, d, f, w, t, s);
+}
+void gather_base(const float* hu, const float* hm, const float* hd, const float* fu, const float* fm,
+                 const float* fd, float* out, int w, Excess t) {
+  gather_row(hu, hm, hd, fu, fm, fd, out, w, t);
+}
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] void factors_avx2(const float* u, const float* m, const float* d, float* f,
+                                          int w, Excess t, float s) {
+  factors_row(u, m, d, f, w, t, s);
+}
+[[gnu::target("avx2")]] void gather_avx2(const float* hu, const float* hm, const float* hd,
+                                         const float* fu, const float* fm, const float* fd,
+                                         float* out, int w, Excess t) {
+  gather_row(hu, hm, hd, fu, fm, fd, out, w, t);
+}
+#endif
+
+RowKernels row_kernels() {
+#if defined(__x86_64__)
+  const SimdTarget target = resolved_simd_target();
+  if (target == SimdTarget::avx2 || target == SimdTarget::avx3) return {factors_avx2, gather_avx2};
+#endif
+  return {factors_base, gather_base};
 }
 
 }  // namespace
@@ -113,19 +149,20 @@ void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecCo
     std::memcpy(&cur[(std::size_t(j) + 1) * pw + 1], heights.row(j).data(), sizeof(float) * w);
   }
   const ExecContext inner = ed::quiet(ctx);
+  const RowKernels kernels = row_kernels();
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
   for (int it = 0; it < params.iterations; ++it) {
     ed::check_cancel(ctx);
     parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
       for (std::int64_t j = b + 1; j <= e; ++j) {
         const std::size_t r = std::size_t(j) * pw;
-        factors_row(&cur[r - pw], &cur[r], &cur[r + pw], &f[r], w, t, half_strength);
+        kernels.factors(&cur[r - pw], &cur[r], &cur[r + pw], &f[r], w, t, half_strength);
       }
     });
     parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
       for (std::int64_t j = b + 1; j <= e; ++j) {
         const std::size_t r = std::size_t(j) * pw;
-        gather_row(&cur[r - pw], &cur[r], &cur[r + pw], &f[r - pw], &f[r], &f[r + pw], &next[r],
+        kernels.gather(&cur[r - pw], &cur[r], &cur[r + pw], &f[r - pw], &f[r], &f[r + pw], &next[r],
                    w, t);
       }
     });

@@ -123,6 +123,13 @@ TEST(Thermal, BitIdenticalForAnyThreadCount) {
   EXPECT_TRUE(bit_equal(a, b));
   EXPECT_TRUE(bit_equal(a, c));
   EXPECT_FALSE(bit_equal(a, src));
+  for (SimdTarget target : supported_simd_targets()) {
+    set_simd_target(target);
+    Field2D d = src;
+    thermal_erosion(d, p, ExecContext{.threads = 2});
+    EXPECT_TRUE(bit_equal(a, d)) << to_string(target);
+  }
+  set_simd_target(SimdTarget::best);
 }
 
 TEST(Thermal, GentleTerrainIsUntouched) {
