@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "terrane/core.hpp"
+#include "terrane/graph.hpp"
 
 namespace terrane {
 
@@ -255,5 +256,43 @@ struct StreamPowerStats {
 // exist); scratch about 30 bytes per cell (4096^2: ~0.5 GiB including the routing).
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map = nullptr, const ExecContext& ctx = {});
+
+// ---------------------------------------------------------------------------------------------
+// Region operations of a preset's "post" list (docs/PRESETS.md, "post")
+
+enum class RegionOpKind { thermal, droplets, stream_power, blur };
+const char* to_string(RegionOpKind k);
+
+// One entry of "post": {"op": "thermal" | "droplets" | "stream_power" | "blur", <fields>}.
+// Fields are those of the matching params struct, by the same names (stream_power's
+// routing.use_sea_level / routing.sea_level_m are "use_sea_level" / "sea_level_m"; droplets'
+// seed is an offset hashed with the world seed), plus:
+//   stream_power "uplift_node": id of a graph node whose output v in [-1, 1] gives the uplift
+//                multiplier (v + 1) / 2 per cell (paint where mountains rise); absent: uniform.
+//   blur         "sigma_m": Gaussian sigma in metres (field gaussian_blur, clamped edges).
+struct RegionOp {
+  RegionOpKind kind = RegionOpKind::thermal;
+  ThermalParams thermal;
+  DropletParams droplets;
+  StreamPowerParams stream_power;
+  std::string uplift_node;  // stream_power only; empty: uniform uplift
+  double blur_sigma_m = 1.0;  // blur [Units: m] [Limit: [0, 1e4]]
+};
+
+// Parses and validates a preset's post list (Preset::post_json). Unknown ops or keys, wrong
+// types and out-of-range values throw Error(invalid_argument) "<preset source>: post[i].<key>:
+// ..." naming the value and the allowed range; uplift_node must name a node of the graph.
+std::vector<RegionOp> parse_region_ops(const Preset& preset);
+
+// The default operation of a kind, as `--erode` appends it (see docs/PRESETS.md).
+RegionOp default_region_op(RegionOpKind kind);
+// Parses "thermal" | "droplets" | "stream_power" | "blur"; Error(invalid_argument) lists them.
+RegionOpKind parse_region_op_kind(std::string_view name);
+
+// Applies the operations in order to a map generated from `preset` on heights.grid. Droplet
+// seeds are hash_combine(preset.seed, op seed); uplift nodes are evaluated on heights.grid.
+// Progress runs from 0 to 1 over all operations. Deterministic like every function here.
+void apply_region_ops(Field2D& heights, const Preset& preset, const std::vector<RegionOp>& ops,
+                      const ExecContext& ctx = {});
 
 }  // namespace terrane

@@ -124,6 +124,11 @@ struct Preset {
   std::uint64_t seed = 1;   // world seed (JSON integer, or decimal string for > 2^53)
   WorldSettings world;
   Graph graph;
+  // The optional "post" list: region operations (erosion, blur) applied to the whole map after
+  // the graph, as compact JSON (an array; "[]" when absent). Only its being an array is checked
+  // here; the erosion module parses and validates it (parse_region_ops in erosion.hpp), which
+  // keeps the graph module independent of the modules below it.
+  std::string post_json = "[]";
 
   std::string source;          // "builtin preset 'alpine'" or the file path, for messages
   std::string canonical_json;  // the preset after overrides, sorted keys, compact
