@@ -163,7 +163,7 @@ std::string apply_override(std::string_view json_text, std::string_view assignme
 std::uint64_t preset_hash(std::string_view canonical_json);
 
 // Built-in presets, embedded at build time from presets/*.json: default, alpine, islands,
-// dunes, canyons.
+// dunes, canyons, ranges.
 std::vector<std::string> builtin_preset_names();
 // The JSON text of a builtin; throws Error(invalid_argument) listing the names when unknown.
 std::string_view builtin_preset_json(std::string_view name);

@@ -10,6 +10,7 @@
 
 #include "terrane/core.hpp"
 #include "terrane/erosion.hpp"
+#include "terrane/graph.hpp"
 #include "terrane/noise.hpp"
 
 namespace terrane {
@@ -511,6 +512,68 @@ TEST(StreamPower, RejectsBadParameters) {
   Field2D up(grid(4, 4));
   EXPECT_EQ(error_of([&] { stream_power(f, StreamPowerParams{}, &up); }),
             "stream_power: the uplift map is 4 x 4, the heights are 8 x 8");
+}
+
+}  // namespace
+}  // namespace terrane
+
+namespace terrane {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Preset "post" lists
+
+TEST(RegionOps, ParseApplyAndErrors) {
+  const std::vector<std::string> set = {
+      R"(post=[{"op":"thermal","iterations":5},{"op":"droplets","droplets":2000,"seed":3},)"
+      R"({"op":"stream_power","steps":2,"uplift_node":"terrain"},{"op":"blur","sigma_m":4}])"};
+  const Preset p = load_preset("default", set);
+  const std::vector<RegionOp> ops = parse_region_ops(p);
+  ASSERT_EQ(ops.size(), 4u);
+  EXPECT_EQ(ops[0].thermal.iterations, 5);
+  EXPECT_EQ(ops[1].droplets.droplets, 2000);
+  EXPECT_EQ(ops[2].uplift_node, "terrain");
+  EXPECT_EQ(ops[3].blur_sigma_m, 4.0);
+  const GridSpec g{.width = 96, .height = 80, .spacing_m = 8.0};
+  Field2D a(g);
+  evaluate(compile(p), g, a.data);
+  Field2D b = a;
+  const Field2D src = a;
+  apply_region_ops(a, p, ops, ExecContext{.threads = 1});
+  apply_region_ops(b, p, ops, ExecContext{.threads = 2});
+  EXPECT_TRUE(bit_equal(a, b));
+  EXPECT_FALSE(bit_equal(a, src));
+
+  const auto err = [](const std::string& post) {
+    return error_of([&] { parse_region_ops(load_preset("default", std::vector<std::string>{"post=" + post})); });
+  };
+  EXPECT_EQ(err(R"([{"op":"thermal","talus_deg":90}])"),
+            "builtin preset 'default': post[0].talus_deg = 90 is outside the allowed range [0, 90)");
+  EXPECT_EQ(err(R"([{"op":"stream_power","n":2}])"),
+            "builtin preset 'default': post[0].n = 2 is not supported: the implicit solver needs n = 1 "
+            "(allowed: 1)");
+  EXPECT_EQ(err(R"([{"op":"droplets","droplets":100000000}])"),
+            "builtin preset 'default': post[0].droplets = 100000000 is outside the allowed range "
+            "0..67108864");
+  EXPECT_EQ(err(R"([{"op":"thermal","iterations":-4}])"),
+            "builtin preset 'default': post[0].iterations = -4 is outside the allowed range 0..100000");
+  EXPECT_EQ(err(R"([{"op":"erode"}])"),
+            "builtin preset 'default': post[0].op: unknown region operation 'erode' (allowed: "
+            "thermal, droplets, stream_power, blur)");
+  EXPECT_EQ(err(R"([{"op":"stream_power","uplift_node":"nope"}])"),
+            "builtin preset 'default': post[0].uplift_node: 'nope' is not a node of the graph");
+  EXPECT_EQ(err(R"([{"op":"blur","sigma":1}])"),
+            "builtin preset 'default': post[0].sigma: unknown key for a 'blur' operation; allowed "
+            "keys: op, sigma_m");
+  EXPECT_EQ(error_of([] { load_preset("default", std::vector<std::string>{"post=3"}); }),
+            "builtin preset 'default': post: expected an array of region operations, got integer 3");
+}
+
+TEST(RegionOps, BuiltinPresetsWithPostListsParse) {
+  EXPECT_EQ(parse_region_ops(load_preset("alpine")).size(), 2u);
+  const std::vector<RegionOp> r = parse_region_ops(load_preset("ranges"));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, RegionOpKind::stream_power);
 }
 
 }  // namespace
