@@ -12,7 +12,9 @@
 // - Deterministic: the result is bit-identical for every ExecContext::threads value and every
 //   SIMD target. All kernels are plain C++ compiled with -ffp-contract=off (no FMA contraction)
 //   and use only correctly rounded IEEE operations in a fixed order per sample; the only library
-//   calls are std::sqrt (correctly rounded), and std::tan / std::pow on parameters.
+//   calls are std::sqrt (correctly rounded), std::tan / std::pow on parameters, and, in
+//   stream_power() with m != 0.5, std::pow(A, m) per cell (libm: deterministic for one build
+//   and C library, not promised identical across C libraries; m = 0.5 uses std::sqrt).
 // - Reentrant: functions may run concurrently on distinct fields. The caller owns every output;
 //   functions allocate only scratch (sizes stated below) and check limits before allocating.
 // - ExecContext::progress is called with a fraction in [0, 1]; ExecContext::cancel stops long
@@ -167,7 +169,7 @@ struct RoutingParams {
 // optimal depression-filling and watershed-labeling algorithm", with the plain-queue
 // improvement of their Algorithm 3): filled = the lowest level at which water can leave the map.
 // Each cell's receiver is its steepest-descent neighbour on the filled surface (drop / distance,
-// 8 neighbours, ties to the first in the order E, W, S, N, SE, SW, NE, NW... see flow_routing.cpp);
+// 8 neighbours, ties to the first in the order E, W, S, N, SE, SW, NE, NW, where S is +j);
 // cells on flat filled ground (lakes, flats) take the neighbour from which the flood reached
 // them, so every cell drains to an outlet and the graph has no cycles. When the field has no
 // pits the flood is skipped (filled == heights) and the order comes from a breadth-first walk
