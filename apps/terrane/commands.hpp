@@ -25,6 +25,8 @@ struct GenerateOptions {
   bool has_cell = false;
   double cell_m = 0.0;  // used when has_cell, else the preset's world.cell_size_m
   std::string formats = "png16,preview";
+  std::string erode;               // --erode thermal,droplets,...: appended to the preset's post
+  double river_area_m2 = 1.0e6;    // --river-area: drainage area of a river cell (rivers mask)
   int threads = 0;
   bool quiet = false;
 };
@@ -33,11 +35,13 @@ struct BenchOptions {
   std::string only;  // a single workload, e.g. "W2"; empty = all
   int repeats = 5;
   bool all_targets = false;
+  int threads = 0;  // bench erosion: workers for the terrane runs (0 = all)
 };
 
 int run_generate(const GenerateOptions& opt);
 int run_presets();
 int run_bench_noise(const BenchOptions& opt);
+int run_bench_erosion(const BenchOptions& opt);
 
 // A progress bar on stderr (only when stderr is a terminal); thread-safe, throttled.
 class ProgressBar {

@@ -1,6 +1,8 @@
 // `terrane generate`: preset → height field → files (PNG16, RAW16, EXR, normal map, preview)
 // plus a JSON sidecar. Every file is written atomically (temporary name, then rename).
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +10,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "terrane/erosion.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/io.hpp"
 
@@ -16,7 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kFormats[] = {"png16", "raw16", "exr", "normals", "preview"};
+const char* const kFormats[] = {"png16", "raw16", "exr",   "normals",
+                                "preview", "rivers", "lakes", "flow"};
 
 std::set<std::string> parse_formats(const std::string& list) {
   std::set<std::string> out;
@@ -29,7 +33,7 @@ std::set<std::string> parse_formats(const std::string& list) {
     if (!known) {
       throw Error(ErrorCategory::invalid_argument,
                   "--formats: unknown format '" + f +
-                      "' (allowed: png16, raw16, exr, normals, preview)");
+                      "' (allowed: png16, raw16, exr, normals, preview, rivers, lakes, flow)");
     }
     out.insert(f);
   }
@@ -64,6 +68,39 @@ std::string format_bytes(std::uintmax_t n) {
   return buf;
 }
 
+// A 0/1 mask as a 16-bit PNG (0 or 65535).
+Image16 mask_image(int w, int h, const std::function<bool(std::size_t)>& on) {
+  Image16 img{w, h, std::vector<std::uint16_t>(std::size_t(w) * std::size_t(h))};
+  for (std::size_t c = 0; c < img.samples.size(); ++c) img.samples[c] = on(c) ? 65535 : 0;
+  return img;
+}
+
+// "--erode thermal,droplets" -> the preset's post list with those operations' defaults appended,
+// as an override "post=[...]" (so the sidecar's preset hash covers it).
+std::string erode_override(const Preset& preset, const std::string& list) {
+  std::string post = preset.post_json;  // "[...]"
+  std::stringstream in(list);
+  std::string name;
+  bool first = post == "[]";
+  post.pop_back();
+  while (std::getline(in, name, ',')) {
+    if (name.empty()) continue;
+    try {
+      parse_region_op_kind(name);
+    } catch (const Error& e) {
+      throw Error(ErrorCategory::invalid_argument, std::string("--erode: ") + e.what());
+    }
+    if (!first) post += ',';
+    post += "{\"op\":\"";
+    post += name;
+    post += "\"}";
+    first = false;
+  }
+  post += ']';
+  post.insert(0, "post=");
+  return post;
+}
+
 }  // namespace
 
 int run_generate(const GenerateOptions& opt) {
@@ -80,7 +117,12 @@ int run_generate(const GenerateOptions& opt) {
     s << "world.cell_size_m=" << opt.cell_m;
     overrides.push_back(s.str());
   }
-  const Preset preset = load_preset(opt.preset, overrides);
+  Preset preset = load_preset(opt.preset, overrides);
+  if (!opt.erode.empty()) {
+    overrides.push_back(erode_override(preset, opt.erode));
+    preset = load_preset(opt.preset, overrides);
+  }
+  const std::vector<RegionOp> post_ops = parse_region_ops(preset);
 
   GridSpec grid = default_grid(preset.world);
   if (opt.has_width != opt.has_height) {
@@ -109,6 +151,21 @@ int run_generate(const GenerateOptions& opt) {
   Field2D heights(grid);
   evaluate(graph, grid, heights.data, ctx);
   bar.finish();
+  if (!post_ops.empty()) {
+    ProgressBar post_bar("erode", !opt.quiet);
+    ExecContext post_ctx{.threads = opt.threads};
+    post_ctx.progress = [&post_bar](double f) { post_bar.update(f); };
+    apply_region_ops(heights, preset, post_ops, post_ctx);
+    post_bar.finish();
+  }
+  Hydrology hydro;
+  if (formats.count("rivers") != 0U || formats.count("lakes") != 0U || formats.count("flow") != 0U) {
+    HydrologyParams hp;
+    hp.routing.use_sea_level = true;
+    hp.routing.sea_level_m = preset.world.sea_level_m;
+    hp.river_area_m2 = opt.river_area_m2;
+    compute_hydrology(heights, hp, hydro, ExecContext{.threads = opt.threads});
+  }
   const auto t_gen = std::chrono::steady_clock::now();
 
   const HeightRange range{preset.world.height_min_m, preset.world.height_max_m};
@@ -156,6 +213,34 @@ int run_generate(const GenerateOptions& opt) {
     pp.palette = parse_preview_palette(preset.world.preview_palette);
     jobs.push_back({base + "_preview.png", "preview_png",
                     [&, pp](const fs::path& p) { write_preview_png(p, heights, pp, io_ctx); }});
+  }
+  if (formats.count("rivers") != 0U) {
+    jobs.push_back({base + "_rivers.png", "rivers_png", [&](const fs::path& p) {
+                      write_png16(p, mask_image(grid.width, grid.height,
+                                                [&](std::size_t c) { return hydro.river[c] != 0; }));
+                    }});
+  }
+  if (formats.count("lakes") != 0U) {
+    jobs.push_back({base + "_lakes.png", "lakes_png", [&](const fs::path& p) {
+                      write_png16(p, mask_image(grid.width, grid.height, [&](std::size_t c) {
+                                    return hydro.lake_id[c] != kNoLake;
+                                  }));
+                    }});
+  }
+  if (formats.count("flow") != 0U) {
+    // log10 of the drainage area, from one cell (0) to the whole map (65535).
+    jobs.push_back({base + "_flow.png", "flow_png", [&](const fs::path& p) {
+                      const double lo = std::log10(grid.spacing_m * grid.spacing_m);
+                      const double hi = lo + std::log10(double(grid.sample_count()));
+                      Image16 img{grid.width, grid.height,
+                                  std::vector<std::uint16_t>(grid.sample_count())};
+                      for (std::size_t c = 0; c < img.samples.size(); ++c) {
+                        const double v = (std::log10(double(hydro.drainage_area_m2.data[c])) - lo) /
+                                         std::max(hi - lo, 1e-9);
+                        img.samples[c] = std::uint16_t(std::lround(std::clamp(v, 0.0, 1.0) * 65535.0));
+                      }
+                      write_png16(p, img);
+                    }});
   }
   parallel_for(io_ctx, std::int64_t(jobs.size()), 1, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t k = b; k < e; ++k) jobs[k].write(dir / jobs[k].file);

@@ -42,8 +42,15 @@ int main(int argc, char** argv) {
   auto* cell_opt = g->add_option("--cell", gen.cell_m, "sample spacing in metres (default: preset world.cell_size_m)");
   g->add_option("--set", gen.overrides, "override a preset field: a.b.c=value (repeatable)");
   g->add_option("--formats", gen.formats,
-                "comma-separated outputs: png16,raw16,exr,normals,preview (a JSON sidecar is "
-                "always written)")
+                "comma-separated outputs: png16,raw16,exr,normals,preview, and hydrology masks "
+                "rivers,lakes,flow (16-bit PNGs; a JSON sidecar is always written)")
+      ->capture_default_str();
+  g->add_option("--erode", gen.erode,
+                "append region operations with their defaults to the preset's post list: "
+                "thermal,droplets,stream_power,blur (applied in the order given)");
+  g->add_option("--river-area", gen.river_area_m2,
+                "drainage area in m^2 from which a cell counts as river (rivers output)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   g->add_option("--threads", gen.threads, "worker threads (0 = all cores)")->capture_default_str();
   g->add_flag("-q,--quiet", gen.quiet, "no progress bar");
@@ -61,6 +68,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bn->add_flag("--all-targets", bench.all_targets, "repeat for every supported SIMD target");
   bn->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
+  cli::BenchOptions bench_e;
+  bench_e.repeats = 3;
+  auto* be = b->add_subcommand("erosion", "erosion workloads: droplets (with the plain baseline), "
+                                          "thermal, stream power (docs/PERFORMANCE.md)");
+  be->add_option("--workload", bench_e.only, "run only this method: droplets|thermal|stream_power");
+  be->add_option("--repeats", bench_e.repeats, "timed runs per workload; the median is printed")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  be->add_option("--threads", bench_e.threads, "worker threads of the terrane runs (0 = all)")
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -92,6 +109,7 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("presets")) return cli::run_presets();
     if (bn->parsed()) return cli::run_bench_noise(bench);
+    if (be->parsed()) return cli::run_bench_erosion(bench_e);
   } catch (const Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

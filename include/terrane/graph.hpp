@@ -124,6 +124,11 @@ struct Preset {
   std::uint64_t seed = 1;   // world seed (JSON integer, or decimal string for > 2^53)
   WorldSettings world;
   Graph graph;
+  // The optional "post" list: region operations (erosion, blur) applied to the whole map after
+  // the graph, as compact JSON (an array; "[]" when absent). Only its being an array is checked
+  // here; the erosion module parses and validates it (parse_region_ops in erosion.hpp), which
+  // keeps the graph module independent of the modules below it.
+  std::string post_json = "[]";
 
   std::string source;          // "builtin preset 'alpine'" or the file path, for messages
   std::string canonical_json;  // the preset after overrides, sorted keys, compact
@@ -158,7 +163,7 @@ std::string apply_override(std::string_view json_text, std::string_view assignme
 std::uint64_t preset_hash(std::string_view canonical_json);
 
 // Built-in presets, embedded at build time from presets/*.json: default, alpine, islands,
-// dunes, canyons.
+// dunes, canyons, ranges.
 std::vector<std::string> builtin_preset_names();
 // The JSON text of a builtin; throws Error(invalid_argument) listing the names when unknown.
 std::string_view builtin_preset_json(std::string_view name);

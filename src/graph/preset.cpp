@@ -196,6 +196,13 @@ Preset parse_document(json doc, std::string_view source, std::string_view defaul
   }
   p.graph = graph_detail::parse_graph(*graph, p.world, source);
   p.graph.validate(source);
+  if (auto post = doc.find("post"); post != doc.end()) {
+    if (!post->is_array()) {
+      fail(ErrorCategory::invalid_argument, source, "post",
+           "expected an array of region operations, got " + describe(*post));
+    }
+    p.post_json = post->dump();
+  }
   p.canonical_json = doc.dump();
   p.hash = preset_hash(p.canonical_json);
   return p;

@@ -65,7 +65,8 @@ GridSpec overview_grid(const Preset& p) {
 
 TEST(Builtins, AllParseCompileAndEvaluateInRange) {
   const std::vector<std::string> names = builtin_preset_names();
-  ASSERT_EQ(names, (std::vector<std::string>{"default", "alpine", "islands", "dunes", "canyons"}));
+  ASSERT_EQ(names, (std::vector<std::string>{"default", "alpine", "islands", "dunes", "canyons",
+                                             "ranges"}));
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
     const Preset p = load_preset(name);
@@ -98,7 +99,7 @@ TEST(Builtins, DeterminismGoldens) {
   const std::map<std::string, std::uint64_t> golden = {
       {"default", 0x5df05b3d18492dd8ull}, {"alpine", 0xc11dcc2936238249ull},
       {"islands", 0xd5da13c3df3180caull}, {"dunes", 0xbe2c9da8bbbf6cc5ull},
-      {"canyons", 0x4f78f547e013467full},
+      {"canyons", 0x4f78f547e013467full}, {"ranges", 0x3e0eb09878ba2b10ull},
   };
 
   const bool print = std::getenv("TERRANE_PRINT_GOLDENS") != nullptr;

@@ -1,0 +1,300 @@
+// terrane erosion: thermal erosion, hydraulic droplet erosion, stream-power landscape evolution
+// and hydrology (flow routing, drainage area, rivers, lakes, sea). Module `erosion`; depends on
+// core.
+//
+// These are region operations: they read and modify a whole height field (a map or a region
+// with a margin), not a chunk in isolation. Boundary handling is stated per function.
+//
+// Contract shared by every function here:
+// - Heights are metres; the cell size is heights.grid.spacing_m.
+// - Parameters are plain structs validated by the function (validate() throws
+//   Error(invalid_argument) naming the JSON-style path, the value and the allowed range).
+// - Deterministic: the result is bit-identical for every ExecContext::threads value and every
+//   SIMD target. All kernels are plain C++ compiled with -ffp-contract=off (no FMA contraction)
+//   and use only correctly rounded IEEE operations in a fixed order per sample; the only library
+//   calls are std::sqrt (correctly rounded), std::tan / std::pow on parameters, and, in
+//   stream_power() with m != 0.5, std::pow(A, m) per cell (libm: deterministic for one build
+//   and C library, not promised identical across C libraries; m = 0.5 uses std::sqrt).
+// - Reentrant: functions may run concurrently on distinct fields. The caller owns every output;
+//   functions allocate only scratch (sizes stated below) and check limits before allocating.
+// - ExecContext::progress is called with a fraction in [0, 1]; ExecContext::cancel stops long
+//   work between iterations / batches / steps with Error(internal, "cancelled").
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "terrane/core.hpp"
+#include "terrane/graph.hpp"
+
+namespace terrane {
+
+// ---------------------------------------------------------------------------------------------
+// Thermal erosion
+
+inline constexpr int kMaxThermalIterations = 100000;
+
+struct ThermalParams {
+  // Angle of repose: material moves while the slope to a neighbour exceeds tan(talus_deg).
+  double talus_deg = 35.0;  // [Units: degrees] [Limit: [0, 90)]
+  // Fraction of half the largest excess height difference moved per iteration.
+  double strength = 0.5;  // [Limit: (0, 1]]
+  int iterations = 50;    // [Limit: 0..kMaxThermalIterations]
+
+  // Throws Error(invalid_argument) naming `path` + field, the value and the allowed range.
+  void validate(std::string_view path = "thermal") const;
+};
+
+// Thermal (talus) erosion in place, 8-neighbour, cell size aware: the neighbour at distance d
+// (spacing or spacing*sqrt 2) receives material while h - h_n > d * tan(talus). Per iteration,
+// one race-free two-pass formulation (Musgrave, Kolb & Mace 1989, "The synthesis and rendering
+// of eroded fractal terrains"; transfer rule of Olsen 2004): pass 1 reads the old heights and
+// stores, per cell, the factor f = strength * 0.5 * max_excess / sum_excess; pass 2 gathers,
+// per cell, h' = h - sum_k f * e_k(out) + sum_k f_n * e_k(in), recomputing every excess from
+// the old heights. Neighbours outside the field do not exist (closed boundary), so the total
+// volume is conserved up to float rounding. O(iterations * n), parallel over rows; scratch: two
+// float fields.
+void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecContext& ctx = {});
+
+// ---------------------------------------------------------------------------------------------
+// Hydraulic droplet erosion
+
+// Largest droplet count per call (2^26 = 67,108,864).
+inline constexpr std::int64_t kMaxDroplets = std::int64_t{1} << 26;
+inline constexpr int kMaxDropletLifetime = 1024;
+inline constexpr double kMaxBrushRadiusCells = 16.0;
+
+// The particle model of Beyer 2015 ("Implementation of a method for hydraulic erosion") as
+// popularised by S. Lague (2019), whose defaults these are. Lague's model is dimensionless: one
+// step is one cell and a height difference of 1 is one "height unit". terrane maps it to metres
+// with height_unit_m, and, when reference_spacing_m > 0, to physical lengths (see below).
+struct DropletParams {
+  std::int64_t droplets = 80000;  // [Limit: 0..kMaxDroplets]
+  std::uint64_t seed = 1;         // start points: hash of (seed, droplet index)
+  double inertia = 0.05;          // how much of its old direction a droplet keeps [Limit: [0, 1)]
+  double capacity = 4.0;          // sediment capacity factor [Limit: [0, 1e6]]
+  double min_capacity = 0.01;     // capacity floor on flat ground [Units: height units] [Limit: [0, 1e6]]
+  double erode_speed = 0.3;       // fraction of the free capacity eroded per step [Limit: [0, 1]]
+  double deposit_speed = 0.3;     // fraction of the surplus deposited per step [Limit: [0, 1]]
+  double evaporation = 0.01;      // fraction of the water lost per step [Limit: [0, 1)]
+  double gravity = 4.0;           // speed^2 += drop * gravity [Limit: [0, 1e6]]
+  double initial_water = 1.0;     // [Limit: (0, 1e6]]
+  double initial_speed = 1.0;     // [Limit: [0, 1e6]]
+  int max_lifetime = 30;          // steps per droplet [Limit: 1..kMaxDropletLifetime]
+  double brush_radius = 3.0;      // erosion brush radius [Units: cells] [Limit: [1, 16]]
+  // Metres of one Lague height unit: a drop of height_unit_m metres counts as 1 in the capacity
+  // and speed equations, and capacities are height_unit_m metres per unit. Lague's maps hold
+  // heights in [0, 1]; the default makes a terrain of a few hundred metres of relief behave like
+  // them (a smaller unit erodes more aggressively: deeper gullies, more isolated residual
+  // cells). Use 1 for a map whose heights are themselves in [0, 1]. [Units: m] [Limit: (0, 1e6]]
+  double height_unit_m = 100.0;
+  // 0: Lague's model per cell (lifetime in steps, radius in cells, whatever the spacing).
+  // > 0: physical mode. The parameters above describe a droplet on a grid of spacing
+  // reference_spacing_m; on a grid of spacing s, with q = s / reference_spacing_m, the droplet
+  // lives round(max_lifetime / q) steps of one cell (same path length in metres), the brush
+  // radius is brush_radius / q cells (same radius in metres), height drops enter the capacity
+  // as a slope (drop / q), the per-step rates erode_speed, deposit_speed and evaporation become
+  // 1 - (1 - rate)^q, capacities and the per-step erosion cap are volumes (scaled by 1 / q^2
+  // per cell, as the brush covers 1 / q^2 times more cells), so a map eroded
+  // at a finer resolution keeps its character. The derived lifetime and radius must stay within
+  // their limits. [Units: m] [Limit: 0 or (0, 1e6]]
+  double reference_spacing_m = 0.0;
+  // Erosion is faded out towards the map edge: 0 while the brush touches the edge, rising by a
+  // smoothstep to full strength over this distance further in; deposition is unaffected.
+  // 0 disables. [Units: m] [Limit: [0, 1e9]]
+  double border_falloff_m = 0.0;
+
+  void validate(std::string_view path = "droplets") const;
+};
+
+// Sediment bookkeeping of one droplet_erosion() call, in cubic metres (height change times the
+// cell area), summed in double in a fixed order.
+struct DropletStats {
+  double eroded_m3 = 0.0;       // material removed by the brush
+  double deposited_m3 = 0.0;    // material added by bilinear deposition (including the load a
+                                // droplet drops where it dies: end of life, standstill)
+  double carried_off_m3 = 0.0;  // load of droplets that left the map
+  std::int64_t steps = 0;       // droplet steps simulated
+};
+
+// Droplet erosion in place. Droplet k starts at a position hashed from (seed, k), uniform over
+// [0, w-1) x [0, h-1) cells. Per step: height and gradient by bilinear interpolation of the four
+// surrounding samples; direction = old * inertia - gradient * (1 - inertia), normalised; move one
+// cell; capacity = max(drop * speed * water * capacity, min_capacity); uphill or over capacity:
+// deposit bilinearly on the four samples around the old position (uphill: at most the height
+// difference); otherwise erode min((capacity - load) * erode_speed, drop) through a radius brush
+// (weights max(0, r - distance), normalised) around the old position's cell, never lowering a
+// cell below the height the droplet moves to (no self-deepening pits); speed^2 += drop * gravity
+// (Beyer's sign: downhill accelerates); water *= 1 - evaporation. A droplet leaving
+// [0, w-1) x [0, h-1) carries its load off the map; one that dies on it (end of life,
+// standstill) spreads its load through the brush. Near the edge the brush is clipped.
+//
+// Parallel and deterministic: droplets are run in batches; in each batch they are binned by
+// start point into square tiles wider than twice a droplet's reach (lifetime + brush radius + 2
+// cells), and the tiles are processed in four phases of a 2x2 colouring; tiles of one phase are
+// independent (no droplet of one reads or writes a cell another may touch) and run in parallel,
+// droplets of one tile in index order. The tile grid is shifted per batch by a hash of (seed,
+// batch), so tiles leave no seams. Output bits do not depend on the thread count.
+// Fields narrower than 2 samples in either direction are left unchanged. Scratch: O(droplets)
+// integers. Returns the sediment bookkeeping.
+DropletStats droplet_erosion(Field2D& heights, const DropletParams& params,
+                             const ExecContext& ctx = {});
+
+// ---------------------------------------------------------------------------------------------
+// Flow routing and hydrology
+
+// Cells are indexed row-major: c = j * width + i. A routing is a spanning forest of the grid
+// along which water flows: every cell has one receiver (itself for outlets), and `order` lists
+// all cells so that each receiver comes before its donors (outlets first).
+struct FlowRouting {
+  int width = 0;
+  int height = 0;
+  std::vector<std::uint32_t> receiver;  // receiver[c]: next cell downstream; c for outlets
+  std::vector<std::uint32_t> order;     // topological order, receivers before donors
+  std::vector<float> filled_m;          // depression-filled surface (>= heights) [Units: m]
+  std::int64_t depressions = 0;         // interior cells without a lower neighbour (pits)
+};
+
+struct RoutingParams {
+  // Cells below sea_level_m are outlets (sea) when `use_sea_level`; border cells always are.
+  bool use_sea_level = false;
+  double sea_level_m = 0.0;  // [Units: m] finite
+  void validate(std::string_view path = "routing") const;
+};
+
+// D8 routing with depression handling. Outlets are the border cells (and sea cells). The
+// filled surface comes from Priority-Flood (Barnes, Lehman & Mulla 2014, "Priority-flood: An
+// optimal depression-filling and watershed-labeling algorithm", with the plain-queue
+// improvement of their Algorithm 3): filled = the lowest level at which water can leave the map.
+// Each cell's receiver is its steepest-descent neighbour on the filled surface (drop / distance,
+// 8 neighbours, ties to the first in the order E, W, S, N, SE, SW, NE, NW, where S is +j);
+// cells on flat filled ground (lakes, flats) take the neighbour from which the flood reached
+// them, so every cell drains to an outlet and the graph has no cycles. When the field has no
+// pits the flood is skipped (filled == heights) and the order comes from a breadth-first walk
+// from the outlets. O(n) without pits, O(n log n) with them; scratch about 16 bytes per cell.
+void compute_flow_routing(const Field2D& heights, const RoutingParams& params, FlowRouting& out,
+                          const ExecContext& ctx = {});
+
+// Drainage area in m^2 per cell: each cell contributes spacing^2 (times rain[c] when `rain` is
+// non-empty; rain must then have width*height entries, each finite and >= 0) and passes its
+// total to its receiver. `out` gets heights' grid. O(n), serial.
+void flow_accumulation(const FlowRouting& routing, const GridSpec& grid, std::span<const float> rain,
+                       Field2D& out);
+
+inline constexpr std::int32_t kNoLake = 0;
+
+// One lake: a connected set of cells whose filled level is above the terrain.
+struct Lake {
+  std::int32_t id = 0;      // 1-based; lake_id field value
+  double level_m = 0.0;     // water surface [Units: m]
+  std::int64_t cells = 0;
+  double area_m2 = 0.0;
+  double volume_m3 = 0.0;   // sum of (level - height) * cell area
+  int spill_i = 0;          // outlet cell: the first cell on the lake's drainage path that is
+  int spill_j = 0;          // not in the lake; on the lake's rim, at the lake's level
+};
+
+struct HydrologyParams {
+  RoutingParams routing;
+  // Cells whose drainage area reaches this are rivers. [Units: m^2] [Limit: > 0, finite]
+  double river_area_m2 = 1.0e6;
+  // Depressions shallower than this at their deepest cell are not lakes. [Units: m] [Limit: >= 0]
+  double min_lake_depth_m = 0.0;
+  void validate(std::string_view path = "hydrology") const;
+};
+
+struct Hydrology {
+  FlowRouting routing;
+  Field2D drainage_area_m2;         // flow accumulation [Units: m^2]
+  std::vector<std::uint8_t> river;  // 1 where drainage area >= river_area_m2 (and not lake/sea)
+  std::vector<std::uint8_t> sea;    // 1 where routing.use_sea_level and height < sea_level_m
+  std::vector<std::int32_t> lake_id;  // kNoLake or the 1-based id of the lake the cell is in
+  Field2D water_level_m;            // lake level in lake cells, sea level in sea cells, else height
+  std::vector<Lake> lakes;          // in id order (ordered by first cell, row-major)
+};
+
+// Routing, drainage area, rivers, lakes and sea of a height field. Lakes are the 8-connected
+// components of cells with filled - height > 0 whose deepest point is at least
+// min_lake_depth_m deep; every cell of a lake has the same filled level. O(n log n).
+void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hydrology& out,
+                       const ExecContext& ctx = {});
+
+// ---------------------------------------------------------------------------------------------
+// Stream-power landscape evolution
+
+inline constexpr int kMaxStreamPowerSteps = 1000000;
+
+struct StreamPowerParams {
+  double uplift_m_per_yr = 1.0e-3;  // U, times the uplift map if given [Units: m/yr] [Limit: [0, 1]]
+  double erodibility = 2.0e-6;      // K in dh/dt = U - K A^m S^n [Units: yr^-1 m^(1-2m)] [Limit: [0, 1]]
+  double m = 0.5;                   // area exponent [Limit: [0, 2]]
+  double n = 1.0;                   // slope exponent; only n = 1 (implicit solver) is supported
+  double diffusivity_m2_per_yr = 0.0;  // hillslope diffusion D [Units: m^2/yr] [Limit: [0, 1e3]]
+  double dt_yr = 1000.0;            // time step [Units: yr] [Limit: (0, 1e7]]
+  int steps = 100;                  // [Limit: 0..kMaxStreamPowerSteps]
+  RoutingParams routing;            // outlets: border (and sea); their heights stay fixed
+  void validate(std::string_view path = "stream_power") const;
+};
+
+struct StreamPowerStats {
+  double uplift_m3 = 0.0;     // volume added by uplift
+  double incision_m3 = 0.0;   // volume removed by channel incision (negative: lake infill)
+  double diffusion_m3 = 0.0;  // net volume change by diffusion (flux through the fixed border)
+  std::int64_t depressions = 0;  // pits found over all steps (routing.depressions summed)
+};
+
+// Braun & Willett 2013 ("A very efficient O(n), implicit and parallel method to solve the stream
+// power equation governing fluvial incision and landscape evolution", Geomorphology 180-181).
+// Per step: routing (compute_flow_routing, so depressions drain through their spill points),
+// drainage area A (flow_accumulation), then along `order`:
+//   h_i' = (h_i + U_i dt + F h_r') / (1 + F),  F = K dt A_i^m / L_ir,
+// which is the implicit solution for n = 1; a cell whose receiver ends above it (a lake) is only
+// uplifted. Then explicit linear hillslope diffusion dh/dt = D laplacian(h) (sub-stepped so that
+// D dt_sub / spacing^2 <= 0.2) with outlets held fixed. Outlets are never uplifted.
+// `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
+// in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) (+ O(n log n) while pits
+// exist); scratch about 30 bytes per cell (4096^2: ~0.5 GiB including the routing).
+StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
+                              const Field2D* uplift_map = nullptr, const ExecContext& ctx = {});
+
+// ---------------------------------------------------------------------------------------------
+// Region operations of a preset's "post" list (docs/PRESETS.md, "post")
+
+enum class RegionOpKind { thermal, droplets, stream_power, blur };
+const char* to_string(RegionOpKind k);
+
+// One entry of "post": {"op": "thermal" | "droplets" | "stream_power" | "blur", <fields>}.
+// Fields are those of the matching params struct, by the same names (stream_power's
+// routing.use_sea_level / routing.sea_level_m are "use_sea_level" / "sea_level_m"; droplets'
+// seed is an offset hashed with the world seed), plus:
+//   stream_power "uplift_node": id of a graph node whose output v in [-1, 1] gives the uplift
+//                multiplier (v + 1) / 2 per cell (paint where mountains rise); absent: uniform.
+//   blur         "sigma_m": Gaussian sigma in metres (field gaussian_blur, clamped edges).
+struct RegionOp {
+  RegionOpKind kind = RegionOpKind::thermal;
+  ThermalParams thermal;
+  DropletParams droplets;
+  StreamPowerParams stream_power;
+  std::string uplift_node;  // stream_power only; empty: uniform uplift
+  double blur_sigma_m = 1.0;  // blur [Units: m] [Limit: [0, 1e4]]
+};
+
+// Parses and validates a preset's post list (Preset::post_json). Unknown ops or keys, wrong
+// types and out-of-range values throw Error(invalid_argument) "<preset source>: post[i].<key>:
+// ..." naming the value and the allowed range; uplift_node must name a node of the graph.
+std::vector<RegionOp> parse_region_ops(const Preset& preset);
+
+// The default operation of a kind, as `--erode` appends it (see docs/PRESETS.md).
+RegionOp default_region_op(RegionOpKind kind);
+// Parses "thermal" | "droplets" | "stream_power" | "blur"; Error(invalid_argument) lists them.
+RegionOpKind parse_region_op_kind(std::string_view name);
+
+// Applies the operations in order to a map generated from `preset` on heights.grid. Droplet
+// seeds are hash_combine(preset.seed, op seed); uplift nodes are evaluated on heights.grid.
+// Progress runs from 0 to 1 over all operations. Deterministic like every function here.
+void apply_region_ops(Field2D& heights, const Preset& preset, const std::vector<RegionOp>& ops,
+                      const ExecContext& ctx = {});
+
+}  // namespace terrane

@@ -1,0 +1,183 @@
+// D8 flow routing with depression handling.
+//
+// Receivers: O'Callaghan & Mark 1984, "The extraction of drainage networks from digital
+// elevation data" (D8: each cell drains to the neighbour of steepest descent, drop / distance).
+// Depressions: Priority-Flood (priority_flood.cpp, Barnes et al. 2014) gives the filled surface;
+// receivers are taken on the filled surface, and cells with no strictly lower filled neighbour
+// (lake and flat cells) drain to the neighbour from which the flood reached them. Every edge
+// then goes to a cell of lower filled level, or of equal level that left the flood's queues
+// earlier, so the graph has no cycles and the flood order lists receivers before donors.
+// Without pits the flood is skipped and the order is a breadth-first walk from the outlets over
+// the donor lists (Braun & Willett 2013, §2.2 "stack").
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "erosion/erosion_internal.hpp"
+#include "terrane/erosion.hpp"
+
+namespace terrane {
+
+namespace ed = erosion_detail;
+
+void RoutingParams::validate(std::string_view path) const {
+  ed::check_range(path, "sea_level_m", sea_level_m, -1e9, 1e9);
+}
+
+namespace {
+
+// Steepest strictly-descending neighbour of interior cell (i, j) on surface `s`, or c itself.
+inline std::uint32_t steepest(const float* s, int w, int i, int j) {
+  const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+  const float hc = s[c];
+  float best = 0.0f;
+  std::uint32_t rcv = std::uint32_t(c);
+  constexpr float kInvDiag = float(1.0 / std::numbers::sqrt2);
+  for (int k = 0; k < 8; ++k) {
+    const std::size_t nc = std::size_t(std::ptrdiff_t(c) + ed::kDj[k] * std::ptrdiff_t(w) + ed::kDi[k]);
+    const float drop = hc - s[nc];
+    const float slope = k < 4 ? drop : drop * kInvDiag;
+    if (slope > best) {
+      best = slope;
+      rcv = std::uint32_t(nc);
+    }
+  }
+  return rcv;
+}
+
+}  // namespace
+
+void compute_flow_routing(const Field2D& heights, const RoutingParams& params, FlowRouting& out,
+                          const ExecContext& ctx) {
+  params.validate();
+  heights.grid.validate("flow routing heights");
+  const int w = heights.grid.width, h = heights.grid.height;
+  const std::size_t n = heights.grid.sample_count();
+  if (heights.data.size() != n) {
+    throw Error(ErrorCategory::invalid_argument,
+                "compute_flow_routing: heights.data has " + std::to_string(heights.data.size()) +
+                    " samples, the grid needs " + std::to_string(n));
+  }
+  if (n > std::size_t(0xFFFFFFFFu)) {
+    throw Error(ErrorCategory::limit, "compute_flow_routing: more than 2^32 - 1 cells");
+  }
+  const float* hs = heights.data.data();
+  for (std::size_t c = 0; c < n; ++c) {
+    if (std::isnan(hs[c])) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "compute_flow_routing: height at (" + std::to_string(c % std::size_t(w)) + ", " +
+                      std::to_string(c / std::size_t(w)) + ") is NaN");
+    }
+  }
+  out.width = w;
+  out.height = h;
+  out.receiver.resize(n);
+  const float sea = float(params.sea_level_m);
+  std::vector<std::uint8_t> outlet(n);
+  std::vector<std::int64_t> row_pits(std::size_t(h), 0);
+  const ExecContext inner = ed::quiet(ctx);
+  const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
+  parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t jj = b; jj < e; ++jj) {
+      const int j = int(jj);
+      std::int64_t pits = 0;
+      for (int i = 0; i < w; ++i) {
+        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+        const bool edge = i == 0 || j == 0 || i == w - 1 || j == h - 1;
+        const bool is_outlet = edge || (params.use_sea_level && hs[c] < sea);
+        outlet[c] = is_outlet ? 1 : 0;
+        if (is_outlet) {
+          out.receiver[c] = std::uint32_t(c);
+          continue;
+        }
+        const std::uint32_t r = steepest(hs, w, i, j);
+        out.receiver[c] = r;
+        if (r == c) ++pits;
+      }
+      row_pits[std::size_t(j)] = pits;
+    }
+  });
+  out.depressions = 0;
+  for (std::int64_t p : row_pits) out.depressions += p;
+
+  if (out.depressions > 0) {
+    std::vector<std::uint32_t> parent;
+    ed::priority_flood(hs, w, h, outlet.data(), out.filled_m, parent, out.order);
+    const float* f = out.filled_m.data();
+    parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t jj = b; jj < e; ++jj) {
+        const int j = int(jj);
+        for (int i = 0; i < w; ++i) {
+          const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+          if (outlet[c] != 0) continue;
+          const std::uint32_t r = steepest(f, w, i, j);
+          out.receiver[c] = r == c ? parent[c] : r;
+        }
+      }
+    });
+    return;
+  }
+  out.filled_m.assign(hs, hs + n);
+  // Donor lists (CSR) and a breadth-first walk from the outlets, in cell order.
+  std::vector<std::uint32_t> first(n + 1, 0), donors(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    if (out.receiver[c] != c) ++first[out.receiver[c] + 1];
+  }
+  for (std::size_t c = 0; c < n; ++c) first[c + 1] += first[c];
+  {
+    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+    for (std::size_t c = 0; c < n; ++c) {
+      if (out.receiver[c] != c) donors[fill[out.receiver[c]]++] = std::uint32_t(c);
+    }
+  }
+  out.order.clear();
+  out.order.reserve(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    if (outlet[c] != 0) out.order.push_back(std::uint32_t(c));
+  }
+  for (std::size_t k = 0; k < out.order.size(); ++k) {
+    const std::uint32_t c = out.order[k];
+    for (std::uint32_t d = first[c]; d < first[c + 1]; ++d) out.order.push_back(donors[d]);
+  }
+}
+
+void flow_accumulation(const FlowRouting& routing, const GridSpec& grid, std::span<const float> rain,
+                       Field2D& out) {
+  grid.validate("flow_accumulation grid");
+  const std::size_t n = grid.sample_count();
+  if (grid.width != routing.width || grid.height != routing.height || routing.order.size() != n ||
+      routing.receiver.size() != n) {
+    throw Error(ErrorCategory::invalid_argument,
+                "flow_accumulation: the routing (" + std::to_string(routing.width) + " x " +
+                    std::to_string(routing.height) + ") does not match the grid (" +
+                    std::to_string(grid.width) + " x " + std::to_string(grid.height) + ")");
+  }
+  if (!rain.empty() && rain.size() != n) {
+    throw Error(ErrorCategory::invalid_argument,
+                "flow_accumulation: rain has " + std::to_string(rain.size()) +
+                    " samples, the grid needs " + std::to_string(n));
+  }
+  const double cell = grid.spacing_m * grid.spacing_m;
+  std::vector<double> area(n, cell);
+  if (!rain.empty()) {
+    for (std::size_t c = 0; c < n; ++c) {
+      if (!(std::isfinite(rain[c]) && rain[c] >= 0.0f)) {
+        throw Error(ErrorCategory::invalid_argument,
+                    "flow_accumulation: rain at (" + std::to_string(c % std::size_t(grid.width)) +
+                        ", " + std::to_string(c / std::size_t(grid.width)) + ") = " +
+                        ed::fmt(rain[c]) + " is outside the allowed range [0, inf)");
+      }
+      area[c] = cell * double(rain[c]);
+    }
+  }
+  for (std::size_t k = n; k-- > 0;) {
+    const std::uint32_t c = routing.order[k];
+    const std::uint32_t r = routing.receiver[c];
+    if (r != c) area[r] += area[c];
+  }
+  out.grid = grid;
+  out.data.resize(n);
+  for (std::size_t c = 0; c < n; ++c) out.data[c] = float(area[c]);
+}
+
+}  // namespace terrane

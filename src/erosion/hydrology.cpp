@@ -1,0 +1,100 @@
+// Hydrology of a height field: drainage area, rivers, lakes, sea.
+//
+// Lakes are the depressions of the Priority-Flood filled surface (Barnes, Lehman & Mulla 2014):
+// cells whose filled level is above the terrain hold water up to that level. Adjacent lake cells
+// always share one level (a cell's level is at most max(its height, a neighbour's level)), so a
+// lake is an 8-connected component of such cells. Its outlet is where its drainage path (see
+// flow_routing.cpp) first leaves it: a rim cell whose height is the lake level. Rivers are cells
+// whose drainage area (O'Callaghan & Mark 1984) reaches a threshold.
+#include <algorithm>
+#include <cmath>
+
+#include "erosion/erosion_internal.hpp"
+#include "terrane/erosion.hpp"
+
+namespace terrane {
+
+namespace ed = erosion_detail;
+
+void HydrologyParams::validate(std::string_view path) const {
+  routing.validate(std::string(path) + ".routing");
+  ed::check_range(path, "river_area_m2", river_area_m2, 0.0, 1e300, true);
+  ed::check_range(path, "min_lake_depth_m", min_lake_depth_m, 0.0, 1e9);
+}
+
+void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hydrology& out,
+                       const ExecContext& ctx) {
+  params.validate();
+  compute_flow_routing(heights, params.routing, out.routing, ctx);
+  const GridSpec& g = heights.grid;
+  const int w = g.width, h = g.height;
+  const std::size_t n = g.sample_count();
+  flow_accumulation(out.routing, g, {}, out.drainage_area_m2);
+
+  const float* hs = heights.data.data();
+  const float* f = out.routing.filled_m.data();
+  const float sea = float(params.routing.sea_level_m);
+  out.sea.assign(n, 0);
+  if (params.routing.use_sea_level) {
+    for (std::size_t c = 0; c < n; ++c) out.sea[c] = hs[c] < sea ? 1 : 0;
+  }
+
+  // Lakes: connected components of flooded cells, labelled in row-major order of first cell.
+  out.lake_id.assign(n, kNoLake);
+  out.lakes.clear();
+  std::vector<std::uint32_t> stack, members;
+  const double cell_area = g.spacing_m * g.spacing_m;
+  std::int32_t next_id = 1;
+  std::vector<std::uint8_t> seen(n, 0);
+  for (std::size_t c0 = 0; c0 < n; ++c0) {
+    if (seen[c0] != 0 || !(f[c0] > hs[c0]) || out.sea[c0] != 0) continue;
+    members.clear();
+    stack.assign(1, std::uint32_t(c0));
+    seen[c0] = 1;
+    float deepest = 0.0f;
+    while (!stack.empty()) {
+      const std::uint32_t c = stack.back();
+      stack.pop_back();
+      members.push_back(c);
+      deepest = std::max(deepest, f[c] - hs[c]);
+      const int ci = int(c % std::uint32_t(w)), cj = int(c / std::uint32_t(w));
+      for (int k = 0; k < 8; ++k) {
+        const int ni = ci + ed::kDi[k], nj = cj + ed::kDj[k];
+        if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
+        const std::size_t nc = std::size_t(nj) * std::size_t(w) + std::size_t(ni);
+        if (seen[nc] != 0 || !(f[nc] > hs[nc]) || out.sea[nc] != 0) continue;
+        seen[nc] = 1;
+        stack.push_back(std::uint32_t(nc));
+      }
+    }
+    if (double(deepest) < params.min_lake_depth_m) continue;
+    Lake lake;
+    lake.id = next_id++;
+    lake.level_m = double(f[c0]);
+    lake.cells = std::int64_t(members.size());
+    lake.area_m2 = double(lake.cells) * cell_area;
+    std::sort(members.begin(), members.end());  // fixed summation order
+    for (std::uint32_t c : members) {
+      out.lake_id[c] = lake.id;
+      lake.volume_m3 += (double(f[c]) - double(hs[c])) * cell_area;
+    }
+    std::uint32_t s = members.front();
+    while (out.lake_id[s] == lake.id) s = out.routing.receiver[s];
+    lake.spill_i = int(s % std::uint32_t(w));
+    lake.spill_j = int(s / std::uint32_t(w));
+    out.lakes.push_back(lake);
+  }
+
+  out.water_level_m.grid = g;
+  out.water_level_m.data.resize(n);
+  out.river.assign(n, 0);
+  const float* area = out.drainage_area_m2.data.data();
+  const float river_area = float(params.river_area_m2);
+  for (std::size_t c = 0; c < n; ++c) {
+    const bool lake = out.lake_id[c] != kNoLake;
+    out.water_level_m.data[c] = lake ? f[c] : out.sea[c] != 0 ? sea : hs[c];
+    out.river[c] = (!lake && out.sea[c] == 0 && area[c] >= river_area) ? 1 : 0;
+  }
+}
+
+}  // namespace terrane

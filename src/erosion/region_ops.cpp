@@ -1,0 +1,268 @@
+// A preset's "post" list: parsing, validation and application of region operations (erosion and
+// blur after the graph). Parsing follows the graph module's preset conventions: unknown keys are
+// errors with a "did you mean" hint, messages are "<source>: post[i].<key>: <what>".
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <string>
+
+#include "erosion/erosion_internal.hpp"
+#include "terrane/erosion.hpp"
+#include "terrane/field.hpp"
+
+namespace terrane {
+
+namespace ed = erosion_detail;
+using json = nlohmann::json;
+
+const char* to_string(RegionOpKind k) {
+  switch (k) {
+    case RegionOpKind::thermal: return "thermal";
+    case RegionOpKind::droplets: return "droplets";
+    case RegionOpKind::stream_power: return "stream_power";
+    case RegionOpKind::blur: return "blur";
+  }
+  return "?";
+}
+
+RegionOpKind parse_region_op_kind(std::string_view name) {
+  for (RegionOpKind k : {RegionOpKind::thermal, RegionOpKind::droplets, RegionOpKind::stream_power,
+                         RegionOpKind::blur}) {
+    if (name == to_string(k)) return k;
+  }
+  throw Error(ErrorCategory::invalid_argument,
+              "unknown region operation '" + std::string(name) +
+                  "' (allowed: thermal, droplets, stream_power, blur)");
+}
+
+RegionOp default_region_op(RegionOpKind kind) {
+  RegionOp op;
+  op.kind = kind;
+  return op;
+}
+
+namespace {
+
+[[noreturn]] void fail_at(const std::string& where, const std::string& what) {
+  throw Error(ErrorCategory::invalid_argument, where + ": " + what);
+}
+
+std::string type_of(const json& v) {
+  return std::string(v.type_name()) + " " + v.dump().substr(0, 40);
+}
+
+// Reads the fields of one op object; `take` marks each key as known.
+class Fields {
+ public:
+  Fields(const json& obj, std::string where) : obj_(obj), where_(std::move(where)) {}
+
+  void number(const char* key, double& out) {
+    known_.push_back(key);
+    auto it = obj_.find(key);
+    if (it == obj_.end()) return;
+    if (!it->is_number()) fail_at(where_ + "." + key, "expected a number, got " + type_of(*it));
+    out = it->get<double>();
+  }
+  template <class Int>
+  void integer(const char* key, Int& out) {
+    known_.push_back(key);
+    auto it = obj_.find(key);
+    if (it == obj_.end()) return;
+    if (!it->is_number_integer()) {
+      fail_at(where_ + "." + key, "expected an integer, got " + type_of(*it));
+    }
+    if (it->is_number_unsigned()) {
+      const std::uint64_t u = it->get<std::uint64_t>();
+      if constexpr (std::is_same_v<Int, std::uint64_t>) {
+        out = u;
+        return;
+      }
+      out = u > std::uint64_t(std::numeric_limits<Int>::max()) ? std::numeric_limits<Int>::max() : Int(u);
+      return;
+    }
+    const std::int64_t v = it->get<std::int64_t>();
+    if constexpr (std::is_same_v<Int, std::uint64_t>) {
+      if (v < 0) fail_at(where_ + "." + key, std::to_string(v) + " is outside the allowed range [0, 2^64)");
+      out = std::uint64_t(v);
+    } else {
+      out = Int(std::clamp<std::int64_t>(v, std::numeric_limits<Int>::min(), std::numeric_limits<Int>::max()));
+    }
+  }
+  void boolean(const char* key, bool& out) {
+    known_.push_back(key);
+    auto it = obj_.find(key);
+    if (it == obj_.end()) return;
+    if (!it->is_boolean()) fail_at(where_ + "." + key, "expected true or false, got " + type_of(*it));
+    out = it->get<bool>();
+  }
+  void string(const char* key, std::string& out) {
+    known_.push_back(key);
+    auto it = obj_.find(key);
+    if (it == obj_.end()) return;
+    if (!it->is_string()) fail_at(where_ + "." + key, "expected a string, got " + type_of(*it));
+    out = it->get<std::string>();
+  }
+  // Every key of the object must have been read.
+  void finish(std::string_view op) const {
+    for (auto it = obj_.begin(); it != obj_.end(); ++it) {
+      if (it.key() == "op" || std::find(known_.begin(), known_.end(), it.key()) != known_.end()) continue;
+      std::string allowed = "op";
+      for (const std::string& k : known_) allowed += ", " + k;
+      fail_at(where_ + "." + it.key(),
+              "unknown key for a '" + std::string(op) + "' operation; allowed keys: " + allowed);
+    }
+  }
+
+ private:
+  const json& obj_;
+  std::string where_;
+  std::vector<std::string> known_;
+};
+
+}  // namespace
+
+std::vector<RegionOp> parse_region_ops(const Preset& preset) {
+  json doc;
+  try {
+    doc = json::parse(preset.post_json);
+  } catch (const json::exception& e) {
+    throw Error(ErrorCategory::parse, preset.source + ": post: malformed JSON: " + e.what());
+  }
+  if (!doc.is_array()) fail_at(preset.source + ": post", "expected an array, got " + type_of(doc));
+  std::vector<RegionOp> ops;
+  for (std::size_t i = 0; i < doc.size(); ++i) {
+    const std::string path = "post[" + std::to_string(i) + "]";
+    const std::string where = preset.source + ": " + path;
+    const json& obj = doc[i];
+    if (!obj.is_object()) fail_at(where, "expected an object {\"op\": ...}, got " + type_of(obj));
+    auto op_it = obj.find("op");
+    if (op_it == obj.end() || !op_it->is_string()) {
+      fail_at(where + ".op", "missing or not a string (allowed: thermal, droplets, stream_power, blur)");
+    }
+    RegionOp op;
+    try {
+      op.kind = parse_region_op_kind(op_it->get<std::string>());
+    } catch (const Error& e) {
+      fail_at(where + ".op", e.what());
+    }
+    Fields f(obj, where);
+    const std::string vpath = preset.source + ": " + path;
+    switch (op.kind) {
+      case RegionOpKind::thermal: {
+        ThermalParams& t = op.thermal;
+        f.number("talus_deg", t.talus_deg);
+        f.number("strength", t.strength);
+        f.integer("iterations", t.iterations);
+        f.finish("thermal");
+        t.validate(vpath);
+        break;
+      }
+      case RegionOpKind::droplets: {
+        DropletParams& d = op.droplets;
+        f.integer("droplets", d.droplets);
+        f.integer("seed", d.seed);
+        f.number("inertia", d.inertia);
+        f.number("capacity", d.capacity);
+        f.number("min_capacity", d.min_capacity);
+        f.number("erode_speed", d.erode_speed);
+        f.number("deposit_speed", d.deposit_speed);
+        f.number("evaporation", d.evaporation);
+        f.number("gravity", d.gravity);
+        f.number("initial_water", d.initial_water);
+        f.number("initial_speed", d.initial_speed);
+        f.integer("max_lifetime", d.max_lifetime);
+        f.number("brush_radius", d.brush_radius);
+        f.number("height_unit_m", d.height_unit_m);
+        f.number("reference_spacing_m", d.reference_spacing_m);
+        f.number("border_falloff_m", d.border_falloff_m);
+        f.finish("droplets");
+        d.validate(vpath);
+        break;
+      }
+      case RegionOpKind::stream_power: {
+        StreamPowerParams& s = op.stream_power;
+        f.number("uplift_m_per_yr", s.uplift_m_per_yr);
+        f.number("erodibility", s.erodibility);
+        f.number("m", s.m);
+        f.number("n", s.n);
+        f.number("diffusivity_m2_per_yr", s.diffusivity_m2_per_yr);
+        f.number("dt_yr", s.dt_yr);
+        f.integer("steps", s.steps);
+        f.boolean("use_sea_level", s.routing.use_sea_level);
+        f.number("sea_level_m", s.routing.sea_level_m);
+        f.string("uplift_node", op.uplift_node);
+        f.finish("stream_power");
+        s.validate(vpath);
+        if (!op.uplift_node.empty()) {
+          const auto& nodes = preset.graph.nodes;
+          if (std::none_of(nodes.begin(), nodes.end(),
+                           [&](const GraphNode& n) { return n.id == op.uplift_node; })) {
+            fail_at(where + ".uplift_node", "'" + op.uplift_node + "' is not a node of the graph");
+          }
+        }
+        break;
+      }
+      case RegionOpKind::blur:
+        f.number("sigma_m", op.blur_sigma_m);
+        f.finish("blur");
+        ed::check_range(vpath, "sigma_m", op.blur_sigma_m, 0.0, 1e4);
+        break;
+    }
+    ops.push_back(op);
+  }
+  return ops;
+}
+
+void apply_region_ops(Field2D& heights, const Preset& preset, const std::vector<RegionOp>& ops,
+                      const ExecContext& ctx) {
+  const double n = double(ops.size());
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const RegionOp& op = ops[k];
+    ExecContext sub = ed::quiet(ctx);
+    if (ctx.progress) {
+      sub.progress = [&ctx, k, n](double f) { ctx.progress((double(k) + f) / n); };
+    }
+    switch (op.kind) {
+      case RegionOpKind::thermal:
+        thermal_erosion(heights, op.thermal, sub);
+        break;
+      case RegionOpKind::droplets: {
+        DropletParams d = op.droplets;
+        d.seed = hash_combine(preset.seed, d.seed);
+        droplet_erosion(heights, d, sub);
+        break;
+      }
+      case RegionOpKind::stream_power: {
+        if (op.uplift_node.empty()) {
+          stream_power(heights, op.stream_power, nullptr, sub);
+          break;
+        }
+        Graph g = preset.graph;
+        for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+          if (g.nodes[i].id == op.uplift_node) g.output = int(i);
+        }
+        const CompiledGraph cg = compile(g, preset.world, preset.seed, preset.source);
+        // evaluate() maps the node's output v to world heights; undo that linear map to recover
+        // (v + 1) / 2 in [0, 1].
+        Field2D uplift(heights.grid);
+        evaluate(cg, heights.grid, uplift.data, ed::quiet(ctx));
+        const double lo = preset.world.height_min_m, span = preset.world.height_max_m - lo;
+        for (float& u : uplift.data) u = float(std::clamp((double(u) - lo) / span, 0.0, 1.0));
+        stream_power(heights, op.stream_power, &uplift, sub);
+        break;
+      }
+      case RegionOpKind::blur: {
+        Field2D out;
+        gaussian_blur(heights, op.blur_sigma_m, out, sub);
+        heights.data.swap(out.data);
+        break;
+      }
+    }
+    if (ctx.progress) ctx.progress(double(k + 1) / n);
+  }
+}
+
+}  // namespace terrane

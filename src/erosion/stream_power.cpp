@@ -1,0 +1,155 @@
+// Stream-power landscape evolution.
+//
+// Braun & Willett 2013, "A very efficient O(n), implicit and parallel method to solve the stream
+// power equation governing fluvial incision and landscape evolution", Geomorphology 180-181:
+// dh/dt = U - K A^m S^n. With the cells ordered so that every receiver comes before its donors,
+// the implicit Euler step for n = 1 is solved in one pass:
+//   h_i' = (h_i + U_i dt + F_i h_r') / (1 + F_i),  F_i = K dt A_i^m / L_ir.
+// Routing and depression handling: compute_flow_routing (D8 on the Priority-Flood surface,
+// Barnes et al. 2014). A cell whose receiver ends at or above its uplifted height (inside a
+// depression) is only uplifted. Hillslope diffusion dh/dt = D laplacian(h) is explicit
+// (forward Euler, 5-point Laplacian) with sub-steps keeping D dt / spacing^2 <= 0.2.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "erosion/erosion_internal.hpp"
+#include "terrane/erosion.hpp"
+
+namespace terrane {
+
+namespace ed = erosion_detail;
+
+void StreamPowerParams::validate(std::string_view path) const {
+  ed::check_range(path, "uplift_m_per_yr", uplift_m_per_yr, 0.0, 1.0);
+  ed::check_range(path, "erodibility", erodibility, 0.0, 1.0);
+  ed::check_range(path, "m", m, 0.0, 2.0);
+  if (!(n == 1.0)) {
+    throw Error(ErrorCategory::invalid_argument,
+                std::string(path) + ".n = " + ed::fmt(n) +
+                    " is not supported: the implicit solver needs n = 1 (allowed: 1)");
+  }
+  ed::check_range(path, "diffusivity_m2_per_yr", diffusivity_m2_per_yr, 0.0, 1e3);
+  ed::check_range(path, "dt_yr", dt_yr, 0.0, 1e7, true);
+  ed::check_int(path, "steps", steps, 0, kMaxStreamPowerSteps);
+  routing.validate(std::string(path) + ".routing");
+}
+
+StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
+                              const Field2D* uplift_map, const ExecContext& ctx) {
+  params.validate();
+  heights.grid.validate("stream_power heights");
+  const GridSpec& g = heights.grid;
+  const int w = g.width, h = g.height;
+  const std::size_t n = g.sample_count();
+  if (heights.data.size() != n) {
+    throw Error(ErrorCategory::invalid_argument, "stream_power: heights.data has " +
+                                                     std::to_string(heights.data.size()) +
+                                                     " samples, the grid needs " + std::to_string(n));
+  }
+  if (uplift_map != nullptr) {
+    if (uplift_map->grid.width != w || uplift_map->grid.height != h || uplift_map->data.size() != n) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "stream_power: the uplift map is " + std::to_string(uplift_map->grid.width) +
+                      " x " + std::to_string(uplift_map->grid.height) + ", the heights are " +
+                      std::to_string(w) + " x " + std::to_string(h));
+    }
+    for (std::size_t c = 0; c < n; ++c) {
+      const float u = uplift_map->data[c];
+      if (!(std::isfinite(u) && u >= 0.0f && u <= 1e3f)) {
+        throw Error(ErrorCategory::invalid_argument,
+                    "stream_power: uplift map at (" + std::to_string(c % std::size_t(w)) + ", " +
+                        std::to_string(c / std::size_t(w)) + ") = " + ed::fmt(u) +
+                        " is outside the allowed range [0, 1000]");
+      }
+    }
+  }
+  StreamPowerStats stats;
+  if (params.steps == 0) return stats;
+
+  const ExecContext inner = ed::quiet(ctx);
+  const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
+  const double dt = params.dt_yr;
+  const double cell_area = g.spacing_m * g.spacing_m;
+  const double inv_axial = 1.0 / g.spacing_m, inv_diag = 1.0 / (g.spacing_m * std::numbers::sqrt2);
+  const double kdt = params.erodibility * dt;
+  const bool sqrt_m = params.m == 0.5;
+  // Diffusion sub-steps.
+  const double d_number = params.diffusivity_m2_per_yr * dt / cell_area;
+  const int sub = d_number > 0.0 ? int(std::ceil(d_number / 0.2)) : 0;
+  const double alpha = sub > 0 ? d_number / double(sub) : 0.0;
+
+  FlowRouting routing;
+  std::vector<double> area(n), factor(n);
+  std::vector<float> tmp;
+  float* hs = heights.data.data();
+  for (int step = 0; step < params.steps; ++step) {
+    ed::check_cancel(ctx);
+    compute_flow_routing(heights, params.routing, routing, inner);
+    stats.depressions += routing.depressions;
+    std::fill(area.begin(), area.end(), cell_area);
+    for (std::size_t k = n; k-- > 0;) {
+      const std::uint32_t c = routing.order[k];
+      const std::uint32_t r = routing.receiver[c];
+      if (r != c) area[r] += area[c];
+    }
+    // F_i = K dt A^m / L, independent per cell.
+    parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t c = b; c < e; ++c) {
+        const std::uint32_t r = routing.receiver[std::size_t(c)];
+        const std::int64_t d = std::int64_t(r) - c;
+        const bool axial = d == 1 || d == -1 || d == w || d == -w;
+        const double am = sqrt_m ? std::sqrt(area[std::size_t(c)]) : std::pow(area[std::size_t(c)], params.m);
+        factor[std::size_t(c)] = kdt * am * (axial ? inv_axial : inv_diag);
+      }
+    });
+    // Implicit incision along the order (receivers first).
+    double uplift_sum = 0.0, incision_sum = 0.0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint32_t c = routing.order[k];
+      const std::uint32_t r = routing.receiver[c];
+      if (r == c) continue;  // outlet: fixed base level
+      const double u = params.uplift_m_per_yr * dt * (uplift_map ? double(uplift_map->data[c]) : 1.0);
+      const double hu = double(hs[c]) + u;
+      const double hr = double(hs[r]);
+      const double f = factor[c];
+      const float next = hr >= hu ? float(hu) : float((hu + f * hr) / (1.0 + f));
+      uplift_sum += u;
+      incision_sum += hu - double(next);
+      hs[c] = next;
+    }
+    stats.uplift_m3 += uplift_sum * cell_area;
+    stats.incision_m3 += incision_sum * cell_area;
+    // Hillslope diffusion; outlets (receiver == self) stay fixed.
+    if (sub > 0) {
+      double before = 0.0, after = 0.0;
+      for (std::size_t c = 0; c < n; ++c) before += double(hs[c]);
+      tmp.resize(n);
+      for (int s = 0; s < sub; ++s) {
+        parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
+          for (std::int64_t jj = b; jj < e; ++jj) {
+            const std::size_t row = std::size_t(jj) * std::size_t(w);
+            for (int i = 0; i < w; ++i) {
+              const std::size_t c = row + std::size_t(i);
+              if (routing.receiver[c] == c) {
+                tmp[c] = hs[c];
+                continue;
+              }
+              const double lap = (double(hs[c - 1]) + double(hs[c + 1])) +
+                                 (double(hs[c - std::size_t(w)]) + double(hs[c + std::size_t(w)])) -
+                                 4.0 * double(hs[c]);
+              tmp[c] = float(double(hs[c]) + alpha * lap);
+            }
+          }
+        });
+        std::copy(tmp.begin(), tmp.end(), hs);
+      }
+      for (std::size_t c = 0; c < n; ++c) after += double(hs[c]);
+      stats.diffusion_m3 += (after - before) * cell_area;
+    }
+    ed::report(ctx, double(step + 1) / double(params.steps));
+  }
+  return stats;
+}
+
+}  // namespace terrane

@@ -1,0 +1,580 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "terrane/core.hpp"
+#include "terrane/erosion.hpp"
+#include "terrane/graph.hpp"
+#include "terrane/noise.hpp"
+
+namespace terrane {
+namespace {
+
+GridSpec grid(int w, int h, double spacing = 1.0) {
+  return GridSpec{.width = w, .height = h, .spacing_m = spacing};
+}
+
+// Rough fBm terrain in metres: base + amplitude * noise.
+Field2D noise_terrain(int w, int h, double spacing, double amplitude_m, double base_m = 0.0,
+                      std::uint64_t seed = 99, double frequency = 0.02) {
+  NoiseParams p;
+  p.type = NoiseType::opensimplex2;
+  p.fractal = FractalType::fbm;
+  p.octaves = 5;
+  p.seed = seed;
+  p.frequency = frequency / spacing;
+  Field2D f(grid(w, h, spacing));
+  noise_fill(p, f.grid, f.data);
+  for (float& v : f.data) v = float(base_m + amplitude_m * double(v));
+  return f;
+}
+
+bool bit_equal(const Field2D& a, const Field2D& b) {
+  return a.data.size() == b.data.size() &&
+         std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0;
+}
+
+double total(const Field2D& f) {
+  double s = 0.0;
+  for (float v : f.data) s += double(v);
+  return s;
+}
+
+double abs_total(const Field2D& f) {
+  double s = 0.0;
+  for (float v : f.data) s += std::fabs(double(v));
+  return s;
+}
+
+// Largest slope (rise over run) between 8-neighbours.
+double max_slope(const Field2D& f) {
+  double best = 0.0;
+  const double s = f.grid.spacing_m;
+  for (int j = 0; j < f.grid.height; ++j) {
+    for (int i = 0; i < f.grid.width; ++i) {
+      for (int dj = -1; dj <= 1; ++dj) {
+        for (int di = -1; di <= 1; ++di) {
+          const int ni = i + di, nj = j + dj;
+          if ((di == 0 && dj == 0) || ni < 0 || nj < 0 || ni >= f.grid.width || nj >= f.grid.height) continue;
+          const double d = (di != 0 && dj != 0) ? s * std::numbers::sqrt2 : s;
+          best = std::max(best, (double(f.at(i, j)) - double(f.at(ni, nj))) / d);
+        }
+      }
+    }
+  }
+  return best;
+}
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Thermal
+
+TEST(Thermal, ConservesVolume) {
+  Field2D f = noise_terrain(128, 96, 1.0, 120.0, 500.0);
+  const double before = total(f), scale = abs_total(f);
+  ThermalParams p;
+  p.talus_deg = 30.0;
+  p.iterations = 200;
+  thermal_erosion(f, p);
+  EXPECT_NEAR(total(f), before, 1e-6 * scale);
+  EXPECT_LT(max_slope(f), max_slope(noise_terrain(128, 96, 1.0, 120.0, 500.0)));
+}
+
+TEST(Thermal, SlopesBelowTalusAfterConvergence) {
+  // A 40 m spike on flat ground at 2 m spacing: slopes far above talus at first.
+  Field2D f(grid(41, 41, 2.0));
+  f.at(20, 20) = 400.0f;
+  f.at(21, 20) = 200.0f;
+  ThermalParams p;
+  p.talus_deg = 33.0;
+  p.strength = 0.5;
+  p.iterations = 4000;
+  const double before = total(f);
+  thermal_erosion(f, p);
+  const double tan_talus = std::tan(33.0 * std::numbers::pi / 180.0);
+  EXPECT_LE(max_slope(f), tan_talus * 1.001 + 1e-4);
+  EXPECT_NEAR(total(f), before, 1e-5 * before);
+  // The pile spread: the peak came down to what the talus angle allows over the pile's extent.
+  EXPECT_LT(f.at(20, 20), 60.0f);
+}
+
+TEST(Thermal, BitIdenticalForAnyThreadCount) {
+  const Field2D src = noise_terrain(200, 131, 0.5, 60.0);
+  ThermalParams p;
+  p.iterations = 40;
+  Field2D a = src, b = src, c = src;
+  thermal_erosion(a, p, ExecContext{.threads = 1});
+  thermal_erosion(b, p, ExecContext{.threads = 2});
+  thermal_erosion(c, p, ExecContext{.threads = 5});
+  EXPECT_TRUE(bit_equal(a, b));
+  EXPECT_TRUE(bit_equal(a, c));
+  EXPECT_FALSE(bit_equal(a, src));
+  for (SimdTarget target : supported_simd_targets()) {
+    set_simd_target(target);
+    Field2D d = src;
+    thermal_erosion(d, p, ExecContext{.threads = 2});
+    EXPECT_TRUE(bit_equal(a, d)) << to_string(target);
+  }
+  set_simd_target(SimdTarget::best);
+}
+
+TEST(Thermal, GentleTerrainIsUntouched) {
+  Field2D f = noise_terrain(64, 64, 10.0, 5.0);  // slopes well below 35 degrees
+  const Field2D src = f;
+  thermal_erosion(f, ThermalParams{});
+  EXPECT_TRUE(bit_equal(f, src));
+}
+
+TEST(Thermal, RejectsBadParameters) {
+  Field2D f(grid(8, 8));
+  ThermalParams p;
+  p.talus_deg = 90.0;
+  EXPECT_EQ(error_of([&] { thermal_erosion(f, p); }),
+            "thermal.talus_deg = 90 is outside the allowed range [0, 90)");
+  p = ThermalParams{};
+  p.iterations = -1;
+  EXPECT_EQ(error_of([&] { thermal_erosion(f, p); }),
+            "thermal.iterations = -1 is outside the allowed range 0..100000");
+  p = ThermalParams{};
+  p.strength = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(error_of([&] { thermal_erosion(f, p); }),
+            "thermal.strength = nan is outside the allowed range (0, 1]");
+  p = ThermalParams{};
+  p.talus_deg = 100.0;
+  EXPECT_EQ(error_of([&] { p.validate("post[2]"); }),
+            "post[2].talus_deg = 100 is outside the allowed range [0, 90)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Droplets
+
+DropletParams droplet_params(std::int64_t n) {
+  DropletParams p;
+  p.droplets = n;
+  p.seed = 42;
+  return p;
+}
+
+TEST(Droplets, MassBalance) {
+  Field2D f = noise_terrain(256, 192, 1.0, 40.0, 0.0, 7, 0.01);
+  const double before = total(f);
+  const DropletStats st = droplet_erosion(f, droplet_params(60000));
+  EXPECT_GT(st.eroded_m3, 0.0);
+  EXPECT_GT(st.deposited_m3, 0.0);
+  EXPECT_GT(st.steps, 60000);
+  // Eroded = deposited + carried off the map.
+  EXPECT_NEAR(st.eroded_m3, st.deposited_m3 + st.carried_off_m3, 1e-4 * st.eroded_m3);
+  // The field changed by exactly that (cell area 1 m^2), up to float rounding.
+  EXPECT_NEAR(total(f) - before, st.deposited_m3 - st.eroded_m3, 1e-3 * st.eroded_m3);
+}
+
+// How far the highest cell stands above all of its 8 neighbours (0 when no cell is a peak).
+double max_spike(const Field2D& f) {
+  double best = 0.0;
+  for (int j = 1; j + 1 < f.grid.height; ++j) {
+    for (int i = 1; i + 1 < f.grid.width; ++i) {
+      float m = -std::numeric_limits<float>::infinity();
+      for (int dj = -1; dj <= 1; ++dj) {
+        for (int di = -1; di <= 1; ++di) {
+          if (di != 0 || dj != 0) m = std::max(m, f.at(i + di, j + dj));
+        }
+      }
+      best = std::max(best, double(f.at(i, j)) - double(m));
+    }
+  }
+  return best;
+}
+
+TEST(Droplets, FiniteAndNoSpikes) {
+  const Field2D src = noise_terrain(256, 256, 2.0, 80.0, 0.0, 3, 0.01);
+  Field2D f = src;
+  droplet_erosion(f, droplet_params(100000));
+  float lo = src.data[0], hi = src.data[0];
+  for (float v : src.data) lo = std::min(lo, v), hi = std::max(hi, v);
+  const double relief = double(hi) - double(lo);
+  double max_change = 0.0, changed = 0.0;
+  for (std::size_t c = 0; c < f.data.size(); ++c) {
+    ASSERT_TRUE(std::isfinite(f.data[c])) << "cell " << c;
+    const double d = std::fabs(double(f.data[c]) - double(src.data[c]));
+    max_change = std::max(max_change, d);
+    changed += d;
+  }
+  EXPECT_GT(changed, 0.0);
+  // Bounded: no cell moved by more than half the relief (the largest changes are closed
+  // depressions filling with sediment), no new extremes, no new peaks standing out.
+  EXPECT_LT(max_change, 0.5 * relief);
+  float nlo = f.data[0], nhi = f.data[0];
+  for (float v : f.data) nlo = std::min(nlo, v), nhi = std::max(nhi, v);
+  EXPECT_LE(nhi, hi);
+  EXPECT_GE(nlo, lo);
+  EXPECT_LE(max_spike(f), max_spike(src) + 0.01 * relief);
+}
+
+TEST(Droplets, BitIdenticalForThreadsAndSimdTargets) {
+  const Field2D src = noise_terrain(300, 220, 1.0, 50.0, 0.0, 11, 0.01);
+  const DropletParams p = droplet_params(50000);
+  Field2D a = src, b = src, c = src;
+  const DropletStats sa = droplet_erosion(a, p, ExecContext{.threads = 1});
+  const DropletStats sb = droplet_erosion(b, p, ExecContext{.threads = 2});
+  droplet_erosion(c, p, ExecContext{.threads = 4});
+  EXPECT_TRUE(bit_equal(a, b));
+  EXPECT_TRUE(bit_equal(a, c));
+  EXPECT_EQ(sa.eroded_m3, sb.eroded_m3);
+  EXPECT_EQ(sa.steps, sb.steps);
+  for (SimdTarget t : supported_simd_targets()) {
+    set_simd_target(t);
+    Field2D d = src;
+    droplet_erosion(d, p, ExecContext{.threads = 2});
+    EXPECT_TRUE(bit_equal(a, d)) << to_string(t);
+  }
+  set_simd_target(SimdTarget::best);
+  Field2D e = src;
+  DropletParams q = p;
+  q.seed = 43;
+  droplet_erosion(e, q);
+  EXPECT_FALSE(bit_equal(a, e));
+}
+
+TEST(Droplets, BorderFalloffKeepsTheEdgeUneroded) {
+  Field2D f = noise_terrain(128, 128, 1.0, 40.0, 0.0, 5, 0.02);
+  const Field2D src = f;
+  DropletParams p = droplet_params(40000);
+  p.border_falloff_m = 10.0;
+  droplet_erosion(f, p);
+  // Brushes reaching the edge erode nothing: edge cells only gain (deposits).
+  for (int i = 0; i < 128; ++i) {
+    EXPECT_GE(f.at(i, 0), src.at(i, 0));
+    EXPECT_GE(f.at(0, i), src.at(0, i));
+  }
+}
+
+TEST(Droplets, PhysicalUnitsKeepCharacterAcrossResolutions) {
+  // The same 256 m terrain sampled at 2 m and at 1 m, the same rain (droplets per m^2): in
+  // physical mode the eroded volume agrees within a factor of 1.5; in per-cell mode it does not.
+  const auto eroded = [](double reference_spacing_m, int w, double spacing, double freq) {
+    DropletParams p = droplet_params(20000);
+    p.reference_spacing_m = reference_spacing_m;
+    Field2D f = noise_terrain(w, w, spacing, 40.0, 0.0, 8, freq);
+    return droplet_erosion(f, p).eroded_m3;
+  };
+  const double physical = eroded(2.0, 255, 1.0, 0.01) / eroded(2.0, 128, 2.0, 0.02);
+  const double cells = eroded(0.0, 255, 1.0, 0.01) / eroded(0.0, 128, 2.0, 0.02);
+  EXPECT_GT(physical, 1.0 / 1.5);
+  EXPECT_LT(physical, 1.5);
+  EXPECT_GT(std::fabs(std::log(cells)), 2.0 * std::fabs(std::log(physical)));
+}
+
+TEST(Droplets, RejectsBadParameters) {
+  Field2D f(grid(16, 16));
+  DropletParams p;
+  p.droplets = kMaxDroplets + 1;
+  EXPECT_EQ(error_of([&] { droplet_erosion(f, p); }),
+            "droplets.droplets = 67108865 is outside the allowed range 0..67108864");
+  p = DropletParams{};
+  p.inertia = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(error_of([&] { droplet_erosion(f, p); }),
+            "droplets.inertia = nan is outside the allowed range [0, 1)");
+  p = DropletParams{};
+  p.max_lifetime = 0;
+  EXPECT_EQ(error_of([&] { droplet_erosion(f, p); }),
+            "droplets.max_lifetime = 0 is outside the allowed range 1..1024");
+  p = DropletParams{};
+  p.reference_spacing_m = 0.01;  // radius 3 cells at 1 cm -> 0.03 cells at 1 m
+  EXPECT_NE(error_of([&] { droplet_erosion(f, p); }).find("droplets.max_lifetime = 30 becomes 0 steps"),
+            std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing, hydrology
+
+TEST(Routing, EveryCellDrainsToAnOutlet) {
+  const Field2D f = noise_terrain(160, 120, 10.0, 100.0, 0.0, 21, 0.05);  // many pits
+  FlowRouting r;
+  compute_flow_routing(f, RoutingParams{}, r);
+  EXPECT_GT(r.depressions, 10);
+  const std::size_t n = f.data.size();
+  ASSERT_EQ(r.order.size(), n);
+  std::vector<std::size_t> pos(n, n);
+  for (std::size_t k = 0; k < n; ++k) pos[r.order[k]] = k;
+  for (std::size_t c = 0; c < n; ++c) {
+    ASSERT_LT(pos[c], n) << "order is not a permutation";
+    ASSERT_GE(r.filled_m[c], f.data[c]);
+    const std::uint32_t rc = r.receiver[c];
+    if (rc != c) {
+      ASSERT_LT(pos[rc], pos[c]) << "receiver after donor";
+      const int di = int(rc % 160) - int(c % 160), dj = int(rc / 160) - int(c / 160);
+      ASSERT_LE(std::abs(di), 1);
+      ASSERT_LE(std::abs(dj), 1);
+    }
+    // Follow the path: it must end at a border cell within n steps.
+    std::size_t x = c;
+    std::size_t steps = 0;
+    while (r.receiver[x] != x && steps <= n) x = r.receiver[x], ++steps;
+    const int i = int(x % 160), j = int(x / 160);
+    ASSERT_TRUE(i == 0 || j == 0 || i == 159 || j == 119) << "cell " << c << " ends at " << x;
+  }
+}
+
+TEST(Routing, SeaCellsAreOutlets) {
+  const Field2D f = noise_terrain(100, 100, 10.0, 100.0, 0.0, 4, 0.03);
+  RoutingParams rp;
+  rp.use_sea_level = true;
+  rp.sea_level_m = 0.0;
+  FlowRouting r;
+  compute_flow_routing(f, rp, r);
+  for (std::size_t c = 0; c < f.data.size(); ++c) {
+    std::size_t x = c;
+    while (r.receiver[x] != x) x = r.receiver[x];
+    const int i = int(x % 100), j = int(x / 100);
+    ASSERT_TRUE(f.data[x] < 0.0f || i == 0 || j == 0 || i == 99 || j == 99);
+  }
+}
+
+TEST(Hydrology, LakeLevelsAndSpillPoints) {
+  // A crater: floor at 5..9.5 m inside radius 15, a thick wall of 30 m falling gently outside,
+  // and a one-cell channel through the wall whose highest point is 22 m at (47, 32).
+  Field2D f(grid(64, 64, 5.0));
+  for (int j = 0; j < 64; ++j) {
+    for (int i = 0; i < 64; ++i) {
+      const double r = std::hypot(i - 32.0, j - 32.0);
+      f.at(i, j) = float(r < 15.0 ? 5.0 + 0.3 * r : std::max(0.0, 30.0 - 0.5 * (r - 15.0)));
+    }
+  }
+  for (int i = 47; i < 64; ++i) f.at(i, 32) = float(22.0 - 0.25 * (i - 47));
+  Hydrology hy;
+  HydrologyParams hp;
+  hp.river_area_m2 = 2000.0;
+  compute_hydrology(f, hp, hy);
+  ASSERT_EQ(hy.lakes.size(), 1u);
+  const Lake& lake = hy.lakes[0];
+  EXPECT_FLOAT_EQ(float(lake.level_m), 22.0f);
+  EXPECT_EQ(f.at(lake.spill_i, lake.spill_j), 22.0f);
+  EXPECT_GT(lake.volume_m3, 0.0);
+  // The whole crater floor is lake, the rim is not.
+  EXPECT_EQ(hy.lake_id[32 * 64 + 32], lake.id);
+  EXPECT_EQ(hy.lake_id[32 * 64 + 50], kNoLake);
+  // Everything drains: the area leaving through the border is the whole map.
+  double border = 0.0;
+  for (std::size_t c = 0; c < f.data.size(); ++c) {
+    if (hy.routing.receiver[c] == c) border += double(hy.drainage_area_m2.data[c]);
+  }
+  EXPECT_NEAR(border, 64.0 * 64.0 * 25.0, 1e-6);
+  // The notch carries the crater's whole catchment.
+  EXPECT_GE(hy.drainage_area_m2.at(lake.spill_i, lake.spill_j), float(lake.area_m2));
+}
+
+TEST(Hydrology, LakesOnRoughTerrain) {
+  const Field2D f = noise_terrain(200, 150, 10.0, 100.0, 0.0, 77, 0.04);
+  Hydrology hy;
+  HydrologyParams hp;
+  hp.river_area_m2 = 50.0 * 100.0;
+  compute_hydrology(f, hp, hy);
+  ASSERT_GT(hy.lakes.size(), 3u);
+  const int w = 200;
+  std::vector<double> max_h(hy.lakes.size() + 1, -1e30);
+  for (std::size_t c = 0; c < f.data.size(); ++c) {
+    EXPECT_GE(hy.water_level_m.data[c], f.data[c]);
+    const std::int32_t id = hy.lake_id[c];
+    if (id != kNoLake) {
+      max_h[std::size_t(id)] = std::max(max_h[std::size_t(id)], double(f.data[c]));
+      EXPECT_EQ(hy.water_level_m.data[c], float(hy.lakes[std::size_t(id - 1)].level_m));
+    }
+    EXPECT_EQ(hy.river[c] != 0, id == kNoLake && hy.drainage_area_m2.data[c] >= 5000.0f);
+  }
+  for (const Lake& l : hy.lakes) {
+    EXPECT_GE(l.level_m, max_h[std::size_t(l.id)]) << "lake " << l.id;
+    const std::size_t s = std::size_t(l.spill_j) * w + std::size_t(l.spill_i);
+    EXPECT_NE(hy.lake_id[s], l.id);
+    EXPECT_EQ(double(f.data[s]), l.level_m) << "lake " << l.id;
+    bool on_rim = false;
+    for (int dj = -1; dj <= 1; ++dj) {
+      for (int di = -1; di <= 1; ++di) {
+        const int i = l.spill_i + di, j = l.spill_j + dj;
+        if (i >= 0 && j >= 0 && i < w && j < 150 && hy.lake_id[std::size_t(j) * w + i] == l.id) on_rim = true;
+      }
+    }
+    EXPECT_TRUE(on_rim) << "lake " << l.id;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stream power
+
+TEST(StreamPower, SteadyStateSlopeAreaLaw) {
+  Field2D f = noise_terrain(72, 72, 100.0, 5.0, 5.0, 5, 0.08);
+  StreamPowerParams p;
+  p.uplift_m_per_yr = 1e-3;
+  p.erodibility = 1e-4;
+  p.m = 0.45;
+  p.dt_yr = 2e4;
+  p.steps = 1500;
+  stream_power(f, p);
+  // Steady: one more step changes almost nothing, and erosion balances uplift.
+  Field2D g = f;
+  StreamPowerParams one = p;
+  one.steps = 1;
+  const StreamPowerStats st = stream_power(g, one);
+  EXPECT_NEAR(st.incision_m3, st.uplift_m3, 1e-3 * st.uplift_m3);
+  FlowRouting r;
+  compute_flow_routing(f, RoutingParams{}, r);
+  EXPECT_EQ(r.depressions, 0);
+  Field2D area;
+  flow_accumulation(r, f.grid, {}, area);
+  // Fit log S = a + b log A over river cells (A >= 4 cells).
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int cnt = 0;
+  for (std::size_t c = 0; c < f.data.size(); ++c) {
+    const std::uint32_t rc = r.receiver[c];
+    if (rc == c || area.data[c] < 4.0f * 1e4f) continue;
+    const bool diag = (rc % 72 != c % 72) && (rc / 72 != c / 72);
+    const double L = diag ? 100.0 * std::numbers::sqrt2 : 100.0;
+    const double s = (double(f.data[c]) - double(f.data[rc])) / L;
+    ASSERT_GT(s, 0.0);
+    const double x = std::log(double(area.data[c])), y = std::log(s);
+    sx += x, sy += y, sxx += x * x, sxy += x * y, ++cnt;
+  }
+  ASSERT_GT(cnt, 200);
+  const double b = (cnt * sxy - sx * sy) / (cnt * sxx - sx * sx);
+  const double a = (sy - b * sx) / cnt;
+  EXPECT_NEAR(b, -p.m, 0.1 * p.m);
+  // Intercept: S = (U / K) A^-m.
+  EXPECT_NEAR(std::exp(a), p.uplift_m_per_yr / p.erodibility, 0.1 * p.uplift_m_per_yr / p.erodibility);
+}
+
+TEST(StreamPower, VolumeBookkeeping) {
+  Field2D f = noise_terrain(96, 80, 50.0, 80.0, 100.0, 13, 0.05);
+  const double before = total(f);
+  StreamPowerParams p;
+  p.diffusivity_m2_per_yr = 0.5;
+  p.dt_yr = 5000.0;
+  p.steps = 20;
+  const StreamPowerStats st = stream_power(f, p);
+  EXPECT_GT(st.depressions, 0);
+  EXPECT_GT(st.incision_m3, 0.0);
+  EXPECT_NE(st.diffusion_m3, 0.0);
+  const double change = (total(f) - before) * 2500.0;
+  EXPECT_NEAR(change, st.uplift_m3 - st.incision_m3 + st.diffusion_m3,
+              1e-6 * abs_total(f) * 2500.0);
+  // Uplift: every interior cell, every step.
+  EXPECT_NEAR(st.uplift_m3, 94.0 * 78.0 * 2500.0 * 1e-3 * 5000.0 * 20.0, 1e-3);
+}
+
+TEST(StreamPower, UpliftMapAndThreads) {
+  const Field2D src = noise_terrain(90, 70, 30.0, 40.0, 50.0, 17, 0.05);
+  Field2D up(src.grid);
+  for (int j = 0; j < 70; ++j) {
+    for (int i = 0; i < 90; ++i) up.at(i, j) = i < 45 ? 0.0f : 2.0f;
+  }
+  StreamPowerParams p;
+  p.steps = 15;
+  p.diffusivity_m2_per_yr = 0.1;
+  Field2D a = src, b = src;
+  stream_power(a, p, &up, ExecContext{.threads = 1});
+  stream_power(b, p, &up, ExecContext{.threads = 2});
+  EXPECT_TRUE(bit_equal(a, b));
+  // The west half is not uplifted, so it can only be lowered or stay (diffusion aside, D small).
+  double west = 0.0, east = 0.0;
+  for (int j = 1; j < 69; ++j) {
+    for (int i = 1; i < 89; ++i) (i < 44 ? west : east) += double(a.at(i, j)) - double(src.at(i, j));
+  }
+  EXPECT_LT(west, east);
+}
+
+TEST(StreamPower, RejectsBadParameters) {
+  Field2D f(grid(8, 8));
+  StreamPowerParams p;
+  p.n = 2.0;
+  EXPECT_EQ(error_of([&] { stream_power(f, p); }),
+            "stream_power.n = 2 is not supported: the implicit solver needs n = 1 (allowed: 1)");
+  p = StreamPowerParams{};
+  p.steps = -3;
+  EXPECT_EQ(error_of([&] { stream_power(f, p); }),
+            "stream_power.steps = -3 is outside the allowed range 0..1000000");
+  p = StreamPowerParams{};
+  p.erodibility = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(error_of([&] { stream_power(f, p); }),
+            "stream_power.erodibility = inf is outside the allowed range [0, 1]");
+  Field2D up(grid(4, 4));
+  EXPECT_EQ(error_of([&] { stream_power(f, StreamPowerParams{}, &up); }),
+            "stream_power: the uplift map is 4 x 4, the heights are 8 x 8");
+}
+
+}  // namespace
+}  // namespace terrane
+
+namespace terrane {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Preset "post" lists
+
+TEST(RegionOps, ParseApplyAndErrors) {
+  const std::vector<std::string> set = {
+      R"(post=[{"op":"thermal","iterations":5},{"op":"droplets","droplets":2000,"seed":3},)"
+      R"({"op":"stream_power","steps":2,"uplift_node":"terrain"},{"op":"blur","sigma_m":4}])"};
+  const Preset p = load_preset("default", set);
+  const std::vector<RegionOp> ops = parse_region_ops(p);
+  ASSERT_EQ(ops.size(), 4u);
+  EXPECT_EQ(ops[0].thermal.iterations, 5);
+  EXPECT_EQ(ops[1].droplets.droplets, 2000);
+  EXPECT_EQ(ops[2].uplift_node, "terrain");
+  EXPECT_EQ(ops[3].blur_sigma_m, 4.0);
+  const GridSpec g{.width = 96, .height = 80, .spacing_m = 8.0};
+  Field2D a(g);
+  evaluate(compile(p), g, a.data);
+  Field2D b = a;
+  const Field2D src = a;
+  apply_region_ops(a, p, ops, ExecContext{.threads = 1});
+  apply_region_ops(b, p, ops, ExecContext{.threads = 2});
+  EXPECT_TRUE(bit_equal(a, b));
+  EXPECT_FALSE(bit_equal(a, src));
+
+  const auto err = [](const std::string& post) {
+    return error_of([&] { parse_region_ops(load_preset("default", std::vector<std::string>{"post=" + post})); });
+  };
+  EXPECT_EQ(err(R"([{"op":"thermal","talus_deg":90}])"),
+            "builtin preset 'default': post[0].talus_deg = 90 is outside the allowed range [0, 90)");
+  EXPECT_EQ(err(R"([{"op":"stream_power","n":2}])"),
+            "builtin preset 'default': post[0].n = 2 is not supported: the implicit solver needs n = 1 "
+            "(allowed: 1)");
+  EXPECT_EQ(err(R"([{"op":"droplets","droplets":100000000}])"),
+            "builtin preset 'default': post[0].droplets = 100000000 is outside the allowed range "
+            "0..67108864");
+  EXPECT_EQ(err(R"([{"op":"thermal","iterations":-4}])"),
+            "builtin preset 'default': post[0].iterations = -4 is outside the allowed range 0..100000");
+  EXPECT_EQ(err(R"([{"op":"erode"}])"),
+            "builtin preset 'default': post[0].op: unknown region operation 'erode' (allowed: "
+            "thermal, droplets, stream_power, blur)");
+  EXPECT_EQ(err(R"([{"op":"stream_power","uplift_node":"nope"}])"),
+            "builtin preset 'default': post[0].uplift_node: 'nope' is not a node of the graph");
+  EXPECT_EQ(err(R"([{"op":"blur","sigma":1}])"),
+            "builtin preset 'default': post[0].sigma: unknown key for a 'blur' operation; allowed "
+            "keys: op, sigma_m");
+  EXPECT_EQ(error_of([] { load_preset("default", std::vector<std::string>{"post=3"}); }),
+            "builtin preset 'default': post: expected an array of region operations, got integer 3");
+}
+
+TEST(RegionOps, BuiltinPresetsWithPostListsParse) {
+  EXPECT_EQ(parse_region_ops(load_preset("alpine")).size(), 2u);
+  const std::vector<RegionOp> r = parse_region_ops(load_preset("ranges"));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, RegionOpKind::stream_power);
+}
+
+}  // namespace
+}  // namespace terrane
