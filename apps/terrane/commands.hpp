@@ -16,11 +16,14 @@ struct GenerateOptions {
   std::vector<std::string> overrides;  // --set a.b=value
   bool has_seed = false;
   std::uint64_t seed = 0;
-  int size = 0;  // 0 = preset's world.size
+  bool has_size = false;
+  int size = 0;  // used when has_size, else the preset's world.size
+  bool has_width = false, has_height = false;
   int width = 0, height = 0;
   bool has_origin = false;
   double origin_x = 0.0, origin_z = 0.0;
-  double cell_m = 0.0;  // 0 = preset's world.cell_size_m
+  bool has_cell = false;
+  double cell_m = 0.0;  // used when has_cell, else the preset's world.cell_size_m
   std::string formats = "png16,preview";
   int threads = 0;
   bool quiet = false;

@@ -1,6 +1,7 @@
 // `terrane generate`: preset → height field → files (PNG16, RAW16, EXR, normal map, preview)
 // plus a JSON sidecar. Every file is written atomically (temporary name, then rename).
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -72,8 +73,8 @@ int run_generate(const GenerateOptions& opt) {
   // Command-line settings become preset overrides so the sidecar's preset hash covers them.
   std::vector<std::string> overrides = opt.overrides;
   if (opt.has_seed) overrides.push_back("seed=" + std::to_string(opt.seed));
-  if (opt.size != 0) overrides.push_back("world.size=" + std::to_string(opt.size));
-  if (opt.cell_m != 0.0) {
+  if (opt.has_size) overrides.push_back("world.size=" + std::to_string(opt.size));
+  if (opt.has_cell) {
     std::ostringstream s;
     s.precision(17);
     s << "world.cell_size_m=" << opt.cell_m;
@@ -82,11 +83,11 @@ int run_generate(const GenerateOptions& opt) {
   const Preset preset = load_preset(opt.preset, overrides);
 
   GridSpec grid = default_grid(preset.world);
-  if ((opt.width != 0) != (opt.height != 0)) {
+  if (opt.has_width != opt.has_height) {
     throw Error(ErrorCategory::invalid_argument, "--width and --height must be given together");
   }
-  if (opt.width != 0 || opt.height != 0) {
-    if (opt.size != 0) {
+  if (opt.has_width) {
+    if (opt.has_size) {
       throw Error(ErrorCategory::invalid_argument, "--size cannot be combined with --width/--height");
     }
     grid.width = opt.width;
@@ -125,37 +126,48 @@ int run_generate(const GenerateOptions& opt) {
   sidecar.preset_hash = preset.hash;
 
   const std::string base = preset.name.empty() ? "terrain" : preset.name;
-  std::vector<fs::path> written;
-  auto add = [&](const std::string& file, const char* format) {
-    written.push_back(dir / file);
-    sidecar.files.push_back({file, format});
+  // Each output is an independent job; they run concurrently (the encoders are mostly
+  // single-threaded zlib), and the sidecar lists them in a fixed order whatever finishes first.
+  struct Job {
+    std::string file;
+    const char* format;
+    std::function<void(const fs::path&)> write;
   };
+  std::vector<Job> jobs;
+  std::string raw_warning;
   if (formats.count("png16") != 0U) {
-    write_png16(dir / (base + ".png"), heights, range);
-    add(base + ".png", "png16");
+    jobs.push_back({base + ".png", "png16", [&](const fs::path& p) { write_png16(p, heights, range); }});
   }
   if (formats.count("raw16") != 0U) {
-    const std::string warning = write_raw16(dir / (base + ".r16"), heights, range);
-    if (!warning.empty()) {
-      std::fprintf(stderr, "warning: %s\n", warning.c_str());
-      sidecar.warnings.push_back(warning);
-    }
-    add(base + ".r16", "raw16");
+    jobs.push_back({base + ".r16", "raw16",
+                    [&](const fs::path& p) { raw_warning = write_raw16(p, heights, range); }});
   }
   if (formats.count("exr") != 0U) {
-    write_exr(dir / (base + ".exr"), heights);
-    add(base + ".exr", "exr");
+    jobs.push_back({base + ".exr", "exr", [&](const fs::path& p) { write_exr(p, heights); }});
   }
   if (formats.count("normals") != 0U) {
-    write_normal_map_png(dir / (base + "_normals.png"), heights, io_ctx);
-    add(base + "_normals.png", "normal_png");
+    jobs.push_back({base + "_normals.png", "normal_png",
+                    [&](const fs::path& p) { write_normal_map_png(p, heights, io_ctx); }});
   }
   if (formats.count("preview") != 0U) {
     PreviewParams pp;
     pp.range = range;
     pp.sea_level_m = preset.world.sea_level_m;
-    write_preview_png(dir / (base + "_preview.png"), heights, pp, io_ctx);
-    add(base + "_preview.png", "preview_png");
+    pp.palette = parse_preview_palette(preset.world.preview_palette);
+    jobs.push_back({base + "_preview.png", "preview_png",
+                    [&, pp](const fs::path& p) { write_preview_png(p, heights, pp, io_ctx); }});
+  }
+  parallel_for(io_ctx, std::int64_t(jobs.size()), 1, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t k = b; k < e; ++k) jobs[k].write(dir / jobs[k].file);
+  });
+  std::vector<fs::path> written;
+  for (const Job& job : jobs) {
+    written.push_back(dir / job.file);
+    sidecar.files.push_back({job.file, job.format});
+  }
+  if (!raw_warning.empty()) {
+    std::fprintf(stderr, "warning: %s\n", raw_warning.c_str());
+    sidecar.warnings.push_back(raw_warning);
   }
   write_sidecar_json(dir / (base + ".json"), sidecar);
   written.push_back(dir / (base + ".json"));

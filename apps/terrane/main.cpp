@@ -35,11 +35,11 @@ int main(int argc, char** argv) {
   g->add_option("-o,--out", gen.out_dir, "output directory (created if missing)")
       ->capture_default_str();
   auto* seed_opt = g->add_option("--seed", gen.seed, "world seed (overrides the preset's)");
-  g->add_option("--size", gen.size, "map size in samples per side (default: preset world.size)");
-  g->add_option("--width", gen.width, "map width in samples (with --height)");
-  g->add_option("--height", gen.height, "map height in samples (with --width)");
+  auto* size_opt = g->add_option("--size", gen.size, "map size in samples per side (default: preset world.size)");
+  auto* width_opt = g->add_option("--width", gen.width, "map width in samples (with --height)");
+  auto* height_opt = g->add_option("--height", gen.height, "map height in samples (with --width)");
   g->add_option("--origin", origin, "world position of sample (0,0) in metres: X,Z");
-  g->add_option("--cell", gen.cell_m, "sample spacing in metres (default: preset world.cell_size_m)");
+  auto* cell_opt = g->add_option("--cell", gen.cell_m, "sample spacing in metres (default: preset world.cell_size_m)");
   g->add_option("--set", gen.overrides, "override a preset field: a.b.c=value (repeatable)");
   g->add_option("--formats", gen.formats,
                 "comma-separated outputs: png16,raw16,exr,normals,preview (a JSON sidecar is "
@@ -77,6 +77,10 @@ int main(int argc, char** argv) {
     if (!simd.empty()) set_simd_target(parse_simd_target(simd));
     if (g->parsed()) {
       gen.has_seed = seed_opt->count() > 0;
+      gen.has_size = size_opt->count() > 0;
+      gen.has_width = width_opt->count() > 0;
+      gen.has_height = height_opt->count() > 0;
+      gen.has_cell = cell_opt->count() > 0;
       if (!origin.empty()) {
         if (!parse_origin(origin, gen.origin_x, gen.origin_z)) {
           throw Error(ErrorCategory::invalid_argument,

@@ -119,8 +119,15 @@ void write_normal_map_png(const std::filesystem::path& path, const Field2D& heig
                           const ExecContext& ctx = {});
 void write_normal_map_png(const std::filesystem::path& path, const Normals& normals);
 
+// Colour ramps of the preview. temperate: sand, greens, olive, brown and grey rock, snow.
+// arid: sand, ochre, red-brown rock, pale caprock.
+enum class PreviewPalette { temperate, arid };
+// "temperate" | "arid"; throws Error(invalid_argument) listing the names.
+PreviewPalette parse_preview_palette(std::string_view name);
+
 // Shaded relief preview.
 struct PreviewParams {
+  PreviewPalette palette = PreviewPalette::temperate;
   HeightRange range;                   // heights shown; colours are placed within it (see below)
   double sea_level_m = 0.0;            // [Units: m] finite; below it is water
   double ambient = 0.35;               // [Limit: 0..1] light that reaches slopes facing away

@@ -150,6 +150,11 @@ class NoiseGridSampler {
   // Requires 0 <= j < height and 0 <= i0, i0 + out.size() <= width.
   void row(int j, int i0, std::span<float> out, const float* dx = nullptr,
            const float* dz = nullptr) const;
+  // Two independent noises of this sampler's basis at the same positions, sharing one lattice
+  // evaluation where the basis supports it (the x and z displacement of a domain warp).
+  // Requires fractal == none; out_b.size() == out_a.size(); otherwise as row().
+  void row_pair(int j, int i0, std::span<float> out_a, std::span<float> out_b,
+                const float* dx = nullptr, const float* dz = nullptr) const;
 
   struct Impl;
 
@@ -171,7 +176,7 @@ class WarpGridSampler {
   void row(int j, int i0, std::span<float> dx, std::span<float> dz) const;
 
  private:
-  std::vector<NoiseGridSampler> layers_x_, layers_z_;
+  std::vector<NoiseGridSampler> layers_;  // one per octave, evaluated with row_pair()
   std::vector<float> layer_amplitude_m_;
   WarpFractal fractal_ = WarpFractal::none;
 };

@@ -90,7 +90,7 @@ void write_png16(const fs::path& path, const Image16& image) {
                                     std::to_string(image.height));
   }
   io_detail::write_png_atomic(path, image.width, image.height, SPNG_COLOR_TYPE_GRAYSCALE, 16,
-                              image.samples.data(), image.samples.size() * 2, false);
+                              image.samples.data(), image.samples.size() * 2, true);
 }
 
 void write_png16(const fs::path& path, const Field2D& heights, const HeightRange& range) {

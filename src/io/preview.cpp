@@ -63,6 +63,19 @@ Rgb land_colour(double height_above_sea_m, double land_span_m) {
   return ramp(land, f);
 }
 
+// Arid land: sand, ochre, red-brown cliffs, pale caprock.
+Rgb arid_land_colour(double height_above_sea_m, double land_span_m) {
+  const double f = height_above_sea_m / land_span_m;
+  const std::array<Stop, 7> land = {{{0.0, 226, 204, 158},
+                                     {0.10, 214, 178, 122},
+                                     {0.30, 200, 142, 88},
+                                     {0.50, 176, 104, 66},
+                                     {0.70, 158, 88, 60},
+                                     {0.88, 206, 160, 112},
+                                     {1.00, 232, 206, 164}}};
+  return ramp(land, f);
+}
+
 constexpr int kTable = 4096;
 
 std::uint8_t to_byte(float v) {
@@ -72,6 +85,13 @@ std::uint8_t to_byte(float v) {
 }
 
 }  // namespace
+
+PreviewPalette parse_preview_palette(std::string_view name) {
+  if (name == "temperate") return PreviewPalette::temperate;
+  if (name == "arid") return PreviewPalette::arid;
+  throw Error(ErrorCategory::invalid_argument,
+              "unknown preview palette '" + std::string(name) + "' (allowed: temperate, arid)");
+}
 
 void PreviewParams::validate() const {
   range.validate("preview height range");
@@ -104,10 +124,14 @@ void render_preview(const Field2D& heights, const PreviewParams& params,
   const double lo = params.range.height_min_m, hi = params.range.height_max_m;
   const double sea = params.sea_level_m;
   const double land_span = std::max(hi - sea, 1.0);
+  const PreviewPalette palette = params.palette;
   std::vector<Rgb> table(kTable);
   for (int k = 0; k < kTable; ++k) {
     const double hm = lo + (hi - lo) * double(k) / double(kTable - 1);
-    table[std::size_t(k)] = hm < sea ? ramp(kWater, sea - hm) : land_colour(hm - sea, land_span);
+    table[std::size_t(k)] = hm < sea ? ramp(kWater, sea - hm)
+                            : palette == PreviewPalette::arid
+                                ? arid_land_colour(hm - sea, land_span)
+                                : land_colour(hm - sea, land_span);
   }
   const auto to_index = float(double(kTable - 1) / (hi - lo));
   const auto lo_f = float(lo), sea_f = float(sea);

@@ -426,6 +426,8 @@ void CellularRow3(const Row3& r) {
   Row3Kernel<CellularBasis>(r);
 }
 
+void CellularRow2Pair(const Row2Pair& r) { Row2PairKernel<CellularBasis>(r); }
+
 }  // namespace terrane::noise_detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -435,6 +437,8 @@ HWY_AFTER_NAMESPACE();
 namespace terrane::noise_detail {
 HWY_EXPORT(CellularRow2);
 HWY_EXPORT(CellularRow3);
+HWY_EXPORT(CellularRow2Pair);
+void cellular_row2_pair(const Row2Pair& r) { TERRANE_DISPATCH(CellularRow2Pair)(r); }
 void cellular_row2(const Row2& r) {
   TERRANE_DISPATCH(CellularRow2)(r);
 }

@@ -144,37 +144,47 @@ HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
 //   static VF Eval2(uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&);
 //   static VF Eval3(uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz, const BasisArgs&);
 // returning values in [-1, 1].
+// Lattice coordinates of samples i.. for one octave: column tables + row scalars + warp.
+template <class Basis, bool kWarp>
+HWY_INLINE void Lattice2(const Octave2& oc, std::size_t i, VF dx, VF dz, VU& c0, VF& f0, VU& c1,
+                         VF& f1) {
+  const DF d;
+  const DU du;
+  c0 = hn::LoadU(du, oc.col_cell[0] + i);
+  f0 = hn::LoadU(d, oc.col_frac[0] + i);
+  c1 = hn::Set(du, oc.row_cell[1]);
+  f1 = hn::Set(d, oc.row_frac[1]);
+  if constexpr (Basis::kSheared) {
+    c0 = hn::Add(c0, hn::Set(du, oc.row_cell[0]));
+    f0 = hn::Add(f0, hn::Set(d, oc.row_frac[0]));
+    c1 = hn::Add(c1, hn::LoadU(du, oc.col_cell[1] + i));
+    f1 = hn::Add(f1, hn::LoadU(d, oc.col_frac[1] + i));
+  }
+  if constexpr (kWarp) {
+    f0 = hn::Add(f0, hn::Mul(dx, hn::Set(d, oc.warp[0][0])));
+    f1 = hn::Add(f1, hn::Mul(dz, hn::Set(d, oc.warp[1][1])));
+    if constexpr (Basis::kSheared) {
+      f0 = hn::Add(f0, hn::Mul(dz, hn::Set(d, oc.warp[0][1])));
+      f1 = hn::Add(f1, hn::Mul(dx, hn::Set(d, oc.warp[1][0])));
+    }
+  }
+  if constexpr (Basis::kSheared || kWarp) {
+    Normalize(c0, f0);
+    Normalize(c1, f1);
+  }
+}
+
 template <class Basis, bool kWarp>
 HWY_INLINE VF Sample2(const Row2& r, std::size_t i, VF dx, VF dz) {
   const DF d;
-  const DU du;
   FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
   const int octaves = r.fractal.type == FractalType::none ? 1 : r.fractal.octaves;
   VF last = hn::Zero(d);
   for (int o = 0; o < octaves; ++o) {
     const Octave2& oc = r.octave[o];
-    VU c0 = hn::LoadU(du, oc.col_cell[0] + i);
-    VF f0 = hn::LoadU(d, oc.col_frac[0] + i);
-    VU c1 = hn::Set(du, oc.row_cell[1]);
-    VF f1 = hn::Set(d, oc.row_frac[1]);
-    if constexpr (Basis::kSheared) {
-      c0 = hn::Add(c0, hn::Set(du, oc.row_cell[0]));
-      f0 = hn::Add(f0, hn::Set(d, oc.row_frac[0]));
-      c1 = hn::Add(c1, hn::LoadU(du, oc.col_cell[1] + i));
-      f1 = hn::Add(f1, hn::LoadU(d, oc.col_frac[1] + i));
-    }
-    if constexpr (kWarp) {
-      f0 = hn::Add(f0, hn::Mul(dx, hn::Set(d, oc.warp[0][0])));
-      f1 = hn::Add(f1, hn::Mul(dz, hn::Set(d, oc.warp[1][1])));
-      if constexpr (Basis::kSheared) {
-        f0 = hn::Add(f0, hn::Mul(dz, hn::Set(d, oc.warp[0][1])));
-        f1 = hn::Add(f1, hn::Mul(dx, hn::Set(d, oc.warp[1][0])));
-      }
-    }
-    if constexpr (Basis::kSheared || kWarp) {
-      Normalize(c0, f0);
-      Normalize(c1, f1);
-    }
+    VU c0, c1;
+    VF f0, f1;
+    Lattice2<Basis, kWarp>(oc, i, dx, dz, c0, f0, c1, f1);
     last = Basis::Eval2(oc.seed, c0, f0, c1, f1, r.basis);
     if (r.fractal.type != FractalType::none) Accumulate(r.fractal, o, last, s);
   }
@@ -215,6 +225,69 @@ void Row2Kernel(const Row2& r) {
     Row2Impl<Basis, true>(r);
   } else {
     Row2Impl<Basis, false>(r);
+  }
+}
+
+// ---- 2D pair driver (domain warp) -------------------------------------------------------
+
+template <class Basis>
+concept FusedPair = requires { &Basis::Eval2Pair; };
+
+template <class Basis, bool kWarp>
+HWY_INLINE void SamplePair2(const Row2Pair& r, std::size_t i, VF dx, VF dz, VF& a, VF& b) {
+  const Octave2& oc = r.octave[0];
+  VU c0, c1;
+  VF f0, f1;
+  Lattice2<Basis, kWarp>(oc, i, dx, dz, c0, f0, c1, f1);
+  if constexpr (FusedPair<Basis>) {
+    Basis::Eval2Pair(oc.seed, c0, f0, c1, f1, r.basis, a, b);
+  } else {
+    a = Basis::Eval2(oc.seed, c0, f0, c1, f1, r.basis);
+    b = Basis::Eval2(oc.seed ^ kPairSeedFlip, c0, f0, c1, f1, r.basis);
+  }
+}
+
+template <class Basis, bool kWarp>
+HWY_INLINE void RowPair2Impl(const Row2Pair& r) {
+  const DF d;
+  const std::size_t N = hn::Lanes(d);
+  std::size_t i = 0;
+  VF a, b;
+  for (; i + N <= r.n; i += N) {
+    VF dx = hn::Zero(d), dz = hn::Zero(d);
+    if constexpr (kWarp) {
+      dx = hn::LoadU(d, r.dx + i);
+      dz = hn::LoadU(d, r.dz + i);
+    }
+    SamplePair2<Basis, kWarp>(r, i, dx, dz, a, b);
+    hn::StoreU(a, d, r.out_a + i);
+    hn::StoreU(b, d, r.out_b + i);
+  }
+  if (i < r.n) {
+    const std::size_t rest = r.n - i;
+    HWY_ALIGN float bx[hn::MaxLanes(d)] = {}, bz[hn::MaxLanes(d)] = {};
+    HWY_ALIGN float oa[hn::MaxLanes(d)], ob[hn::MaxLanes(d)];
+    VF dx = hn::Zero(d), dz = hn::Zero(d);
+    if constexpr (kWarp) {
+      std::memcpy(bx, r.dx + i, rest * sizeof(float));
+      std::memcpy(bz, r.dz + i, rest * sizeof(float));
+      dx = hn::Load(d, bx);
+      dz = hn::Load(d, bz);
+    }
+    SamplePair2<Basis, kWarp>(r, i, dx, dz, a, b);
+    hn::Store(a, d, oa);
+    hn::Store(b, d, ob);
+    std::memcpy(r.out_a + i, oa, rest * sizeof(float));
+    std::memcpy(r.out_b + i, ob, rest * sizeof(float));
+  }
+}
+
+template <class Basis>
+void Row2PairKernel(const Row2Pair& r) {
+  if (r.dx != nullptr) {
+    RowPair2Impl<Basis, true>(r);
+  } else {
+    RowPair2Impl<Basis, false>(r);
   }
 }
 

@@ -76,7 +76,22 @@ struct Row3 {
   float* out;
 };
 
-// Row kernels, one pair per basis (each in its own translation unit, dispatched to the SIMD
+// Two independent noises of one basis sharing a single lattice evaluation (octave[0] only, no
+// fractal): the x and z displacements of a domain warp. Bases with a fused evaluation derive
+// the second value from other bits of the same lattice hashes; the others evaluate twice with
+// the seed XOR kPairSeedFlip.
+struct Row2Pair {
+  const Octave2* octave;
+  BasisArgs basis;
+  std::size_t n;
+  const float* dx;  // null, or n displacements in metres
+  const float* dz;
+  float* out_a;
+  float* out_b;
+};
+inline constexpr std::uint32_t kPairSeedFlip = 0x5851F42Du;
+
+// Row kernels, one set per basis (each in its own translation unit, dispatched to the SIMD
 // target chosen in core.hpp).
 void perlin_row2(const Row2& r);
 void perlin_row3(const Row3& r);
@@ -90,5 +105,11 @@ void value_cubic_row2(const Row2& r);
 void value_cubic_row3(const Row3& r);
 void cellular_row2(const Row2& r);
 void cellular_row3(const Row3& r);
+void perlin_row2_pair(const Row2Pair& r);
+void opensimplex2_row2_pair(const Row2Pair& r);
+void opensimplex2s_row2_pair(const Row2Pair& r);
+void value_row2_pair(const Row2Pair& r);
+void value_cubic_row2_pair(const Row2Pair& r);
+void cellular_row2_pair(const Row2Pair& r);
 
 }  // namespace terrane::noise_detail

@@ -81,6 +81,41 @@ struct OpenSimplex2Basis {
     return ClampUnit(hn::Mul(v, hn::Set(d, kScale2)));
   }
 
+  // Two independent noises from the same lattice evaluation (the domain warp's x and z
+  // displacement): shared kernel weights, the second gradient from hash bits 26..22.
+  static HWY_INLINE void Eval2Pair(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz,
+                                   const BasisArgs&, VF& a, VF& b) {
+    const DF d;
+    const DU du;
+    const VU s = hn::Set(du, seed);
+    const VU xp = hn::Mul(cx, hn::Set(du, kPrimeX));
+    const VU zp = hn::Mul(cz, hn::Set(du, kPrimeZ));
+    const VF t = hn::Mul(hn::Add(fx, fz), hn::Set(d, float(kG2)));
+    const VF x0 = hn::Sub(fx, t), z0 = hn::Sub(fz, t);
+    const VF c11 = hn::Set(d, float(1.0 - 2.0 * kG2));
+    const VF x1 = hn::Sub(x0, c11), z1 = hn::Sub(z0, c11);
+    const VU xp1 = hn::Add(xp, hn::Set(du, kPrimeX)), zp1 = hn::Add(zp, hn::Set(du, kPrimeZ));
+    const auto upper = hn::Gt(fz, fx);
+    const VF lo = hn::Set(d, float(-kG2)), hi = hn::Set(d, float(1.0 - kG2));
+    const VF x2 = hn::Sub(x0, hn::IfThenElse(upper, lo, hi));
+    const VF z2 = hn::Sub(z0, hn::IfThenElse(upper, hi, lo));
+    const auto upper_u = hn::RebindMask(du, upper);
+    const VU xp2 = hn::Add(xp, hn::IfThenZeroElse(upper_u, hn::Set(du, kPrimeX)));
+    const VU zp2 = hn::Add(zp, hn::IfThenElseZero(upper_u, hn::Set(du, kPrimeZ)));
+    const VF w0 = Falloff4(Attenuation2(kR2, x0, z0));
+    const VF w1 = Falloff4(Attenuation2(kR2, x1, z1));
+    const VF w2 = Falloff4(Attenuation2(kR2, x2, z2));
+    const VU h0 = Hash(s, xp, zp), h1 = Hash(s, xp1, zp1), h2 = Hash(s, xp2, zp2);
+    VF va = hn::Mul(w0, GradDot2(h0, x0, z0));
+    va = hn::Add(va, hn::Mul(w1, GradDot2(h1, x1, z1)));
+    va = hn::Add(va, hn::Mul(w2, GradDot2(h2, x2, z2)));
+    VF vb = hn::Mul(w0, GradDot2(hn::ShiftLeft<5>(h0), x0, z0));
+    vb = hn::Add(vb, hn::Mul(w1, GradDot2(hn::ShiftLeft<5>(h1), x1, z1)));
+    vb = hn::Add(vb, hn::Mul(w2, GradDot2(hn::ShiftLeft<5>(h2), x2, z2)));
+    a = ClampUnit(hn::Mul(va, hn::Set(d, kScale2)));
+    b = ClampUnit(hn::Mul(vb, hn::Set(d, kScale2)));
+  }
+
   static HWY_INLINE VF Eval3(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz,
                              const BasisArgs&) {
     const DF d;
@@ -168,6 +203,8 @@ void OpenSimplex2Row3(const Row3& r) {
   Row3Kernel<OpenSimplex2Basis>(r);
 }
 
+void OpenSimplex2Row2Pair(const Row2Pair& r) { Row2PairKernel<OpenSimplex2Basis>(r); }
+
 }  // namespace terrane::noise_detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -177,6 +214,8 @@ HWY_AFTER_NAMESPACE();
 namespace terrane::noise_detail {
 HWY_EXPORT(OpenSimplex2Row2);
 HWY_EXPORT(OpenSimplex2Row3);
+HWY_EXPORT(OpenSimplex2Row2Pair);
+void opensimplex2_row2_pair(const Row2Pair& r) { TERRANE_DISPATCH(OpenSimplex2Row2Pair)(r); }
 void opensimplex2_row2(const Row2& r) {
   TERRANE_DISPATCH(OpenSimplex2Row2)(r);
 }

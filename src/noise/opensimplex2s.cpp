@@ -215,6 +215,8 @@ void OpenSimplex2SRow3(const Row3& r) {
   Row3Kernel<OpenSimplex2SBasis>(r);
 }
 
+void OpenSimplex2SRow2Pair(const Row2Pair& r) { Row2PairKernel<OpenSimplex2SBasis>(r); }
+
 }  // namespace terrane::noise_detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -224,6 +226,8 @@ HWY_AFTER_NAMESPACE();
 namespace terrane::noise_detail {
 HWY_EXPORT(OpenSimplex2SRow2);
 HWY_EXPORT(OpenSimplex2SRow3);
+HWY_EXPORT(OpenSimplex2SRow2Pair);
+void opensimplex2s_row2_pair(const Row2Pair& r) { TERRANE_DISPATCH(OpenSimplex2SRow2Pair)(r); }
 void opensimplex2s_row2(const Row2& r) {
   TERRANE_DISPATCH(OpenSimplex2SRow2)(r);
 }

@@ -66,6 +66,31 @@ struct PerlinBasis {
     return ClampUnit(Lerp(Lerp(n00, n10, u), Lerp(n01, n11, u), v));
   }
 
+  // Two independent noises from the same lattice hashes: the second gradient uses hash bits
+  // 28..26 instead of 31..29 (the domain warp's x and z displacement).
+  static HWY_INLINE void Eval2Pair(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz,
+                                   const BasisArgs&, VF& a, VF& b) {
+    const DF d;
+    const DU du;
+    const VU s = hn::Set(du, seed);
+    const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
+    const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
+    const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
+    const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
+    const VF one = hn::Set(d, 1.0f);
+    const VF gx = hn::Sub(fx, one), gz = hn::Sub(fz, one);
+    const VU h00 = Hash(s, x0, z0), h10 = Hash(s, x1, z0);
+    const VU h01 = Hash(s, x0, z1), h11 = Hash(s, x1, z1);
+    const VF u = Quintic(fx), v = Quintic(fz);
+    a = ClampUnit(Lerp(Lerp(GradDot2(h00, fx, fz), GradDot2(h10, gx, fz), u),
+                       Lerp(GradDot2(h01, fx, gz), GradDot2(h11, gx, gz), u), v));
+    b = ClampUnit(Lerp(Lerp(GradDot2(hn::ShiftLeft<3>(h00), fx, fz),
+                            GradDot2(hn::ShiftLeft<3>(h10), gx, fz), u),
+                       Lerp(GradDot2(hn::ShiftLeft<3>(h01), fx, gz),
+                            GradDot2(hn::ShiftLeft<3>(h11), gx, gz), u),
+                       v));
+  }
+
   static HWY_INLINE VF Eval3(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz,
                              const BasisArgs&) {
     const DF d;
@@ -97,6 +122,8 @@ struct PerlinBasis {
 void PerlinRow2(const Row2& r) { Row2Kernel<PerlinBasis>(r); }
 void PerlinRow3(const Row3& r) { Row3Kernel<PerlinBasis>(r); }
 
+void PerlinRow2Pair(const Row2Pair& r) { Row2PairKernel<PerlinBasis>(r); }
+
 }  // namespace terrane::noise_detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -106,6 +133,8 @@ HWY_AFTER_NAMESPACE();
 namespace terrane::noise_detail {
 HWY_EXPORT(PerlinRow2);
 HWY_EXPORT(PerlinRow3);
+HWY_EXPORT(PerlinRow2Pair);
+void perlin_row2_pair(const Row2Pair& r) { TERRANE_DISPATCH(PerlinRow2Pair)(r); }
 void perlin_row2(const Row2& r) { TERRANE_DISPATCH(PerlinRow2)(r); }
 void perlin_row3(const Row3& r) { TERRANE_DISPATCH(PerlinRow3)(r); }
 }  // namespace terrane::noise_detail

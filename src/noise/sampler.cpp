@@ -26,6 +26,7 @@ inline void split(double t, std::uint32_t& cell, float& frac) {
 
 using Row2Fn = void (*)(const nd::Row2&);
 using Row3Fn = void (*)(const nd::Row3&);
+using Row2PairFn = void (*)(const nd::Row2Pair&);
 
 Row2Fn row2_kernel(NoiseType t) {
   switch (t) {
@@ -35,6 +36,18 @@ Row2Fn row2_kernel(NoiseType t) {
     case NoiseType::value: return nd::value_row2;
     case NoiseType::value_cubic: return nd::value_cubic_row2;
     case NoiseType::cellular: return nd::cellular_row2;
+  }
+  throw Error(ErrorCategory::internal, "unknown noise type");
+}
+
+Row2PairFn row2_pair_kernel(NoiseType t) {
+  switch (t) {
+    case NoiseType::perlin: return nd::perlin_row2_pair;
+    case NoiseType::opensimplex2: return nd::opensimplex2_row2_pair;
+    case NoiseType::opensimplex2s: return nd::opensimplex2s_row2_pair;
+    case NoiseType::value: return nd::value_row2_pair;
+    case NoiseType::value_cubic: return nd::value_cubic_row2_pair;
+    case NoiseType::cellular: return nd::cellular_row2_pair;
   }
   throw Error(ErrorCategory::internal, "unknown noise type");
 }
@@ -133,7 +146,12 @@ struct NoiseGridSampler::Impl {
   nd::FractalArgs fractal;
   nd::BasisArgs basis;
   Row2Fn kernel;
+  Row2PairFn pair_kernel;
   double m[2][2];
+
+  // Fills the per-row octave descriptors for row j, columns from i0.
+  void octaves_for_row(int j, int i0, nd::Octave2* oct) const;
+  void check_row(const char* fn, int j, int i0, std::size_t n, const float* dx, const float* dz) const;
   std::vector<std::uint32_t> seeds;
   std::vector<double> freqs;
   std::vector<AxisTable> tables;  // [octave * 2 + axis]
@@ -149,6 +167,7 @@ NoiseGridSampler::NoiseGridSampler(const NoiseParams& p, const GridSpec& grid)
   s.fractal = fractal_args(p);
   s.basis = basis_args(p);
   s.kernel = row2_kernel(p.type);
+  s.pair_kernel = row2_pair_kernel(p.type);
   lattice_matrix2(p.type, s.m);
   const int octaves = s.fractal.octaves;
   s.freqs = octave_frequencies(p, octaves);
@@ -171,35 +190,57 @@ NoiseGridSampler::~NoiseGridSampler() = default;
 NoiseGridSampler::NoiseGridSampler(NoiseGridSampler&&) noexcept = default;
 NoiseGridSampler& NoiseGridSampler::operator=(NoiseGridSampler&&) noexcept = default;
 
-void NoiseGridSampler::row(int j, int i0, std::span<float> out, const float* dx,
-                           const float* dz) const {
-  const Impl& s = *impl_;
-  if (j < 0 || j >= s.grid.height || i0 < 0 || std::size_t(i0) + out.size() > std::size_t(s.grid.width) ||
+void NoiseGridSampler::Impl::check_row(const char* fn, int j, int i0, std::size_t n,
+                                       const float* dx, const float* dz) const {
+  if (j < 0 || j >= grid.height || i0 < 0 || std::size_t(i0) + n > std::size_t(grid.width) ||
       ((dx == nullptr) != (dz == nullptr))) {
     throw Error(ErrorCategory::invalid_argument,
-                "NoiseGridSampler::row: row " + std::to_string(j) + " columns [" +
-                    std::to_string(i0) + ", " + std::to_string(i0 + out.size()) +
+                std::string(fn) + ": row " + std::to_string(j) + " columns [" +
+                    std::to_string(i0) + ", " + std::to_string(std::size_t(i0) + n) +
                     ") outside the grid or displacement pointers mismatched");
   }
-  if (out.empty()) return;
-  nd::Octave2 oct[nd::kMaxOctaves];
-  const double z = s.grid.z_m(j);
-  for (int o = 0; o < s.fractal.octaves; ++o) {
+}
+
+void NoiseGridSampler::Impl::octaves_for_row(int j, int i0, nd::Octave2* oct) const {
+  const double z = grid.z_m(j);
+  for (int o = 0; o < fractal.octaves; ++o) {
     nd::Octave2& oc = oct[o];
-    oc.seed = s.seeds[o];
+    oc.seed = seeds[o];
     for (int a = 0; a < 2; ++a) {
-      const AxisTable& t = s.tables[o * 2 + a];
+      const AxisTable& t = tables[o * 2 + a];
       oc.col_cell[a] = t.cell.empty() ? nullptr : t.cell.data() + i0;
       oc.col_frac[a] = t.frac.empty() ? nullptr : t.frac.data() + i0;
       oc.row_cell[a] = 0;
       oc.row_frac[a] = 0.0f;
-      if (s.m[a][1] != 0.0) split(z * (s.m[a][1] * s.freqs[o]), oc.row_cell[a], oc.row_frac[a]);
-      oc.warp[a][0] = s.warp[o][a][0];
-      oc.warp[a][1] = s.warp[o][a][1];
+      if (m[a][1] != 0.0) split(z * (m[a][1] * freqs[o]), oc.row_cell[a], oc.row_frac[a]);
+      oc.warp[a][0] = warp[o][a][0];
+      oc.warp[a][1] = warp[o][a][1];
     }
   }
-  nd::Row2 r{oct, s.fractal, s.basis, out.size(), dx, dz, out.data()};
-  s.kernel(r);
+}
+
+void NoiseGridSampler::row(int j, int i0, std::span<float> out, const float* dx,
+                           const float* dz) const {
+  const Impl& s = *impl_;
+  s.check_row("NoiseGridSampler::row", j, i0, out.size(), dx, dz);
+  if (out.empty()) return;
+  nd::Octave2 oct[nd::kMaxOctaves];
+  s.octaves_for_row(j, i0, oct);
+  s.kernel(nd::Row2{oct, s.fractal, s.basis, out.size(), dx, dz, out.data()});
+}
+
+void NoiseGridSampler::row_pair(int j, int i0, std::span<float> out_a, std::span<float> out_b,
+                                const float* dx, const float* dz) const {
+  const Impl& s = *impl_;
+  s.check_row("NoiseGridSampler::row_pair", j, i0, out_a.size(), dx, dz);
+  if (out_b.size() != out_a.size() || s.fractal.type != FractalType::none) {
+    throw Error(ErrorCategory::invalid_argument,
+                "NoiseGridSampler::row_pair: needs equal output sizes and fractal = none");
+  }
+  if (out_a.empty()) return;
+  nd::Octave2 oct[nd::kMaxOctaves];
+  s.octaves_for_row(j, i0, oct);
+  s.pair_kernel(nd::Row2Pair{oct, s.basis, out_a.size(), dx, dz, out_a.data(), out_b.data()});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -221,10 +262,8 @@ WarpGridSampler::WarpGridSampler(const WarpParams& w, const GridSpec& grid) : fr
     p.type = w.basis;
     p.frequency = freq;
     p.fractal = FractalType::none;
-    p.seed = hash_combine(w.seed, std::uint64_t(2 * o));
-    layers_x_.emplace_back(p, grid);
-    p.seed = hash_combine(w.seed, std::uint64_t(2 * o + 1));
-    layers_z_.emplace_back(p, grid);
+    p.seed = hash_combine(w.seed, std::uint64_t(o));
+    layers_.emplace_back(p, grid);
     layer_amplitude_m_.push_back(float(w.amplitude_m * amp * bounding));
     freq *= w.lacunarity;
     amp *= w.gain;
@@ -251,9 +290,8 @@ void WarpGridSampler::row(int j, int i0, std::span<float> dx, std::span<float> d
     px = base_x.data();
     pz = base_z.data();
   }
-  for (std::size_t o = 0; o < layers_x_.size(); ++o) {
-    layers_x_[o].row(j, i0, {nx.data(), n}, px, pz);
-    layers_z_[o].row(j, i0, {nz.data(), n}, px, pz);
+  for (std::size_t o = 0; o < layers_.size(); ++o) {
+    layers_[o].row_pair(j, i0, {nx.data(), n}, {nz.data(), n}, px, pz);
     const float amp = layer_amplitude_m_[o];
     for (std::size_t k = 0; k < n; ++k) {
       dx[k] += amp * nx[k];

@@ -50,6 +50,8 @@ struct ValueBasis {
 void ValueRow2(const Row2& r) { Row2Kernel<ValueBasis>(r); }
 void ValueRow3(const Row3& r) { Row3Kernel<ValueBasis>(r); }
 
+void ValueRow2Pair(const Row2Pair& r) { Row2PairKernel<ValueBasis>(r); }
+
 }  // namespace terrane::noise_detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -59,6 +61,8 @@ HWY_AFTER_NAMESPACE();
 namespace terrane::noise_detail {
 HWY_EXPORT(ValueRow2);
 HWY_EXPORT(ValueRow3);
+HWY_EXPORT(ValueRow2Pair);
+void value_row2_pair(const Row2Pair& r) { TERRANE_DISPATCH(ValueRow2Pair)(r); }
 void value_row2(const Row2& r) { TERRANE_DISPATCH(ValueRow2)(r); }
 void value_row3(const Row3& r) { TERRANE_DISPATCH(ValueRow3)(r); }
 }  // namespace terrane::noise_detail

@@ -191,6 +191,7 @@ TEST_F(CliTest, BadInputExitsTwoWithPreciseMessage) {
   expect_failure(pre + "--width 60000 --height 60000", "exceeds the cap");
   expect_failure(pre + "--formats png16,tiff", "tiff");
   expect_failure(pre + "--simd neon", "neon");
+  expect_failure(pre + "--set world.preview_palette=neon", "world.preview_palette");
   expect_failure("generate no_such_preset", "no_such_preset");
 }
 

@@ -1,0 +1,213 @@
+// terrane graph: presets (JSON) -> validated generator graph -> compiled program evaluated on
+// grids. The format is documented field by field in docs/PRESETS.md.
+//
+// A preset is a pure description of a world: the height at (x, z) is a function of the preset
+// (after --set overrides), its seed and the coordinates only (DESIGN.md §1).
+//
+// Output mapping: the graph's output node yields v, clamped to [-1, 1], and the height is
+//   h_m = height_min_m + (v + 1) / 2 * (height_max_m - height_min_m),
+// computed in float with exactly that operation order.
+//
+// Determinism: evaluation is bit-identical for every thread count, every SIMD target and any
+// split of a grid into sub-rectangles (GridSpec::sub): every node is pointwise, noise comes
+// from NoiseGridSampler / WarpGridSampler (which guarantee it for noise) and all arithmetic is
+// plain IEEE float with a fixed operation order (no std::pow / exp / log per sample).
+//
+// Threading: parsing and compiling are reentrant; a CompiledGraph is immutable and may be
+// evaluated from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "terrane/core.hpp"
+#include "terrane/curve.hpp"
+#include "terrane/noise.hpp"
+
+namespace terrane {
+
+// ---------------------------------------------------------------------------------------------
+// Preset data
+
+// The "world" section of a preset: how the graph's output becomes a map.
+struct WorldSettings {
+  double cell_size_m = 1.0;      // distance between samples [Units: m] [Limit: (0, 10000]]
+  double height_min_m = -100.0;  // height of output -1 [Units: m] [Limit: finite, |h| <= 1e6]
+  double height_max_m = 900.0;   // height of output +1 [Units: m] [Limit: > height_min_m, <= 1e6]
+  double sea_level_m = 0.0;      // metadata for later stages [Units: m] [Limit: finite]
+  int size = 1025;               // default map size, samples per side [Limit: 1..65536]
+  // Colour ramp of the preview picture: "temperate" (greens, rock, snow) or "arid" (sand,
+  // ochre, red rock). Biomes (surface module) supersede it for real materials.
+  std::string preview_palette = "temperate";
+
+  // Throws Error(invalid_argument) naming `path` + field, the value and the allowed range.
+  void validate(std::string_view path = "world") const;
+};
+
+// The kind of computation a node performs (the JSON "type" may be a more specific name, e.g.
+// "ridged" is NodeKind::noise with FractalType::ridged).
+enum class NodeKind {
+  noise,           // perlin, opensimplex2, opensimplex2s, value, value_cubic, cellular,
+                   // fbm, ridged, billow, pingpong
+  warp,            // evaluates inputs[0]'s sub-graph at domain-warped positions
+  constant,        // value
+  add,             // inputs[0] + inputs[1] + ... (left to right)
+  sub,             // inputs[0] - inputs[1]
+  mul,             // inputs[0] * inputs[1] * ...
+  min,             // min over inputs
+  max,             // max over inputs
+  abs,             // |inputs[0]|
+  neg,             // -inputs[0]
+  clamp,           // clamp(inputs[0], lo, hi)
+  scale_bias,      // inputs[0] * scale + bias
+  pow,             // sign(x) * |x|^exponent (see docs/PRESETS.md for the exact evaluation)
+  blend,           // a + (b - a) * clamp(t, 0, 1); inputs a, b, t
+  select,          // a below threshold - falloff, b above threshold + falloff, smoothstep between
+  curve,           // MonotoneCurve through points
+  terrace,         // plateaus at levels, smoothstep ramps between them
+  radial_falloff,  // 1 inside radius_m of the centre, smoothstep to 0 at radius_m + falloff_m
+  remap,           // linear map from [from_lo, from_hi] to [to_lo, to_hi], optional clamp
+};
+
+const char* to_string(NodeKind k);
+
+// A scalar input: another node (node >= 0, an index into Graph::nodes) or a constant.
+struct NodeInput {
+  int node = -1;
+  double constant = 0.0;  // used when node < 0
+};
+
+// One node. Only the fields of its kind are meaningful; defaults are those of docs/PRESETS.md.
+struct GraphNode {
+  std::string id;    // unique, [A-Za-z0-9_-]+
+  std::string type;  // the JSON type name, for messages
+  NodeKind kind = NodeKind::constant;
+  std::vector<NodeInput> inputs;  // order as listed in NodeKind
+
+  // noise: seed is the node's seed offset; compile() uses hash_combine(preset_seed, seed).
+  NoiseParams noise;
+  // warp: same seed convention as noise.
+  WarpParams warp;
+
+  double value = 0.0;                         // constant
+  double lo = -1.0, hi = 1.0;                 // clamp
+  double scale = 1.0, bias = 0.0;             // scale_bias
+  double exponent = 1.0;                      // pow [Limit: (0, 16]]
+  double threshold = 0.0;                     // select
+  double falloff = 0.0;                       // select [Limit: [0, 1e6]]
+  std::vector<CurvePoint> points;             // curve (>= 2, strictly increasing x)
+  std::vector<double> levels;                 // terrace (>= 2, strictly increasing)
+  double sharpness = 0.5;                     // terrace: plateau fraction [Limit: [0, 0.99]]
+  double center_x_m = 0.0, center_z_m = 0.0;  // radial_falloff [Units: m]
+  double radius_m = 0.0, falloff_m = 0.0;     // radial_falloff [Units: m] [Limit: >= 0]
+  double from_lo = -1.0, from_hi = 1.0;       // remap (from_lo != from_hi)
+  double to_lo = 0.0, to_hi = 1.0;            // remap
+  bool clamp_output = false;                  // remap
+};
+
+struct Graph {
+  std::vector<GraphNode> nodes;
+  int output = -1;  // index of the output node
+
+  // Checks references, the output, parameter ranges and that the graph is acyclic; messages
+  // start with `source` and name the JSON path (graph.nodes.<id>.<field>). Throws Error.
+  void validate(std::string_view source = "graph") const;
+};
+
+struct Preset {
+  std::string name;         // default: the builtin name or the file's stem
+  std::string description;  // default: ""
+  std::uint64_t seed = 1;   // world seed (JSON integer, or decimal string for > 2^53)
+  WorldSettings world;
+  Graph graph;
+
+  std::string source;          // "builtin preset 'alpine'" or the file path, for messages
+  std::string canonical_json;  // the preset after overrides, sorted keys, compact
+  std::uint64_t hash = 0;      // preset_hash(canonical_json)
+};
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+// Parses a preset document. `source` names it in messages (a file path or builtin name).
+// `overrides` are "a.b.c=value" assignments applied before validation (see apply_override).
+// Throws Error(parse) for malformed JSON (message has line and column), Error(invalid_argument)
+// for unknown keys, wrong types, bad references, cycles and out-of-range values.
+Preset parse_preset(std::string_view json_text, std::string_view source,
+                    std::span<const std::string> overrides = {});
+
+// `name_or_path` is a builtin name (see builtin_preset_names()) or a path to a JSON file.
+// Throws Error(io) when the file cannot be read, otherwise as parse_preset.
+Preset load_preset(std::string_view name_or_path, std::span<const std::string> overrides = {});
+
+// Applies one "a.b.c=value" override to a preset document given as JSON text and returns the
+// new document (compact JSON). The value is parsed as JSON when it parses (numbers,
+// true/false, null, arrays, objects, "quoted strings"), otherwise taken as a bare string.
+// Path segments are object keys or, inside arrays, indices. The path must exist, except that
+// its last key (and missing parent objects world / graph) may be added when it is a field the
+// schema knows at that place (e.g. an unset, defaulted node parameter). Throws
+// Error(invalid_argument) naming the path otherwise.
+std::string apply_override(std::string_view json_text, std::string_view assignment,
+                           std::string_view source = "override");
+
+// Stable 64-bit hash of a canonical JSON text (FNV-1a 64 of its bytes).
+std::uint64_t preset_hash(std::string_view canonical_json);
+
+// Built-in presets, embedded at build time from presets/*.json: default, alpine, islands,
+// dunes, canyons.
+std::vector<std::string> builtin_preset_names();
+// The JSON text of a builtin; throws Error(invalid_argument) listing the names when unknown.
+std::string_view builtin_preset_json(std::string_view name);
+
+// ---------------------------------------------------------------------------------------------
+// Compiling and evaluating
+
+// A graph compiled into a flat program over register buffers. Grid-independent: evaluate()
+// prepares the noise samplers for each grid. Immutable; evaluate() may run concurrently.
+class CompiledGraph {
+ public:
+  struct Program;  // internal (src/graph/program.hpp)
+
+  CompiledGraph();
+  explicit CompiledGraph(std::unique_ptr<Program> program);
+  ~CompiledGraph();
+  CompiledGraph(CompiledGraph&&) noexcept;
+  CompiledGraph& operator=(CompiledGraph&&) noexcept;
+
+  const Program& program() const;
+  const WorldSettings& world() const;
+  // Instructions per sample block (nodes are instantiated once per warp context they run in).
+  std::size_t instruction_count() const;
+
+ private:
+  std::unique_ptr<Program> program_;
+};
+
+// Largest program compile() builds (nested warps instantiate shared sub-graphs once per
+// context; this caps pathological presets).
+inline constexpr std::size_t kMaxGraphInstructions = 4096;
+
+// Validates and compiles. Noise seeds are hash_combine(seed, node seed). Throws Error.
+CompiledGraph compile(const Graph& graph, const WorldSettings& world, std::uint64_t seed,
+                      std::string_view source = "graph");
+CompiledGraph compile(const Preset& preset);
+
+// The world's default map: size x size samples at cell_size_m spacing, origin (0, 0).
+GridSpec default_grid(const WorldSettings& world);
+
+// Fills heights_m (row-major, grid.sample_count() floats) with the height in metres at every
+// sample. Parallel over rows on ctx.threads workers; the result never depends on the thread
+// count or on how a region is split into sub-grids. Throws Error on an invalid grid or size,
+// Error(internal, "cancelled") when ctx.cancel is set.
+void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float> heights_m,
+              const ExecContext& ctx = {});
+
+// The height in metres at one point: bit-identical to evaluate() at a grid sample with the
+// same world coordinates. Convenience only (prepares samplers on every call).
+float evaluate_at(const CompiledGraph& graph, double x_m, double z_m);
+
+}  // namespace terrane

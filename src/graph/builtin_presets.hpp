@@ -1,0 +1,16 @@
+// The table of built-in presets, generated at build time (builtin_presets_data.cpp.in).
+#pragma once
+
+#include <cstddef>
+
+namespace terrane::graph_detail {
+
+struct BuiltinPresetText {
+  const char* name;
+  const char* json;
+};
+
+extern const BuiltinPresetText kBuiltinPresets[];
+extern const std::size_t kBuiltinPresetCount;
+
+}  // namespace terrane::graph_detail

@@ -1,0 +1,247 @@
+// Preset documents: JSON text -> overrides -> validated Preset; loading by builtin name or path.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "graph/graph_internal.hpp"
+
+namespace terrane {
+namespace graph_detail {
+
+namespace {
+
+// Rejects duplicate object keys, which nlohmann would silently resolve to the last one (a typo
+// magnet in hand-edited presets). Tracks the open objects and arrays and their keys.
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(std::string_view source) : source_(source) {}
+
+  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        frames_.push_back({true, {}, ""});
+        break;
+      case json::parse_event_t::array_start:
+        frames_.push_back({false, {}, "[]"});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames_.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        Frame& f = frames_.back();
+        f.current = parsed.get<std::string>();
+        if (!f.keys.insert(f.current).second) {
+          std::string path;
+          for (const Frame& fr : frames_) {
+            if (fr.is_object)
+              path += (path.empty() ? "" : ".") + fr.current;
+            else
+              path += fr.current;
+          }
+          throw Error(ErrorCategory::parse,
+                      std::string(source_) + ": " + path + ": duplicate key '" + f.current + "'");
+        }
+        break;
+      }
+      case json::parse_event_t::value:
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool is_object;
+    std::set<std::string> keys;
+    std::string current;
+  };
+  std::string_view source_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+json parse_json_text(std::string_view text, std::string_view source) {
+  try {
+    return json::parse(text.begin(), text.end(), DuplicateKeyCheck(source));
+  } catch (const json::parse_error& e) {
+    // e.byte is the 1-based offset of the byte where parsing stopped.
+    const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    std::size_t line = 1, column = 1;
+    for (std::size_t k = 0; k < end; ++k) {
+      if (text[k] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    // Keep nlohmann's description, without its "[json.exception...] parse error at ...:" head.
+    std::string what = e.what();
+    const std::size_t colon = what.find(": ", what.find("parse error"));
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    throw Error(ErrorCategory::parse, std::string(source) + ": line " + std::to_string(line) +
+                                          ", column " + std::to_string(column) +
+                                          ": malformed JSON: " + what);
+  }
+}
+
+}  // namespace graph_detail
+
+namespace {
+
+using graph_detail::describe;
+using graph_detail::fail;
+using graph_detail::json;
+
+void check_keys(const json& obj, const std::vector<std::string_view>& allowed,
+                std::string_view source, const std::string& prefix, std::string_view what) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
+    std::string msg = "unknown key '" + it.key() + "' in " + std::string(what);
+    std::string_view guess = graph_detail::closest(it.key(), allowed);
+    if (!guess.empty()) msg += " (did you mean '" + std::string(guess) + "'?)";
+    fail(ErrorCategory::invalid_argument, source, prefix + it.key(),
+         msg + "; allowed keys: " + graph_detail::join(allowed));
+  }
+}
+
+double world_number(const json& world, const char* key, double fallback, std::string_view source) {
+  auto it = world.find(key);
+  if (it == world.end()) return fallback;
+  if (!it->is_number()) {
+    fail(ErrorCategory::invalid_argument, source, std::string("world.") + key,
+         "expected a number, got " + describe(*it));
+  }
+  return it->get<double>();
+}
+
+WorldSettings parse_world(const json& doc, std::string_view source) {
+  WorldSettings w;
+  auto it = doc.find("world");
+  if (it == doc.end()) return w;
+  const json& world = *it;
+  if (!world.is_object()) {
+    fail(ErrorCategory::invalid_argument, source, "world",
+         "expected an object, got " + describe(world));
+  }
+  check_keys(world, graph_detail::world_keys(), source, "world.", "world");
+  w.cell_size_m = world_number(world, "cell_size_m", w.cell_size_m, source);
+  w.height_min_m = world_number(world, "height_min_m", w.height_min_m, source);
+  w.height_max_m = world_number(world, "height_max_m", w.height_max_m, source);
+  w.sea_level_m = world_number(world, "sea_level_m", w.sea_level_m, source);
+  if (auto s = world.find("size"); s != world.end()) {
+    if (!s->is_number_integer()) {
+      fail(ErrorCategory::invalid_argument, source, "world.size",
+           "expected an integer, got " + describe(*s));
+    }
+    const std::int64_t size = s->get<std::int64_t>();
+    if (s->is_number_unsigned() ? s->get<std::uint64_t>() > std::uint64_t(kMaxGridSide)
+                                : (size < 1 || size > kMaxGridSide)) {
+      fail(ErrorCategory::invalid_argument, source, "world.size",
+           s->dump() + " is outside the allowed range 1..65536");
+    }
+    w.size = int(size);
+  }
+  if (auto pal = world.find("preview_palette"); pal != world.end()) {
+    if (!pal->is_string()) {
+      fail(ErrorCategory::invalid_argument, source, "world.preview_palette",
+           "expected a string, got " + describe(*pal));
+    }
+    w.preview_palette = pal->get<std::string>();
+  }
+  w.validate(std::string(source) + ": world");
+  return w;
+}
+
+std::string string_field(const json& doc, const char* key, std::string_view fallback,
+                         std::string_view source) {
+  auto it = doc.find(key);
+  if (it == doc.end()) return std::string(fallback);
+  if (!it->is_string()) {
+    fail(ErrorCategory::invalid_argument, source, key, "expected a string, got " + describe(*it));
+  }
+  return it->get<std::string>();
+}
+
+Preset parse_document(json doc, std::string_view source, std::string_view default_name,
+                      std::span<const std::string> overrides) {
+  for (const std::string& o : overrides) graph_detail::apply_override(doc, o, source);
+  if (!doc.is_object()) {
+    fail(ErrorCategory::invalid_argument, source, "",
+         "a preset is a JSON object, got " + describe(doc));
+  }
+  check_keys(doc, graph_detail::root_keys(), source, "", "the preset");
+  Preset p;
+  p.source = std::string(source);
+  p.name = string_field(doc, "name", default_name, source);
+  p.description = string_field(doc, "description", "", source);
+  if (auto it = doc.find("seed"); it != doc.end()) {
+    p.seed = graph_detail::parse_seed_value(*it, source, "seed");
+  }
+  p.world = parse_world(doc, source);
+  auto graph = doc.find("graph");
+  if (graph == doc.end()) {
+    fail(ErrorCategory::invalid_argument, source, "graph",
+         "missing: a preset needs a \"graph\" object (see docs/PRESETS.md)");
+  }
+  if (!graph->is_object()) {
+    fail(ErrorCategory::invalid_argument, source, "graph",
+         "expected an object, got " + describe(*graph));
+  }
+  p.graph = graph_detail::parse_graph(*graph, p.world, source);
+  p.graph.validate(source);
+  p.canonical_json = doc.dump();
+  p.hash = preset_hash(p.canonical_json);
+  return p;
+}
+
+}  // namespace
+
+std::uint64_t preset_hash(std::string_view canonical_json) {
+  return hash_bytes(canonical_json.data(), canonical_json.size());
+}
+
+Preset parse_preset(std::string_view json_text, std::string_view source,
+                    std::span<const std::string> overrides) {
+  std::string stem = std::filesystem::path(source).stem().string();
+  return parse_document(graph_detail::parse_json_text(json_text, source), source, stem, overrides);
+}
+
+Preset load_preset(std::string_view name_or_path, std::span<const std::string> overrides) {
+  const std::vector<std::string> names = builtin_preset_names();
+  if (std::find(names.begin(), names.end(), name_or_path) != names.end()) {
+    const std::string source = "builtin preset '" + std::string(name_or_path) + "'";
+    return parse_document(graph_detail::parse_json_text(builtin_preset_json(name_or_path), source),
+                          source, name_or_path, overrides);
+  }
+  const std::filesystem::path path{std::string(name_or_path)};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw Error(ErrorCategory::io, std::string(name_or_path) + ": not a builtin preset (" + list +
+                                       ") and no readable file by that name");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    throw Error(ErrorCategory::io, std::string(name_or_path) + ": read error");
+  }
+  return parse_document(graph_detail::parse_json_text(text.str(), name_or_path), name_or_path,
+                        path.stem().string(), overrides);
+}
+
+std::string apply_override(std::string_view json_text, std::string_view assignment,
+                           std::string_view source) {
+  json doc = graph_detail::parse_json_text(json_text, source);
+  graph_detail::apply_override(doc, assignment, source);
+  return doc.dump();
+}
+
+}  // namespace terrane

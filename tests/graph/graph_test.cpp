@@ -1,0 +1,607 @@
+// Graph module: builtin presets, determinism (goldens, threads, sub-grid splits, point API),
+// node semantics, validation messages and --set overrides.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/program.hpp"
+#include "terrane/graph.hpp"
+
+namespace terrane {
+namespace {
+
+// A preset around `nodes` whose height range is [-1, 1] m, so heights equal node values
+// (h = -1 + (v + 1) * 0.5 * 2 is exact for the dyadic values used below).
+std::string unit_preset(const std::string& nodes, const std::string& output = "out") {
+  return R"({"seed": 5, "world": {"height_min_m": -1, "height_max_m": 1, "size": 65},
+             "graph": {"output": ")" +
+         output + R"(", "nodes": {)" + nodes + "}}}";
+}
+
+std::vector<float> evaluate_grid(const CompiledGraph& g, const GridSpec& grid, int threads = 0) {
+  std::vector<float> out(grid.sample_count());
+  evaluate(g, grid, out, ExecContext{.threads = threads});
+  return out;
+}
+
+// Value of a unit preset's output at one point.
+float value_of(const std::string& nodes, double x = 0.0, double z = 0.0) {
+  const Preset p = parse_preset(unit_preset(nodes), "test.json");
+  return evaluate_at(compile(p), x, z);
+}
+
+// The message of the Error thrown by parsing `text` (fails the test when nothing is thrown).
+std::string error_of(const std::string& text, std::span<const std::string> overrides = {}) {
+  try {
+    (void)compile(parse_preset(text, "bad.json", overrides));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an Error for: " << text;
+  return "";
+}
+
+void expect_contains(const std::string& message, std::initializer_list<const char*> parts) {
+  for (const char* part : parts) {
+    EXPECT_NE(message.find(part), std::string::npos)
+        << "message lacks '" << part << "': " << message;
+  }
+}
+
+// A 129 x 129 grid covering a builtin's default map at 1/8 resolution.
+GridSpec overview_grid(const Preset& p) {
+  return GridSpec{.width = 129, .height = 129, .spacing_m = p.world.cell_size_m * 8.0};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Builtins
+
+TEST(Builtins, AllParseCompileAndEvaluateInRange) {
+  const std::vector<std::string> names = builtin_preset_names();
+  ASSERT_EQ(names, (std::vector<std::string>{"default", "alpine", "islands", "dunes", "canyons"}));
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    const Preset p = load_preset(name);
+    EXPECT_EQ(p.name, name);
+    EXPECT_FALSE(p.description.empty());
+    const CompiledGraph g = compile(p);
+    const std::vector<float> h = evaluate_grid(g, overview_grid(p));
+    const auto [lo, hi] = std::minmax_element(h.begin(), h.end());
+    EXPECT_GE(*lo, float(p.world.height_min_m));
+    EXPECT_LE(*hi, float(p.world.height_max_m));
+    // Visibly varied: the relief spans at least a fifth of the height range.
+    EXPECT_GT(*hi - *lo, 0.2f * float(p.world.height_max_m - p.world.height_min_m));
+  }
+}
+
+TEST(Builtins, IslandsHaveSeaAndLand) {
+  const Preset p = load_preset("islands");
+  const std::vector<float> h = evaluate_grid(compile(p), overview_grid(p));
+  const auto below =
+      std::count_if(h.begin(), h.end(), [&](float v) { return v < float(p.world.sea_level_m); });
+  EXPECT_GT(below, std::ptrdiff_t(h.size() / 4));
+  EXPECT_LT(below, std::ptrdiff_t(h.size() * 19 / 20));
+}
+
+// Determinism goldens: FNV-1a of the 129 x 129 overview heights. They change only when the
+// preset, the graph evaluator or the noise kernels change output on purpose. To regenerate, run
+//   TERRANE_PRINT_GOLDENS=1 build/release/tests/graph/test_graph --gtest_filter='*Golden*'
+// and paste the printed table.
+TEST(Builtins, DeterminismGoldens) {
+  const std::map<std::string, std::uint64_t> golden = {
+      {"default", 0x5df05b3d18492dd8ull}, {"alpine", 0xc11dcc2936238249ull},
+      {"islands", 0xd5da13c3df3180caull}, {"dunes", 0xbe2c9da8bbbf6cc5ull},
+      {"canyons", 0x4f78f547e013467full},
+  };
+
+  const bool print = std::getenv("TERRANE_PRINT_GOLDENS") != nullptr;
+  for (const std::string& name : builtin_preset_names()) {
+    const Preset p = load_preset(name);
+    const std::uint64_t h = hash_floats(evaluate_grid(compile(p), overview_grid(p)));
+    if (print) std::printf("      {\"%s\", 0x%016llxull},\n", name.c_str(), (unsigned long long)h);
+    EXPECT_EQ(h, golden.at(name)) << name;
+  }
+}
+
+TEST(Builtins, BitIdenticalAcrossThreadCountsAndSplits) {
+  for (const std::string& name : builtin_preset_names()) {
+    SCOPED_TRACE(name);
+    const Preset p = load_preset(name);
+    const CompiledGraph g = compile(p);
+    // An odd grid with a far offset: rows of more than one block, uneven sub-rectangles.
+    const GridSpec grid{.width = 601,
+                        .height = 37,
+                        .spacing_m = p.world.cell_size_m * 1.5,
+                        .origin_x_m = -1234.5,
+                        .origin_z_m = 777.25,
+                        .index_x0 = 3,
+                        .index_z0 = -11};
+    const std::vector<float> whole = evaluate_grid(g, grid, 1);
+    EXPECT_EQ(evaluate_grid(g, grid, 2), whole);
+    EXPECT_EQ(evaluate_grid(g, grid, 4), whole);
+
+    struct Piece {
+      int i0, j0, w, h;
+    };
+    // Four sub-rectangles, evaluated in a scrambled order.
+    const Piece pieces[] = {{517, 20, 84, 17}, {0, 0, 517, 20}, {0, 20, 517, 17}, {517, 0, 84, 20}};
+    std::vector<float> stitched(grid.sample_count(), -12345.0f);
+    for (const Piece& pc : pieces) {
+      const GridSpec sub = grid.sub(pc.i0, pc.j0, pc.w, pc.h);
+      const std::vector<float> part = evaluate_grid(g, sub, 2);
+      for (int j = 0; j < pc.h; ++j) {
+        std::copy_n(part.begin() + std::ptrdiff_t(j) * pc.w, pc.w,
+                    stitched.begin() + std::ptrdiff_t(pc.j0 + j) * grid.width + pc.i0);
+      }
+    }
+    EXPECT_EQ(stitched, whole);
+  }
+}
+
+TEST(Builtins, BitIdenticalAcrossSimdTargets) {
+  struct Restore {
+    ~Restore() { set_simd_target(SimdTarget::best); }
+  } restore;
+  for (const std::string& name : builtin_preset_names()) {
+    const Preset p = load_preset(name);
+    const CompiledGraph g = compile(p);
+    std::vector<float> first;
+    for (SimdTarget t : supported_simd_targets()) {
+      set_simd_target(t);
+      const std::vector<float> h = evaluate_grid(g, overview_grid(p));
+      if (first.empty()) first = h;
+      EXPECT_EQ(h, first) << name << " on " << to_string(t);
+    }
+  }
+}
+
+TEST(Builtins, PointApiMatchesGrid) {
+  for (const std::string& name : builtin_preset_names()) {
+    SCOPED_TRACE(name);
+    const Preset p = load_preset(name);
+    const CompiledGraph g = compile(p);
+    const GridSpec grid{.width = 40,
+                        .height = 30,
+                        .spacing_m = 13.7,
+                        .origin_x_m = 250.0,
+                        .origin_z_m = -90.0,
+                        .index_x0 = 5,
+                        .index_z0 = 2};
+    const std::vector<float> h = evaluate_grid(g, grid);
+    for (int j = 0; j < grid.height; j += 7) {
+      for (int i = 0; i < grid.width; i += 3) {
+        EXPECT_EQ(evaluate_at(g, grid.x_m(i), grid.z_m(j)),
+                  h[std::size_t(j) * std::size_t(grid.width) + std::size_t(i)]);
+      }
+    }
+  }
+}
+
+TEST(Builtins, UnknownNameIsAnError) {
+  EXPECT_THROW((void)builtin_preset_json("volcano"), Error);
+  try {
+    (void)load_preset("volcano");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::io);
+    expect_contains(e.what(), {"volcano", "alpine", "canyons"});
+  }
+}
+
+TEST(Presets, LoadFromFileUsesStemAsDefaultName) {
+  const std::string path = std::string(TERRANE_BINARY_DIR) + "/graph_test_hills.json";
+  {
+    std::ofstream f(path);
+    f << R"({"graph": {"nodes": {"output": {"type": "perlin", "frequency": 0.05}}}})";
+  }
+  const Preset p = load_preset(path);
+  EXPECT_EQ(p.name, "graph_test_hills");
+  EXPECT_EQ(p.seed, 1u);
+  EXPECT_EQ(p.world.size, 1025);
+  EXPECT_EQ(p.world.height_min_m, -100.0);
+  EXPECT_EQ(p.world.height_max_m, 900.0);
+  EXPECT_EQ(p.source, path);
+  std::remove(path.c_str());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Node semantics
+
+TEST(Nodes, ConstantArithmeticIsExact) {
+  EXPECT_EQ(value_of(R"("out": {"type": "constant", "value": 0.25})"), 0.25f);
+  EXPECT_EQ(value_of(R"("out": {"type": "add", "a": 0.25, "b": 0.5})"), 0.75f);
+  EXPECT_EQ(value_of(R"("out": {"type": "sub", "a": 0.25, "b": 0.5})"), -0.25f);
+  EXPECT_EQ(value_of(R"("out": {"type": "mul", "inputs": [0.5, 0.5, -2]})"), -0.5f);
+  EXPECT_EQ(value_of(R"("out": {"type": "add", "inputs": [0.125, 0.25, 0.5]})"), 0.875f);
+  EXPECT_EQ(value_of(R"("out": {"type": "min", "inputs": [0.5, -0.25, 0.75]})"), -0.25f);
+  EXPECT_EQ(value_of(R"("out": {"type": "max", "a": 0.5, "b": -0.25})"), 0.5f);
+  EXPECT_EQ(value_of(R"("out": {"type": "abs", "input": -0.375})"), 0.375f);
+  EXPECT_EQ(value_of(R"("out": {"type": "neg", "input": 0.375})"), -0.375f);
+  EXPECT_EQ(value_of(R"("out": {"type": "scale_bias", "input": 0.5, "scale": 0.5, "bias": 0.125})"),
+            0.375f);
+  // References between nodes, and the output clamp to [-1, 1].
+  EXPECT_EQ(value_of(R"("k": {"type": "constant", "value": 0.5},
+                        "out": {"type": "add", "a": "k", "b": "k"})"),
+            1.0f);
+  EXPECT_EQ(value_of(R"("out": {"type": "constant", "value": 7})"), 1.0f);
+  EXPECT_EQ(value_of(R"("out": {"type": "constant", "value": -7})"), -1.0f);
+}
+
+TEST(Nodes, OutputMapsToMetres) {
+  const Preset p = parse_preset(
+      R"({"world": {"height_min_m": -100, "height_max_m": 900},
+          "graph": {"nodes": {"output": {"type": "constant", "value": 0.5}}}})",
+      "map.json");
+  // h = -100 + (0.5 + 1) / 2 * 1000
+  EXPECT_EQ(evaluate_at(compile(p), 3.0, 4.0), 650.0f);
+}
+
+TEST(Nodes, ClampBounds) {
+  EXPECT_EQ(value_of(R"("out": {"type": "clamp", "input": 0.9, "lo": -0.5, "hi": 0.5})"), 0.5f);
+  EXPECT_EQ(value_of(R"("out": {"type": "clamp", "input": -0.9, "lo": -0.5, "hi": 0.5})"), -0.5f);
+  EXPECT_EQ(value_of(R"("out": {"type": "clamp", "input": 0.25, "lo": -0.5, "hi": 0.5})"), 0.25f);
+  const Preset p = parse_preset(
+      unit_preset(R"("n": {"type": "fbm", "noise": "perlin", "frequency": 0.1, "octaves": 3},
+                     "out": {"type": "clamp", "input": "n", "lo": -0.125, "hi": 0.25})"),
+      "clamp.json");
+  const std::vector<float> h = evaluate_grid(compile(p), GridSpec{.width = 64, .height = 64});
+  EXPECT_EQ(*std::min_element(h.begin(), h.end()), -0.125f);
+  EXPECT_EQ(*std::max_element(h.begin(), h.end()), 0.25f);
+}
+
+TEST(Nodes, PowIsOddAndAccurate) {
+  EXPECT_EQ(value_of(R"("out": {"type": "pow", "input": -0.5, "exponent": 2})"), -0.25f);
+  EXPECT_EQ(value_of(R"("out": {"type": "pow", "input": 0.5, "exponent": 3})"), 0.125f);
+  EXPECT_EQ(value_of(R"("out": {"type": "pow", "input": 0.25, "exponent": 0.5})"), 0.5f);
+  EXPECT_EQ(value_of(R"("out": {"type": "pow", "input": 0, "exponent": 2.5})"), 0.0f);
+  for (double x : {0.001, 0.1, 0.3, 0.77, 0.999}) {
+    for (double e : {0.3, 1.7, 2.2, 4.5, 9.0}) {
+      const std::string nodes = R"("out": {"type": "pow", "input": )" + std::to_string(x) +
+                                R"(, "exponent": )" + std::to_string(e) + "}";
+      const double want = std::pow(double(float(x)), double(float(e)));
+      EXPECT_NEAR(value_of(nodes), want, 2e-6 + want * 2e-6) << x << "^" << e;
+      const std::string neg = R"("out": {"type": "pow", "input": -)" + std::to_string(x) +
+                              R"(, "exponent": )" + std::to_string(e) + "}";
+      EXPECT_NEAR(value_of(neg), -want, 2e-6 + want * 2e-6) << "-" << x << "^" << e;
+    }
+  }
+}
+
+TEST(Nodes, BlendAndSelect) {
+  EXPECT_EQ(value_of(R"("out": {"type": "blend", "a": -0.5, "b": 0.5, "t": 0.25})"), -0.25f);
+  EXPECT_EQ(value_of(R"("out": {"type": "blend", "a": -0.5, "b": 0.375, "t": 4})"), 0.375f);
+  EXPECT_EQ(value_of(R"("out": {"type": "blend", "a": -0.5, "b": 0.375, "t": -4})"), -0.5f);
+  const char* sel = R"("out": {"type": "select", "a": -0.25, "b": 0.75, "mask": %s,
+                                "threshold": 0.2, "falloff": 0.1})";
+  auto select_at = [&](const char* mask) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, sel, mask);
+    return value_of(buf);
+  };
+  EXPECT_EQ(select_at("-0.9"), -0.25f);
+  EXPECT_EQ(select_at("0.05"), -0.25f);
+  EXPECT_EQ(select_at("0.35"), 0.75f);
+  EXPECT_EQ(select_at("0.9"), 0.75f);
+  EXPECT_NEAR(select_at("0.2"), 0.25f, 1e-6);  // smoothstep midpoint: halfway
+  const float between = select_at("0.15");
+  EXPECT_GT(between, -0.25f);
+  EXPECT_LT(between, 0.25f);
+  // Hard switch without falloff.
+  EXPECT_EQ(value_of(R"("out": {"type": "select", "a": 0.1, "b": 0.9, "mask": 0.5,
+                                 "threshold": 0.5})"),
+            0.9f);
+}
+
+TEST(Nodes, CurvePassesThroughPoints) {
+  const double pts[][2] = {{-1.0, -0.8}, {-0.2, -0.5}, {0.3, 0.1}, {1.0, 0.9}};
+  for (const auto& pt : pts) {
+    const std::string nodes = R"("out": {"type": "curve", "input": )" + std::to_string(pt[0]) +
+                              R"(, "points": [[-1, -0.8], [-0.2, -0.5], [0.3, 0.1], [1, 0.9]]})";
+    EXPECT_NEAR(value_of(nodes), pt[1], 1e-6);
+  }
+  // Identity by default.
+  EXPECT_NEAR(value_of(R"("out": {"type": "curve", "input": 0.4})"), 0.4, 1e-6);
+}
+
+TEST(Nodes, RemapEndpointsAndClamp) {
+  EXPECT_EQ(value_of(R"("out": {"type": "remap", "input": -1, "from": [-1, 1], "to": [0, 0.5]})"),
+            0.0f);
+  EXPECT_EQ(value_of(R"("out": {"type": "remap", "input": 1, "from": [-1, 1], "to": [0, 0.5]})"),
+            0.5f);
+  EXPECT_EQ(value_of(R"("out": {"type": "remap", "input": 0.5, "from": [0, 1], "to": [1, -1]})"),
+            0.0f);
+  EXPECT_EQ(value_of(R"("out": {"type": "remap", "input": 3, "from": [0, 1], "to": [0, 0.5],
+                                 "clamp": true})"),
+            0.5f);
+  EXPECT_EQ(value_of(R"("out": {"type": "remap", "input": 0.75, "from": [0, 1], "to": [0, 0.5]})"),
+            0.375f);
+}
+
+TEST(Nodes, TerraceMakesPlateaus) {
+  const Preset p = parse_preset(
+      unit_preset(R"("n": {"type": "fbm", "noise": "perlin", "frequency": 0.03, "octaves": 2},
+                     "out": {"type": "terrace", "input": "n", "levels": [-1, -0.5, 0, 0.5, 1],
+                             "sharpness": 0.8})"),
+      "terrace.json");
+  const std::vector<float> h = evaluate_grid(compile(p), GridSpec{.width = 128, .height = 128});
+  std::size_t on_level = 0;
+  for (float v : h) {
+    if (v == -0.5f || v == 0.0f || v == 0.5f) ++on_level;
+  }
+  // With sharpness 0.8, about 80% of samples sit exactly on a plateau.
+  EXPECT_GT(on_level, h.size() / 2);
+  // Plain values: on a plateau, and on a ramp between two levels.
+  EXPECT_EQ(value_of(R"("out": {"type": "terrace", "input": 0.1, "steps": 5, "sharpness": 0.5})"),
+            0.0f);
+  const float ramp =
+      value_of(R"("out": {"type": "terrace", "input": 0.4, "steps": 5, "sharpness": 0.5})");
+  EXPECT_GT(ramp, 0.0f);
+  EXPECT_LT(ramp, 0.5f);
+}
+
+TEST(Nodes, RadialFalloffIsOneInsideZeroFarAway) {
+  const std::string nodes =
+      R"("out": {"type": "radial_falloff", "center_x_m": 100, "center_z_m": -50,
+                 "radius_m": 20, "falloff_m": 30})";
+  EXPECT_EQ(value_of(nodes, 100.0, -50.0), 1.0f);
+  EXPECT_EQ(value_of(nodes, 110.0, -50.0), 1.0f);
+  EXPECT_EQ(value_of(nodes, 100.0, 0.0), 0.0f);
+  EXPECT_EQ(value_of(nodes, 1e6, 1e6), 0.0f);
+  const float edge = value_of(nodes, 135.0, -50.0);  // halfway through the falloff
+  EXPECT_FLOAT_EQ(edge, 0.5f);
+  // Defaults: centred on the default map of the world (size 65, 1 m cells: centre 32, 32).
+  EXPECT_EQ(value_of(R"("out": {"type": "radial_falloff"})", 32.0, 32.0), 1.0f);
+  EXPECT_EQ(value_of(R"("out": {"type": "radial_falloff"})", 0.0, 0.0), 0.0f);
+}
+
+TEST(Nodes, NoiseShorthandEqualsExplicitFractal) {
+  const float a = value_of(
+      R"("out": {"type": "ridged", "noise": "perlin", "frequency": 0.02, "seed": 9})", 12.5, 7.0);
+  const float b = value_of(
+      R"("out": {"type": "perlin", "fractal": "ridged", "frequency": 0.02, "seed": 9})", 12.5, 7.0);
+  EXPECT_EQ(a, b);
+  NoiseParams np;
+  np.type = NoiseType::perlin;
+  np.fractal = FractalType::ridged;
+  np.frequency = 0.02;
+  np.seed = hash_combine(5, 9);  // preset seed 5 (unit_preset), node seed 9
+  const float v = std::clamp(noise_at(np, 12.5, 7.0), -1.0f, 1.0f);
+  EXPECT_EQ(a, -1.0f + ((v + 1.0f) * 0.5f) * 2.0f);
+}
+
+TEST(Nodes, NodesWithoutSeedDiffer) {
+  const Preset p = parse_preset(unit_preset(R"("a": {"type": "perlin", "frequency": 0.05},
+                     "b": {"type": "perlin", "frequency": 0.05},
+                     "out": {"type": "sub", "a": "a", "b": "b"})"),
+                                "seeds.json");
+  const std::vector<float> h = evaluate_grid(compile(p), GridSpec{.width = 32, .height = 32});
+  EXPECT_GT(*std::max_element(h.begin(), h.end()), 0.05f);
+}
+
+TEST(Nodes, WarpMatchesNoiseFillWarpedAndNests) {
+  const Preset p = parse_preset(unit_preset(R"("n": {"type": "value", "frequency": 0.03, "seed": 4},
+                     "out": {"type": "warp", "source": "n", "basis": "perlin",
+                             "frequency": 0.01, "amplitude_m": 25, "seed": 8})"),
+                                "warp.json");
+  const GridSpec grid{.width = 50, .height = 20, .spacing_m = 2.0, .origin_x_m = -30.0};
+  const std::vector<float> h = evaluate_grid(compile(p), grid);
+  NoiseParams np;
+  np.type = NoiseType::value;
+  np.frequency = 0.03;
+  np.seed = hash_combine(5, 4);
+  WarpParams wp;
+  wp.basis = NoiseType::perlin;
+  wp.frequency = 0.01;
+  wp.amplitude_m = 25.0;
+  wp.seed = hash_combine(5, 8);
+  std::vector<float> want(grid.sample_count());
+  noise_fill_warped(np, wp, grid, want);
+  for (float& v : want) v = -1.0f + ((v + 1.0f) * 0.5f) * 2.0f;
+  EXPECT_EQ(h, want);
+
+  // A warp of a warp differs from the single warp, and a sub-graph used inside and outside a
+  // warp is evaluated at both positions.
+  const Preset nested =
+      parse_preset(unit_preset(R"("n": {"type": "value", "frequency": 0.03, "seed": 4},
+                     "w1": {"type": "warp", "source": "n", "basis": "perlin",
+                            "frequency": 0.01, "amplitude_m": 25, "seed": 8},
+                     "w2": {"type": "warp", "source": "w1", "basis": "perlin",
+                            "frequency": 0.02, "amplitude_m": 10, "seed": 3},
+                     "out": {"type": "sub", "a": "w2", "b": "n"})"),
+                   "nested.json");
+  const CompiledGraph g = compile(nested);
+  EXPECT_EQ(g.program().warps.size(), 2u);
+  const std::vector<float> hn = evaluate_grid(g, grid);
+  EXPECT_NE(hn, h);
+  EXPECT_GT(*std::max_element(hn.begin(), hn.end()), 0.01f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation messages
+
+TEST(Validation, UnknownKeyNamesPathAndSuggestion) {
+  const std::string m = error_of(unit_preset(
+      R"("mountains": {"type": "perlin", "octavs": 4}, "out": {"type": "abs", "input": "mountains"})"));
+  expect_contains(m, {"bad.json", "graph.nodes.mountains.octavs", "did you mean 'octaves'"});
+  expect_contains(
+      error_of(R"({"wrold": {}, "graph": {"nodes": {"output": {"type": "constant"}}}})"),
+      {"bad.json", "wrold", "world"});
+  expect_contains(
+      error_of(
+          R"({"world": {"cell_size": 2}, "graph": {"nodes": {"output": {"type": "constant"}}}})"),
+      {"world.cell_size", "cell_size_m"});
+}
+
+TEST(Validation, UnknownNodeTypeListsAllowed) {
+  const std::string m = error_of(unit_preset(R"("out": {"type": "perlinn"})"));
+  expect_contains(m, {"graph.nodes.out.type", "perlinn", "did you mean 'perlin'", "opensimplex2s",
+                      "radial_falloff", "remap"});
+}
+
+TEST(Validation, OctavesOutOfRange) {
+  for (const char* oct : {"0", "40"}) {
+    const std::string m = error_of(
+        unit_preset(std::string(R"("mountains": {"type": "fbm", "noise": "perlin", "octaves": )") +
+                    oct + R"(}, "out": {"type": "abs", "input": "mountains"})"));
+    expect_contains(m, {"bad.json", "graph.nodes.mountains.octaves", oct, "1..16"});
+  }
+}
+
+TEST(Validation, FrequencyOutOfRangeAndNan) {
+  const std::string m = error_of(unit_preset(R"("out": {"type": "perlin", "frequency": -1})"));
+  expect_contains(m, {"graph.nodes.out.frequency", "-1", "(0, 1000]"});
+  // --set can only give "nan" as a string: a type error naming the path.
+  const std::vector<std::string> set = {"graph.nodes.out.frequency=nan"};
+  const std::string n = error_of(unit_preset(R"("out": {"type": "perlin"})"), set);
+  expect_contains(n, {"graph.nodes.out.frequency", "expected a number", "\"nan\""});
+}
+
+TEST(Validation, MissingReferenceAndInput) {
+  expect_contains(error_of(unit_preset(R"("hills": {"type": "perlin"},
+                                          "out": {"type": "abs", "input": "hils"})")),
+                  {"graph.nodes.out.input", "unknown node 'hils'", "did you mean 'hills'"});
+  expect_contains(error_of(unit_preset(R"("out": {"type": "blend", "a": 0, "b": 1})")),
+                  {"graph.nodes.out.t", "missing required input"});
+  expect_contains(error_of(unit_preset(R"("x": {"type": "constant"})")),
+                  {"graph.output", "unknown node 'out'"});
+}
+
+TEST(Validation, CycleIsReported) {
+  const std::string m = error_of(unit_preset(R"("a": {"type": "add", "a": "b", "b": 1},
+                                                "b": {"type": "abs", "input": "c"},
+                                                "c": {"type": "neg", "input": "a"},
+                                                "out": {"type": "abs", "input": "a"})"));
+  expect_contains(m, {"cycle", "a -> b -> c -> a"});
+}
+
+TEST(Validation, MalformedJsonShowsLineAndColumn) {
+  const std::string text = "{\n  \"seed\": 1,\n  \"graph\": {,\n}";
+  try {
+    (void)parse_preset(text, "broken.json");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::parse);
+    expect_contains(e.what(), {"broken.json: line 3, column 13", "malformed JSON"});
+  }
+}
+
+TEST(Validation, DuplicateKeyIsAnError) {
+  const std::string m = error_of(
+      unit_preset(R"("out": {"type": "perlin", "octaves": 2, "frequency": 0.1, "octaves": 5})"));
+  expect_contains(m, {"bad.json", "graph.nodes.out.octaves", "duplicate key"});
+}
+
+TEST(Validation, WrongTypes) {
+  expect_contains(error_of(unit_preset(R"("out": {"type": "perlin", "octaves": "five"})")),
+                  {"graph.nodes.out.octaves", "expected an integer", "string \"five\""});
+  expect_contains(error_of(unit_preset(R"("out": {"type": "perlin", "octaves": 2.5})")),
+                  {"graph.nodes.out.octaves", "expected an integer"});
+  expect_contains(error_of(unit_preset(R"("out": {"type": "remap", "input": 0, "from": 3})")),
+                  {"graph.nodes.out.from", "[lo, hi]"});
+  expect_contains(error_of(unit_preset(R"("out": {"type": "abs", "input": true})")),
+                  {"graph.nodes.out.input", "boolean true"});
+  expect_contains(error_of(R"({"seed": -4, "graph": {"nodes": {"output": {"type": "constant"}}}})"),
+                  {"bad.json: seed", "-4"});
+  expect_contains(
+      error_of(R"({"world": {"size": 0}, "graph": {"nodes": {"output": {"type": "constant"}}}})"),
+      {"world.size", "1..65536"});
+  expect_contains(error_of(R"({"world": {"height_min_m": 5, "height_max_m": 5},
+                               "graph": {"nodes": {"output": {"type": "constant"}}}})"),
+                  {"world.height_max_m", "5"});
+}
+
+TEST(Validation, NodeParameterRanges) {
+  expect_contains(error_of(unit_preset(R"("out": {"type": "pow", "input": 0.5, "exponent": 0})")),
+                  {"graph.nodes.out.exponent", "(0, 16]"});
+  expect_contains(
+      error_of(unit_preset(R"("out": {"type": "clamp", "input": 0, "lo": 1, "hi": 0})")),
+      {"graph.nodes.out.hi"});
+  expect_contains(
+      error_of(unit_preset(R"("out": {"type": "terrace", "input": 0, "levels": [0, 0.5, 0.2]})")),
+      {"graph.nodes.out.levels[2]", "strictly increasing"});
+  expect_contains(
+      error_of(unit_preset(R"("out": {"type": "curve", "input": 0, "points": [[0, 0], [0, 1]]})")),
+      {"graph.nodes.out.points"});
+  expect_contains(error_of(unit_preset(R"("out": {"type": "remap", "input": 0, "from": [1, 1]})")),
+                  {"graph.nodes.out.from", "must differ"});
+  expect_contains(error_of(unit_preset(R"("n": {"type": "perlin"},
+                   "out": {"type": "warp", "source": "n", "basis": "cellular"})")),
+                  {"graph.nodes.out.basis", "cellular"});
+  expect_contains(error_of(unit_preset(R"("out": {"type": "cellular", "jitter": 2})")),
+                  {"graph.nodes.out.jitter", "[0, 1]"});
+}
+
+TEST(Validation, SeedAcceptsLargeDecimalString) {
+  const Preset p = parse_preset(
+      R"({"seed": "18446744073709551615", "graph": {"nodes": {"output": {"type": "constant"}}}})",
+      "seed.json");
+  EXPECT_EQ(p.seed, 18446744073709551615ull);
+  expect_contains(
+      error_of(
+          R"({"seed": "18446744073709551616", "graph": {"nodes": {"output": {"type": "constant"}}}})"),
+      {"seed", "decimal string"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overrides and hashing
+
+TEST(Overrides, ChangeTheResultAndTheHash) {
+  const std::vector<std::string> set = {"graph.nodes.hills.octaves=5", "world.height_max_m=1500"};
+  const Preset base = load_preset("default");
+  const Preset changed = load_preset("default", set);
+  EXPECT_NE(base.hash, changed.hash);
+  EXPECT_EQ(changed.world.height_max_m, 1500.0);
+  const GridSpec grid{.width = 33, .height = 33, .spacing_m = 16.0};
+  EXPECT_NE(evaluate_grid(compile(base), grid), evaluate_grid(compile(changed), grid));
+  // Same overrides, same hash; the hash is of the canonical document.
+  EXPECT_EQ(load_preset("default", set).hash, changed.hash);
+  EXPECT_EQ(changed.hash, preset_hash(changed.canonical_json));
+}
+
+TEST(Overrides, ValueSyntax) {
+  const std::string doc = unit_preset(R"("out": {"type": "perlin"})");
+  const std::string a = apply_override(doc, "graph.nodes.out.frequency=0.5");
+  const Preset pa = parse_preset(a, "a.json");
+  EXPECT_EQ(pa.graph.nodes[std::size_t(pa.graph.output)].noise.frequency, 0.5);
+  // Bare strings and quoted strings; an unset but known field may be added.
+  const Preset pb = parse_preset(doc, "b.json",
+                                 std::vector<std::string>{"name=alps", "description=\"a b\"",
+                                                          "graph.nodes.out.fractal=ridged"});
+  EXPECT_EQ(pb.name, "alps");
+  EXPECT_EQ(pb.description, "a b");
+  EXPECT_EQ(pb.graph.nodes[0].noise.fractal, FractalType::ridged);
+  // Arrays and array elements.
+  const std::string c = unit_preset(R"("out": {"type": "remap", "input": 0.5, "to": [0, 1]})");
+  EXPECT_EQ(value_of(R"("out": {"type": "remap", "input": 0.5, "to": [0, 1]})"), 0.75f);
+  const Preset pc = parse_preset(c, "c.json", std::vector<std::string>{"graph.nodes.out.to.1=0.5"});
+  EXPECT_EQ(evaluate_at(compile(pc), 0, 0), 0.375f);
+}
+
+TEST(Overrides, BadPathsAreErrors) {
+  const std::string doc = unit_preset(R"("out": {"type": "perlin"})");
+  auto message = [&](const std::string& o) {
+    try {
+      (void)apply_override(doc, o, "test.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "expected an error for " << o;
+    return std::string();
+  };
+  expect_contains(message("graph.nodes.out.octavs=3"),
+                  {"test.json", "graph.nodes.out.octavs", "no such field", "octaves"});
+  expect_contains(message("graph.nodes.hills.octaves=3"), {"graph.nodes.hills", "no such field"});
+  expect_contains(message("world.size.x=3"), {"world.size", "no field 'x'"});
+  expect_contains(message("seed"), {"expected path=value"});
+  expect_contains(message("graph..nodes=1"), {"empty segment"});
+}
+
+}  // namespace
+}  // namespace terrane
