@@ -11,6 +11,8 @@
 namespace terrane {
 namespace {
 
+using mesh_detail::format_metres;
+
 template <typename Index>
 void copy_indices(std::span<const std::uint32_t> in, Index* out) {
   for (std::size_t k = 0; k < in.size(); ++k) out[k] = Index(in[k]);
@@ -92,11 +94,11 @@ void ChunkMeshParams::validate(int cells) const {
   }
   if (skirts && !(std::isfinite(skirt_depth_m) && skirt_depth_m > 0.0)) {
     throw Error(ErrorCategory::invalid_argument,
-                "skirt_depth_m " + std::to_string(skirt_depth_m) + " must be > 0 and finite");
+                "skirt_depth_m " + format_metres(skirt_depth_m) + " must be > 0 and finite");
   }
   if (!(std::isfinite(uv_world_wrap_m) && uv_world_wrap_m > 0.0)) {
     throw Error(ErrorCategory::invalid_argument,
-                "uv_world_wrap_m " + std::to_string(uv_world_wrap_m) + " must be > 0 and finite");
+                "uv_world_wrap_m " + format_metres(uv_world_wrap_m) + " must be > 0 and finite");
   }
 }
 

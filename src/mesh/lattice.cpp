@@ -10,10 +10,17 @@
 // Means are (a + b) * 0.5f in float, the exact midpoint rounded once.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "mesh/mesh_internal.hpp"
 
 namespace terrane::mesh_detail {
+
+std::string format_metres(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 double wrap_coordinate(double x, double wrap) {
   const double r = x - wrap * std::floor(x / wrap);

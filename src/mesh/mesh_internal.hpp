@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "terrane/mesh.hpp"
@@ -48,6 +49,9 @@ struct LatticeSource {
 // Reuses out's capacity.
 void build_lattice_vertices(const LatticeSource& src, bool geomorph, std::size_t extra_vertices,
                             Mesh& out);
+
+// A number as printf's %g writes it ("0", "-2", "nan", "0.25") for error messages.
+std::string format_metres(double v);
 
 // x - wrap * floor(x / wrap), in [0, wrap).
 double wrap_coordinate(double x, double wrap);

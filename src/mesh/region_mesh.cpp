@@ -36,7 +36,7 @@ void build_region_mesh(const Field2D& map, const MeshRegion& r, Mesh& out) {
   }
   if (!(r.uv_world_wrap_m > 0.0 && r.uv_world_wrap_m < 1e300)) {
     throw Error(ErrorCategory::invalid_argument,
-                "uv_world_wrap_m " + std::to_string(r.uv_world_wrap_m) + " must be > 0 and finite");
+                "uv_world_wrap_m " + mesh_detail::format_metres(r.uv_world_wrap_m) + " must be > 0 and finite");
   }
   mesh_detail::LatticeSource src;
   src.field = &map;

@@ -9,10 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "mesh/mesh_internal.hpp"
 #include "terrane/mesh.hpp"
 
 namespace terrane {
 namespace {
+
+using mesh_detail::format_metres;
 
 std::vector<std::uint32_t> surface_indices(const Mesh& m) {
   std::vector<std::uint32_t> out(m.surface_index_count);
@@ -57,7 +60,7 @@ void compact_into(const Mesh& in, std::vector<std::uint32_t>& indices, Mesh& out
 void SimplifyParams::validate() const {
   if (!(std::isfinite(max_error_m) && max_error_m > 0.0)) {
     throw Error(ErrorCategory::invalid_argument,
-                "simplification error " + std::to_string(max_error_m) +
+                "simplification error " + format_metres(max_error_m) +
                     " m is invalid: it must be a finite number of metres > 0");
   }
 }
