@@ -64,6 +64,7 @@
 #include <cmath>
 
 #include "noise/fractal-inl.h"
+#include "noise/kernel_export.hpp"
 
 #ifndef TERRANE_NOISE_CELLULAR_CONSTANTS_
 #define TERRANE_NOISE_CELLULAR_CONSTANTS_
@@ -419,31 +420,13 @@ struct CellularBasis {
   }
 };
 
-void CellularRow2(const Row2& r) {
-  Row2Kernel<CellularBasis>(r);
-}
-void CellularRow3(const Row3& r) {
-  Row3Kernel<CellularBasis>(r);
-}
-
-void CellularRow2Pair(const Row2Pair& r) { Row2PairKernel<CellularBasis>(r); }
+TERRANE_NOISE_ROW_KERNELS(Cellular, CellularBasis)
 
 }  // namespace terrane::noise_detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "core/simd_dispatch.hpp"
-
 namespace terrane::noise_detail {
-HWY_EXPORT(CellularRow2);
-HWY_EXPORT(CellularRow3);
-HWY_EXPORT(CellularRow2Pair);
-void cellular_row2_pair(const Row2Pair& r) { TERRANE_DISPATCH(CellularRow2Pair)(r); }
-void cellular_row2(const Row2& r) {
-  TERRANE_DISPATCH(CellularRow2)(r);
-}
-void cellular_row3(const Row3& r) {
-  TERRANE_DISPATCH(CellularRow3)(r);
-}
+TERRANE_NOISE_EXPORT(Cellular, cellular)
 }  // namespace terrane::noise_detail
 #endif

@@ -37,6 +37,7 @@
 #include <hwy/highway.h>
 
 #include "noise/fractal-inl.h"
+#include "noise/kernel_export.hpp"
 #include "noise/simplex_grad-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -51,22 +52,25 @@ struct OpenSimplex2Basis {
   static constexpr float kScale3 = 107.653485f;
   static constexpr std::uint32_t kSeedB = 0x6A09E667u;  // lattice B's seed: seed ^ kSeedB
 
-  static HWY_INLINE VF Eval2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&) {
+  // The three vertices of the 2D simplex containing the point: unskewed offsets, kernel
+  // weights max(r^2 - |d|^2, 0)^4 and lattice hashes. (Named members, not arrays: GCC keeps
+  // them in registers across the fractal loop.)
+  struct Simplex2 {
+    VF x0, z0, w0, x1, z1, w1, x2, z2, w2;
+    VU h0, h1, h2;
+  };
+  static HWY_INLINE Simplex2 Vertices2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz) {
     const DF d;
     const DU du;
     const VU s = hn::Set(du, seed);
     const VU xp = hn::Mul(cx, hn::Set(du, kPrimeX));
     const VU zp = hn::Mul(cz, hn::Set(du, kPrimeZ));
     const VF t = hn::Mul(hn::Add(fx, fz), hn::Set(d, float(kG2)));
-    const VF x0 = hn::Sub(fx, t), z0 = hn::Sub(fz, t);
     // Vertex (0, 0).
-    VF v = hn::Mul(Falloff4(Attenuation2(kR2, x0, z0)), GradDot2(Hash(s, xp, zp), x0, z0));
+    const VF x0 = hn::Sub(fx, t), z0 = hn::Sub(fz, t);
     // Vertex (1, 1): unskewed offset (1 - 2 G2, 1 - 2 G2).
     const VF c11 = hn::Set(d, float(1.0 - 2.0 * kG2));
     const VF x1 = hn::Sub(x0, c11), z1 = hn::Sub(z0, c11);
-    const VU xp1 = hn::Add(xp, hn::Set(du, kPrimeX)), zp1 = hn::Add(zp, hn::Set(du, kPrimeZ));
-    v = hn::Add(v,
-                hn::Mul(Falloff4(Attenuation2(kR2, x1, z1)), GradDot2(Hash(s, xp1, zp1), x1, z1)));
     // Vertex (0, 1) above the diagonal (fz > fx), else (1, 0); unskewed (-G2, 1 - G2) or
     // (1 - G2, -G2).
     const auto upper = hn::Gt(fz, fx);
@@ -74,46 +78,35 @@ struct OpenSimplex2Basis {
     const VF x2 = hn::Sub(x0, hn::IfThenElse(upper, lo, hi));
     const VF z2 = hn::Sub(z0, hn::IfThenElse(upper, hi, lo));
     const auto upper_u = hn::RebindMask(du, upper);
-    const VU xp2 = hn::Add(xp, hn::IfThenZeroElse(upper_u, hn::Set(du, kPrimeX)));
-    const VU zp2 = hn::Add(zp, hn::IfThenElseZero(upper_u, hn::Set(du, kPrimeZ)));
-    v = hn::Add(v,
-                hn::Mul(Falloff4(Attenuation2(kR2, x2, z2)), GradDot2(Hash(s, xp2, zp2), x2, z2)));
+    return {x0, z0, Falloff4(Attenuation2(kR2, x0, z0)),
+            x1, z1, Falloff4(Attenuation2(kR2, x1, z1)),
+            x2, z2, Falloff4(Attenuation2(kR2, x2, z2)),
+            Hash(s, xp, zp),
+            Hash(s, hn::Add(xp, hn::Set(du, kPrimeX)), hn::Add(zp, hn::Set(du, kPrimeZ))),
+            Hash(s, hn::Add(xp, hn::IfThenZeroElse(upper_u, hn::Set(du, kPrimeX))),
+                 hn::Add(zp, hn::IfThenElseZero(upper_u, hn::Set(du, kPrimeZ))))};
+  }
+  // Sum of the vertex contributions with gradients chosen by hash bits (31 - kShift)..
+  template <int kShift>
+  static HWY_INLINE VF Sum2(const Simplex2& sx) {
+    const DF d;
+    VF v = hn::Mul(sx.w0, GradDot2(hn::ShiftLeft<kShift>(sx.h0), sx.x0, sx.z0));
+    v = hn::Add(v, hn::Mul(sx.w1, GradDot2(hn::ShiftLeft<kShift>(sx.h1), sx.x1, sx.z1)));
+    v = hn::Add(v, hn::Mul(sx.w2, GradDot2(hn::ShiftLeft<kShift>(sx.h2), sx.x2, sx.z2)));
     return ClampUnit(hn::Mul(v, hn::Set(d, kScale2)));
+  }
+
+  static HWY_INLINE VF Eval2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&) {
+    return Sum2<0>(Vertices2(seed, cx, fx, cz, fz));
   }
 
   // Two independent noises from the same lattice evaluation (the domain warp's x and z
   // displacement): shared kernel weights, the second gradient from hash bits 26..22.
   static HWY_INLINE void Eval2Pair(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz,
                                    const BasisArgs&, VF& a, VF& b) {
-    const DF d;
-    const DU du;
-    const VU s = hn::Set(du, seed);
-    const VU xp = hn::Mul(cx, hn::Set(du, kPrimeX));
-    const VU zp = hn::Mul(cz, hn::Set(du, kPrimeZ));
-    const VF t = hn::Mul(hn::Add(fx, fz), hn::Set(d, float(kG2)));
-    const VF x0 = hn::Sub(fx, t), z0 = hn::Sub(fz, t);
-    const VF c11 = hn::Set(d, float(1.0 - 2.0 * kG2));
-    const VF x1 = hn::Sub(x0, c11), z1 = hn::Sub(z0, c11);
-    const VU xp1 = hn::Add(xp, hn::Set(du, kPrimeX)), zp1 = hn::Add(zp, hn::Set(du, kPrimeZ));
-    const auto upper = hn::Gt(fz, fx);
-    const VF lo = hn::Set(d, float(-kG2)), hi = hn::Set(d, float(1.0 - kG2));
-    const VF x2 = hn::Sub(x0, hn::IfThenElse(upper, lo, hi));
-    const VF z2 = hn::Sub(z0, hn::IfThenElse(upper, hi, lo));
-    const auto upper_u = hn::RebindMask(du, upper);
-    const VU xp2 = hn::Add(xp, hn::IfThenZeroElse(upper_u, hn::Set(du, kPrimeX)));
-    const VU zp2 = hn::Add(zp, hn::IfThenElseZero(upper_u, hn::Set(du, kPrimeZ)));
-    const VF w0 = Falloff4(Attenuation2(kR2, x0, z0));
-    const VF w1 = Falloff4(Attenuation2(kR2, x1, z1));
-    const VF w2 = Falloff4(Attenuation2(kR2, x2, z2));
-    const VU h0 = Hash(s, xp, zp), h1 = Hash(s, xp1, zp1), h2 = Hash(s, xp2, zp2);
-    VF va = hn::Mul(w0, GradDot2(h0, x0, z0));
-    va = hn::Add(va, hn::Mul(w1, GradDot2(h1, x1, z1)));
-    va = hn::Add(va, hn::Mul(w2, GradDot2(h2, x2, z2)));
-    VF vb = hn::Mul(w0, GradDot2(hn::ShiftLeft<5>(h0), x0, z0));
-    vb = hn::Add(vb, hn::Mul(w1, GradDot2(hn::ShiftLeft<5>(h1), x1, z1)));
-    vb = hn::Add(vb, hn::Mul(w2, GradDot2(hn::ShiftLeft<5>(h2), x2, z2)));
-    a = ClampUnit(hn::Mul(va, hn::Set(d, kScale2)));
-    b = ClampUnit(hn::Mul(vb, hn::Set(d, kScale2)));
+    const Simplex2 sx = Vertices2(seed, cx, fx, cz, fz);
+    a = Sum2<0>(sx);
+    b = Sum2<5>(sx);
   }
 
   static HWY_INLINE VF Eval3(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz,
@@ -196,31 +189,13 @@ struct OpenSimplex2Basis {
   }
 };
 
-void OpenSimplex2Row2(const Row2& r) {
-  Row2Kernel<OpenSimplex2Basis>(r);
-}
-void OpenSimplex2Row3(const Row3& r) {
-  Row3Kernel<OpenSimplex2Basis>(r);
-}
-
-void OpenSimplex2Row2Pair(const Row2Pair& r) { Row2PairKernel<OpenSimplex2Basis>(r); }
+TERRANE_NOISE_ROW_KERNELS(OpenSimplex2, OpenSimplex2Basis)
 
 }  // namespace terrane::noise_detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "core/simd_dispatch.hpp"
-
 namespace terrane::noise_detail {
-HWY_EXPORT(OpenSimplex2Row2);
-HWY_EXPORT(OpenSimplex2Row3);
-HWY_EXPORT(OpenSimplex2Row2Pair);
-void opensimplex2_row2_pair(const Row2Pair& r) { TERRANE_DISPATCH(OpenSimplex2Row2Pair)(r); }
-void opensimplex2_row2(const Row2& r) {
-  TERRANE_DISPATCH(OpenSimplex2Row2)(r);
-}
-void opensimplex2_row3(const Row3& r) {
-  TERRANE_DISPATCH(OpenSimplex2Row3)(r);
-}
+TERRANE_NOISE_EXPORT(OpenSimplex2, opensimplex2)
 }  // namespace terrane::noise_detail
 #endif

@@ -37,6 +37,7 @@
 #include <hwy/highway.h>
 
 #include "noise/fractal-inl.h"
+#include "noise/kernel_export.hpp"
 #include "noise/simplex_grad-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -208,31 +209,13 @@ struct OpenSimplex2SBasis {
   }
 };
 
-void OpenSimplex2SRow2(const Row2& r) {
-  Row2Kernel<OpenSimplex2SBasis>(r);
-}
-void OpenSimplex2SRow3(const Row3& r) {
-  Row3Kernel<OpenSimplex2SBasis>(r);
-}
-
-void OpenSimplex2SRow2Pair(const Row2Pair& r) { Row2PairKernel<OpenSimplex2SBasis>(r); }
+TERRANE_NOISE_ROW_KERNELS(OpenSimplex2S, OpenSimplex2SBasis)
 
 }  // namespace terrane::noise_detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "core/simd_dispatch.hpp"
-
 namespace terrane::noise_detail {
-HWY_EXPORT(OpenSimplex2SRow2);
-HWY_EXPORT(OpenSimplex2SRow3);
-HWY_EXPORT(OpenSimplex2SRow2Pair);
-void opensimplex2s_row2_pair(const Row2Pair& r) { TERRANE_DISPATCH(OpenSimplex2SRow2Pair)(r); }
-void opensimplex2s_row2(const Row2& r) {
-  TERRANE_DISPATCH(OpenSimplex2SRow2)(r);
-}
-void opensimplex2s_row3(const Row3& r) {
-  TERRANE_DISPATCH(OpenSimplex2SRow3)(r);
-}
+TERRANE_NOISE_EXPORT(OpenSimplex2S, opensimplex2s)
 }  // namespace terrane::noise_detail
 #endif

@@ -15,6 +15,7 @@
 #include <hwy/highway.h>
 
 #include "noise/fractal-inl.h"
+#include "noise/kernel_export.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace terrane::noise_detail::HWY_NAMESPACE {
@@ -48,7 +49,12 @@ HWY_INLINE VF GradDot3(VU h, VF x, VF y, VF z) {
 struct PerlinBasis {
   static constexpr bool kSheared = false;
 
-  static HWY_INLINE VF Eval2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&) {
+  // The four corners of a 2D cell: hashes, offsets and fade weights.
+  struct Cell2 {
+    VU h00, h10, h01, h11;
+    VF gx, gz, u, v;
+  };
+  static HWY_INLINE Cell2 Corners2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz) {
     const DF d;
     const DU du;
     const VU s = hn::Set(du, seed);
@@ -57,38 +63,30 @@ struct PerlinBasis {
     const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
     const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
     const VF one = hn::Set(d, 1.0f);
-    const VF gx = hn::Sub(fx, one), gz = hn::Sub(fz, one);
-    const VF n00 = GradDot2(Hash(s, x0, z0), fx, fz);
-    const VF n10 = GradDot2(Hash(s, x1, z0), gx, fz);
-    const VF n01 = GradDot2(Hash(s, x0, z1), fx, gz);
-    const VF n11 = GradDot2(Hash(s, x1, z1), gx, gz);
-    const VF u = Quintic(fx), v = Quintic(fz);
-    return ClampUnit(Lerp(Lerp(n00, n10, u), Lerp(n01, n11, u), v));
+    return {Hash(s, x0, z0), Hash(s, x1, z0), Hash(s, x0, z1), Hash(s, x1, z1),
+            hn::Sub(fx, one), hn::Sub(fz, one), Quintic(fx), Quintic(fz)};
+  }
+  // Interpolated gradient noise with the gradients chosen by hash bits (31 - kShift)..
+  template <int kShift>
+  static HWY_INLINE VF Interpolate2(const Cell2& c, VF fx, VF fz) {
+    const VF n00 = GradDot2(hn::ShiftLeft<kShift>(c.h00), fx, fz);
+    const VF n10 = GradDot2(hn::ShiftLeft<kShift>(c.h10), c.gx, fz);
+    const VF n01 = GradDot2(hn::ShiftLeft<kShift>(c.h01), fx, c.gz);
+    const VF n11 = GradDot2(hn::ShiftLeft<kShift>(c.h11), c.gx, c.gz);
+    return ClampUnit(Lerp(Lerp(n00, n10, c.u), Lerp(n01, n11, c.u), c.v));
+  }
+
+  static HWY_INLINE VF Eval2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&) {
+    return Interpolate2<0>(Corners2(seed, cx, fx, cz, fz), fx, fz);
   }
 
   // Two independent noises from the same lattice hashes: the second gradient uses hash bits
   // 28..26 instead of 31..29 (the domain warp's x and z displacement).
   static HWY_INLINE void Eval2Pair(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz,
                                    const BasisArgs&, VF& a, VF& b) {
-    const DF d;
-    const DU du;
-    const VU s = hn::Set(du, seed);
-    const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
-    const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
-    const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
-    const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
-    const VF one = hn::Set(d, 1.0f);
-    const VF gx = hn::Sub(fx, one), gz = hn::Sub(fz, one);
-    const VU h00 = Hash(s, x0, z0), h10 = Hash(s, x1, z0);
-    const VU h01 = Hash(s, x0, z1), h11 = Hash(s, x1, z1);
-    const VF u = Quintic(fx), v = Quintic(fz);
-    a = ClampUnit(Lerp(Lerp(GradDot2(h00, fx, fz), GradDot2(h10, gx, fz), u),
-                       Lerp(GradDot2(h01, fx, gz), GradDot2(h11, gx, gz), u), v));
-    b = ClampUnit(Lerp(Lerp(GradDot2(hn::ShiftLeft<3>(h00), fx, fz),
-                            GradDot2(hn::ShiftLeft<3>(h10), gx, fz), u),
-                       Lerp(GradDot2(hn::ShiftLeft<3>(h01), fx, gz),
-                            GradDot2(hn::ShiftLeft<3>(h11), gx, gz), u),
-                       v));
+    const Cell2 c = Corners2(seed, cx, fx, cz, fz);
+    a = Interpolate2<0>(c, fx, fz);
+    b = Interpolate2<3>(c, fx, fz);
   }
 
   static HWY_INLINE VF Eval3(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz,
@@ -119,23 +117,13 @@ struct PerlinBasis {
   }
 };
 
-void PerlinRow2(const Row2& r) { Row2Kernel<PerlinBasis>(r); }
-void PerlinRow3(const Row3& r) { Row3Kernel<PerlinBasis>(r); }
-
-void PerlinRow2Pair(const Row2Pair& r) { Row2PairKernel<PerlinBasis>(r); }
+TERRANE_NOISE_ROW_KERNELS(Perlin, PerlinBasis)
 
 }  // namespace terrane::noise_detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "core/simd_dispatch.hpp"
-
 namespace terrane::noise_detail {
-HWY_EXPORT(PerlinRow2);
-HWY_EXPORT(PerlinRow3);
-HWY_EXPORT(PerlinRow2Pair);
-void perlin_row2_pair(const Row2Pair& r) { TERRANE_DISPATCH(PerlinRow2Pair)(r); }
-void perlin_row2(const Row2& r) { TERRANE_DISPATCH(PerlinRow2)(r); }
-void perlin_row3(const Row3& r) { TERRANE_DISPATCH(PerlinRow3)(r); }
+TERRANE_NOISE_EXPORT(Perlin, perlin)
 }  // namespace terrane::noise_detail
 #endif

@@ -9,6 +9,7 @@
 #include <hwy/highway.h>
 
 #include "noise/fractal-inl.h"
+#include "noise/kernel_export.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace terrane::noise_detail::HWY_NAMESPACE {
@@ -47,23 +48,13 @@ struct ValueBasis {
   }
 };
 
-void ValueRow2(const Row2& r) { Row2Kernel<ValueBasis>(r); }
-void ValueRow3(const Row3& r) { Row3Kernel<ValueBasis>(r); }
-
-void ValueRow2Pair(const Row2Pair& r) { Row2PairKernel<ValueBasis>(r); }
+TERRANE_NOISE_ROW_KERNELS(Value, ValueBasis)
 
 }  // namespace terrane::noise_detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "core/simd_dispatch.hpp"
-
 namespace terrane::noise_detail {
-HWY_EXPORT(ValueRow2);
-HWY_EXPORT(ValueRow3);
-HWY_EXPORT(ValueRow2Pair);
-void value_row2_pair(const Row2Pair& r) { TERRANE_DISPATCH(ValueRow2Pair)(r); }
-void value_row2(const Row2& r) { TERRANE_DISPATCH(ValueRow2)(r); }
-void value_row3(const Row3& r) { TERRANE_DISPATCH(ValueRow3)(r); }
+TERRANE_NOISE_EXPORT(Value, value)
 }  // namespace terrane::noise_detail
 #endif

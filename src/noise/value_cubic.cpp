@@ -9,6 +9,7 @@
 #include <hwy/highway.h>
 
 #include "noise/fractal-inl.h"
+#include "noise/kernel_export.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace terrane::noise_detail::HWY_NAMESPACE {
@@ -69,23 +70,13 @@ struct ValueCubicBasis {
   }
 };
 
-void ValueCubicRow2(const Row2& r) { Row2Kernel<ValueCubicBasis>(r); }
-void ValueCubicRow3(const Row3& r) { Row3Kernel<ValueCubicBasis>(r); }
-
-void ValueCubicRow2Pair(const Row2Pair& r) { Row2PairKernel<ValueCubicBasis>(r); }
+TERRANE_NOISE_ROW_KERNELS(ValueCubic, ValueCubicBasis)
 
 }  // namespace terrane::noise_detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "core/simd_dispatch.hpp"
-
 namespace terrane::noise_detail {
-HWY_EXPORT(ValueCubicRow2);
-HWY_EXPORT(ValueCubicRow3);
-HWY_EXPORT(ValueCubicRow2Pair);
-void value_cubic_row2_pair(const Row2Pair& r) { TERRANE_DISPATCH(ValueCubicRow2Pair)(r); }
-void value_cubic_row2(const Row2& r) { TERRANE_DISPATCH(ValueCubicRow2)(r); }
-void value_cubic_row3(const Row3& r) { TERRANE_DISPATCH(ValueCubicRow3)(r); }
+TERRANE_NOISE_EXPORT(ValueCubic, value_cubic)
 }  // namespace terrane::noise_detail
 #endif
