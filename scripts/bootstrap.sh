@@ -8,6 +8,7 @@ packages=(
   libhwy-dev libtbb-dev nlohmann-json3-dev libcli11-dev
   libspng-dev libopenexr-dev zlib1g-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
+  libmeshoptimizer-dev libtinygltf-dev nodejs
 )
 
 missing=()
@@ -16,6 +17,9 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# The glTF validator (scripts/validate_gltf.sh) runs on node + npm. NodeSource's nodejs bundles
+# npm and conflicts with Debian's npm package, so npm is only installed when the command is absent.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "bootstrap: installing ${missing[*]}" >&2

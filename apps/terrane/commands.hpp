@@ -6,7 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+
 #include "terrane/core.hpp"
+#include "terrane/io.hpp"
+#include "terrane/mesh.hpp"
 
 namespace terrane::cli {
 
@@ -29,6 +33,12 @@ struct GenerateOptions {
   double river_area_m2 = 1.0e6;    // --river-area: drainage area of a river cell (rivers mask)
   int threads = 0;
   bool quiet = false;
+  // Meshes (--formats glb,obj) and engine heightmaps (mesh_export.cpp, engine_export.cpp).
+  int lod = 0;                       // --lod: mesh level, samples every 2^lod cells
+  bool has_simplify = false;
+  double simplify_error_m = 0.0;     // --simplify-error
+  int tiles = 1;                     // --tiles: tiles per side
+  std::string engine;                // --engine: "", unity, unreal, godot
 };
 
 struct BenchOptions {
@@ -39,6 +49,35 @@ struct BenchOptions {
 };
 
 int run_generate(const GenerateOptions& opt);
+
+// A file written by generate: its name in the output directory and its sidecar format.
+struct WrittenFile {
+  std::string file;
+  std::string format;
+};
+
+// Mesh exports: checked completely (lod, tiles, simplification error, GLB size) by
+// plan_mesh_export before any height is generated.
+struct MeshExportPlan {
+  bool glb = false, obj = false;
+  TilePlan tiles;
+  bool simplify = false;
+  SimplifyParams simplify_params;
+};
+MeshExportPlan plan_mesh_export(const GenerateOptions& opt, bool glb, bool obj,
+                                const GridSpec& grid, const std::filesystem::path& dir,
+                                const std::string& base);
+std::vector<WrittenFile> write_mesh_exports(const MeshExportPlan& plan, const Field2D& heights,
+                                            const std::filesystem::path& dir,
+                                            const std::string& base, bool quiet);
+
+// Engine targets: adjusts the map size to what the engine accepts (returning the warning, or
+// ""), before generation; then writes the heightmap(s) and an import-settings JSON.
+std::string snap_size_for_engine(const std::string& engine, GridSpec& grid);
+std::vector<WrittenFile> write_engine_export(const std::string& engine, const Field2D& heights,
+                                             const HeightRange& range,
+                                             const std::filesystem::path& dir,
+                                             const std::string& base);
 int run_presets();
 int run_bench_noise(const BenchOptions& opt);
 int run_bench_erosion(const BenchOptions& opt);

@@ -19,8 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kFormats[] = {"png16", "raw16", "exr",   "normals",
-                                "preview", "rivers", "lakes", "flow"};
+const char* const kFormats[] = {"png16",  "raw16", "exr",  "normals", "preview",
+                                "rivers", "lakes", "flow", "glb",     "obj"};
 
 std::set<std::string> parse_formats(const std::string& list) {
   std::set<std::string> out;
@@ -33,7 +33,8 @@ std::set<std::string> parse_formats(const std::string& list) {
     if (!known) {
       throw Error(ErrorCategory::invalid_argument,
                   "--formats: unknown format '" + f +
-                      "' (allowed: png16, raw16, exr, normals, preview, rivers, lakes, flow)");
+                      "' (allowed: png16, raw16, exr, normals, preview, rivers, lakes, flow, "
+                      "glb, obj)");
     }
     out.insert(f);
   }
@@ -139,9 +140,14 @@ int run_generate(const GenerateOptions& opt) {
     grid.origin_x_m = opt.origin_x;
     grid.origin_z_m = opt.origin_z;
   }
+  const std::string engine_warning = snap_size_for_engine(opt.engine, grid);
+  if (!engine_warning.empty()) std::fprintf(stderr, "warning: %s\n", engine_warning.c_str());
   grid.validate("map size");  // before allocating anything large
 
   const fs::path dir(opt.out_dir);
+  const std::string base = preset.name.empty() ? "terrain" : preset.name;
+  const MeshExportPlan mesh_plan = plan_mesh_export(
+      opt, formats.count("glb") != 0U, formats.count("obj") != 0U, grid, dir, base);
   prepare_output_dir(dir);
   const CompiledGraph graph = compile(preset);
 
@@ -182,7 +188,6 @@ int run_generate(const GenerateOptions& opt) {
   sidecar.preset = preset.name;
   sidecar.preset_hash = preset.hash;
 
-  const std::string base = preset.name.empty() ? "terrain" : preset.name;
   // Each output is an independent job; they run concurrently (the encoders are mostly
   // single-threaded zlib), and the sidecar lists them in a fixed order whatever finishes first.
   struct Job {
@@ -250,6 +255,14 @@ int run_generate(const GenerateOptions& opt) {
     written.push_back(dir / job.file);
     sidecar.files.push_back({job.file, job.format});
   }
+  for (const auto& files : {write_mesh_exports(mesh_plan, heights, dir, base, opt.quiet),
+                            write_engine_export(opt.engine, heights, range, dir, base)}) {
+    for (const WrittenFile& f : files) {
+      written.push_back(dir / f.file);
+      sidecar.files.push_back({f.file, f.format});
+    }
+  }
+  if (!engine_warning.empty()) sidecar.warnings.push_back(engine_warning);
   if (!raw_warning.empty()) {
     std::fprintf(stderr, "warning: %s\n", raw_warning.c_str());
     sidecar.warnings.push_back(raw_warning);

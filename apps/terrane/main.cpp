@@ -42,8 +42,9 @@ int main(int argc, char** argv) {
   auto* cell_opt = g->add_option("--cell", gen.cell_m, "sample spacing in metres (default: preset world.cell_size_m)");
   g->add_option("--set", gen.overrides, "override a preset field: a.b.c=value (repeatable)");
   g->add_option("--formats", gen.formats,
-                "comma-separated outputs: png16,raw16,exr,normals,preview, and hydrology masks "
-                "rivers,lakes,flow (16-bit PNGs; a JSON sidecar is always written)")
+                "comma-separated outputs: png16,raw16,exr,normals,preview, hydrology masks "
+                "rivers,lakes,flow (16-bit PNGs), meshes glb,obj (a JSON sidecar is always "
+                "written)")
       ->capture_default_str();
   g->add_option("--erode", gen.erode,
                 "append region operations with their defaults to the preset's post list: "
@@ -52,6 +53,18 @@ int main(int argc, char** argv) {
                 "drainage area in m^2 from which a cell counts as river (rivers output)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  g->add_option("--lod", gen.lod, "mesh level of detail: glb/obj sample every 2^L cells")
+      ->capture_default_str();
+  auto* simplify_opt = g->add_option("--simplify-error", gen.simplify_error_m,
+                                     "simplify glb/obj meshes to this max error in metres (> 0); "
+                                     "tile borders are kept exact");
+  g->add_option("--tiles", gen.tiles,
+                "split glb/obj meshes into N x N tiles NAME_x{i}_z{j}.* plus NAME_tiles.json; N "
+                "must divide the map's cells")
+      ->capture_default_str();
+  g->add_option("--engine", gen.engine,
+                "also write a heightmap for an engine's terrain importer: unity (RAW16, 2^n+1), "
+                "unreal (PNG16, recommended sizes), godot (EXR for Terrain3D); see README");
   g->add_option("--threads", gen.threads, "worker threads (0 = all cores)")->capture_default_str();
   g->add_flag("-q,--quiet", gen.quiet, "no progress bar");
   g->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
@@ -98,6 +111,7 @@ int main(int argc, char** argv) {
       gen.has_width = width_opt->count() > 0;
       gen.has_height = height_opt->count() > 0;
       gen.has_cell = cell_opt->count() > 0;
+      gen.has_simplify = simplify_opt->count() > 0;
       if (!origin.empty()) {
         if (!parse_origin(origin, gen.origin_x, gen.origin_z)) {
           throw Error(ErrorCategory::invalid_argument,

@@ -203,5 +203,68 @@ TEST_F(CliTest, UnwritableOutputDirectoryFailsBeforeWork) {
   EXPECT_NE(r.out.find("output directory"), std::string::npos) << r.out;
 }
 
+TEST_F(CliTest, MeshExportsWholeAndTiled) {
+  const fs::path p = write_preset("small.json.in", kSmallPreset);
+  Result r = run("generate " + p.string() + " --formats glb,obj -q -o " + (dir_ / "whole").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(fs::exists(dir_ / "whole" / "small.glb"));
+  EXPECT_TRUE(fs::exists(dir_ / "whole" / "small.obj"));
+  r = run("generate " + p.string() + " --formats glb --tiles 4 --lod 1 --simplify-error 0.5 -q -o " +
+          (dir_ / "tiles").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (int tz = 0; tz < 4; ++tz) {
+    for (int tx = 0; tx < 4; ++tx) {
+      const std::string name = "small_x" + std::to_string(tx) + "_z" + std::to_string(tz) + ".glb";
+      EXPECT_TRUE(fs::exists(dir_ / "tiles" / name)) << name;
+    }
+  }
+  std::ifstream in(dir_ / "tiles" / "small_tiles.json");
+  const nlohmann::json m = nlohmann::json::parse(in);
+  EXPECT_EQ(m["tiles"], 4);
+  EXPECT_EQ(m["tile_cells_x"], 16);
+  EXPECT_EQ(m["tile_size_x_m"], 32.0);
+  EXPECT_EQ(m["spacing_m"], 2.0);
+  EXPECT_EQ(m["simplify_error_m"], 0.5);
+  EXPECT_EQ(m["files"].size(), 16u);
+  EXPECT_LE(m["height_min_m"].get<double>(), m["height_max_m"].get<double>());
+}
+
+TEST_F(CliTest, EngineExportsSnapSizesAndWriteImportSettings) {
+  const fs::path p = write_preset("small.json.in", kSmallPreset);
+  Result r = run("generate " + p.string() + " --size 100 --engine unity -q -o " + (dir_ / "u").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("snapped to 129 x 129"), std::string::npos) << r.out;
+  EXPECT_EQ(fs::file_size(dir_ / "u" / "small_unity.r16"), 129u * 129u * 2u);
+  r = run("generate " + p.string() + " --size 100 --engine unreal -q -o " + (dir_ / "ue").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("snapped to 127 x 127"), std::string::npos) << r.out;
+  std::ifstream in(dir_ / "ue" / "small_unreal.json");
+  const nlohmann::json s = nlohmann::json::parse(in);
+  EXPECT_EQ(s["zero_height_value"], 32768);
+  // Z scale maps 250 m (the larger of |min|, |max|) to 32767 steps of 1/128 * scale / 100 m.
+  EXPECT_NEAR(s["scale_z_percent"].get<double>() * 32767.0 / 12800.0, 250.0, 1e-9);
+  EXPECT_EQ(s["scale_x_percent"], 200.0);
+  r = run("generate " + p.string() + " --engine godot -q -o " + (dir_ / "g").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(fs::exists(dir_ / "g" / "small_godot.exr"));
+  EXPECT_EQ(read_exr(dir_ / "g" / "small_godot.exr").grid.width, 65);
+}
+
+TEST_F(CliTest, MeshBadInputExitsTwoAndWritesNothing) {
+  const fs::path p = write_preset("small.json.in", kSmallPreset);
+  const std::string pre = "generate " + p.string() + " --formats glb ";
+  expect_failure(pre + "--tiles 3", "--tiles 3 does not divide the map: 65 x 65 samples are 64 x 64");
+  expect_failure(pre + "--lod 7", "--lod 7 is beyond the levels of a tile of 64 x 64 cells (allowed 0..6");
+  expect_failure(pre + "--tiles 4 --lod 5", "allowed 0..4");
+  expect_failure(pre + "--simplify-error 0", "--simplify-error: simplification error 0 m is invalid");
+  expect_failure(pre + "--simplify-error -1", "error -1 m is invalid");
+  expect_failure(pre + "--simplify-error nan", "error nan m is invalid");
+  expect_failure(pre + "--size 16385", "more than the format's limit of 4294967295 bytes");
+  expect_failure("generate " + p.string() + " --tiles 2", "add glb and/or obj to --formats");
+  expect_failure("generate " + p.string() + " --engine cryengine", "unknown engine 'cryengine'");
+  expect_failure("generate " + p.string() + " --engine unreal --size 9000",
+                 "larger than Unreal's largest recommended landscape size, 8129");
+}
+
 }  // namespace
 }  // namespace terrane

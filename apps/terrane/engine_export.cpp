@@ -1,0 +1,157 @@
+// `terrane generate --engine unity|unreal|godot`: heightmaps in the form each engine's terrain
+// importer expects, plus NAME_<engine>.json with the numbers to type into the import dialog
+// (README, "Engine import").
+//   unity:  RAW16 little-endian, square of side 2^n + 1 (the map is snapped up before generation),
+//           split into tiles of at most 4097 samples sharing their borders.
+//   unreal: PNG16 with 32768 = 0 m and a Z scale (percent) that maps the height range, of a size
+//           from Unreal's recommended landscape sizes (snapped up before generation).
+//   godot:  OpenEXR heights in metres (Terrain3D importer, scale 1, offset 0).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "commands.hpp"
+#include "terrane/field.hpp"
+
+namespace terrane::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kUnityMaxSide = 4097;
+// Unreal Engine's recommended landscape sizes (vertices per side), "Landscape Technical Guide".
+constexpr int kUnrealSizes[] = {127, 253, 505, 1009, 2017, 4033, 8129};
+
+void write_json(const fs::path& path, const nlohmann::json& doc) {
+  const std::string text = doc.dump(2) + "\n";
+  write_file_atomic(path, std::as_bytes(std::span<const char>(text.data(), text.size())));
+}
+
+Image16 crop(const Image16& img, int i0, int j0, int side) {
+  Image16 out;
+  out.width = out.height = side;
+  out.samples.resize(std::size_t(side) * std::size_t(side));
+  for (int j = 0; j < side; ++j) {
+    const auto* src = img.samples.data() + std::size_t(j0 + j) * std::size_t(img.width) + i0;
+    std::copy(src, src + side, out.samples.data() + std::size_t(j) * std::size_t(side));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string snap_size_for_engine(const std::string& engine, GridSpec& grid) {
+  const int want = std::max(grid.width, grid.height);
+  int side = want;
+  if (engine.empty() || engine == "godot") return {};
+  if (engine == "unity") {
+    side = 33;
+    while (side < want) side = (side - 1) * 2 + 1;
+  } else if (engine == "unreal") {
+    side = 0;
+    for (int s : kUnrealSizes) {
+      if (s >= want) {
+        side = s;
+        break;
+      }
+    }
+    if (side == 0) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "--engine unreal: a map of " + std::to_string(grid.width) + " x " +
+                      std::to_string(grid.height) +
+                      " samples is larger than Unreal's largest recommended landscape size, 8129");
+    }
+  } else {
+    throw Error(ErrorCategory::invalid_argument,
+                "--engine: unknown engine '" + engine + "' (allowed: unity, unreal, godot)");
+  }
+  if (side == grid.width && side == grid.height) return {};
+  const std::string warning =
+      "--engine " + engine + ": map size " + std::to_string(grid.width) + " x " +
+      std::to_string(grid.height) + " snapped to " + std::to_string(side) + " x " +
+      std::to_string(side) +
+      (engine == "unity" ? " (Unity terrains are squares of side 2^n + 1)"
+                         : " (Unreal's recommended landscape sizes: 127, 253, 505, 1009, 2017, "
+                           "4033, 8129)");
+  grid.width = grid.height = side;
+  return warning;
+}
+
+std::vector<WrittenFile> write_engine_export(const std::string& engine, const Field2D& heights,
+                                             const HeightRange& range, const fs::path& dir,
+                                             const std::string& base) {
+  std::vector<WrittenFile> written;
+  if (engine.empty()) return written;
+  const GridSpec& g = heights.grid;
+  nlohmann::json settings = {{"engine", engine},
+                             {"width", g.width},
+                             {"height", g.height},
+                             {"spacing_m", g.spacing_m},
+                             {"origin_x_m", g.x_m(0)},
+                             {"origin_z_m", g.z_m(0)}};
+  if (engine == "unity") {
+    const Image16 img = heights_to_image16(heights, range);
+    const int tiles = (g.width - 1 + kUnityMaxSide - 2) / (kUnityMaxSide - 1);
+    const int side = (g.width - 1) / tiles + 1;
+    nlohmann::json files = nlohmann::json::array();
+    for (int tz = 0; tz < tiles; ++tz) {
+      for (int tx = 0; tx < tiles; ++tx) {
+        const std::string file = tiles == 1 ? base + "_unity.r16"
+                                            : base + "_unity_x" + std::to_string(tx) + "_z" +
+                                                  std::to_string(tz) + ".r16";
+        write_raw16(dir / file, crop(img, tx * (side - 1), tz * (side - 1), side));
+        written.push_back({file, "unity_raw16"});
+        files.push_back({{"path", file},
+                         {"tx", tx},
+                         {"tz", tz},
+                         {"position_x_m", double(tx * (side - 1)) * g.spacing_m},
+                         {"position_z_m", double(tz * (side - 1)) * g.spacing_m}});
+      }
+    }
+    settings["files"] = files;
+    settings["heightmap_resolution"] = side;
+    settings["byte_order"] = "Windows";
+    settings["depth"] = "Bit 16";
+    settings["terrain_size_x_m"] = double(side - 1) * g.spacing_m;
+    settings["terrain_size_z_m"] = double(side - 1) * g.spacing_m;
+    settings["terrain_height_m"] = range.height_max_m - range.height_min_m;
+    settings["terrain_position_y_m"] = range.height_min_m;
+  } else if (engine == "unreal") {
+    // height_m = (v - 32768) / 128 * z_scale / 100: pick the Z scale that maps the larger of
+    // |min| and |max| onto 32767 steps.
+    const double reach = std::max({std::abs(range.height_min_m), std::abs(range.height_max_m), 1e-3});
+    const double z_scale = reach * 100.0 * 128.0 / 32767.0;
+    Image16 img;
+    img.width = g.width;
+    img.height = g.height;
+    img.samples.resize(heights.data.size());
+    for (std::size_t k = 0; k < heights.data.size(); ++k) {
+      const double v = 32768.0 + double(heights.data[k]) * 12800.0 / z_scale;
+      img.samples[k] = std::uint16_t(std::clamp(std::round(v), 0.0, 65535.0));
+    }
+    const std::string file = base + "_unreal.png";
+    write_png16(dir / file, img);
+    written.push_back({file, "unreal_png16"});
+    settings["files"] = {{{"path", file}}};
+    settings["zero_height_value"] = 32768;
+    settings["scale_x_percent"] = g.spacing_m * 100.0;
+    settings["scale_y_percent"] = g.spacing_m * 100.0;
+    settings["scale_z_percent"] = z_scale;
+  } else if (engine == "godot") {
+    const std::string file = base + "_godot.exr";
+    write_exr(dir / file, heights);
+    written.push_back({file, "godot_exr"});
+    settings["files"] = {{{"path", file}}};
+    settings["height_scale"] = 1.0;
+    settings["height_offset_m"] = 0.0;
+    settings["vertex_spacing_m"] = g.spacing_m;
+  }
+  const std::string json_file = base + "_" + engine + ".json";
+  write_json(dir / json_file, settings);
+  written.push_back({json_file, engine + "_import_settings"});
+  return written;
+}
+
+}  // namespace terrane::cli

@@ -1,0 +1,59 @@
+// Helpers shared by the mesh module's files (not public API).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "terrane/mesh.hpp"
+
+namespace terrane::mesh_detail {
+
+// Appends the surface triangles of an nx x nz cell lattice (vertex (i, j) has index
+// j * (nx + 1) + i) to `out`, counter-clockwise seen from +Y.
+//   part: -1 = everything; 0 = interior cells only; 1..4 = the band of edge (part - 1) only.
+//   step[e]: the border of edge e uses every step[e]-th vertex (a power of two dividing the
+//   edge's cell count; 1 = no stitching).
+// Cells are split along the diagonal through the corner farthest from the lattice centre.
+// Requires nx, nz >= 1; with nx == 1 or nz == 1 every step must be 1 and part must be -1.
+void append_lattice_triangles(int nx, int nz, const std::array<int, 4>& step, int part,
+                              std::vector<std::uint32_t>& out);
+
+// Whether cell (i, j) of an nx x nz lattice is split along its main diagonal (i, j)-(i+1, j+1)
+// (else along (i+1, j)-(i, j+1)), by the radial rule above.
+inline bool main_diagonal(int i, int j, int nx, int nz) {
+  const bool low_x = 2 * i + 1 < nx;
+  const bool low_z = 2 * j + 1 < nz;
+  return low_x == low_z;
+}
+
+}  // namespace terrane::mesh_detail
+
+namespace terrane::mesh_detail {
+
+// Where the vertices of a lattice come from: vertex (i, j), 0 <= i <= nx, 0 <= j <= nz, is
+// sample (i0 + i * step, j0 + j * step) of `field`. Normals read the samples one full-resolution
+// step away, clamped to the field (never clamped for a chunk with its halo).
+struct LatticeSource {
+  const Field2D* field = nullptr;
+  int i0 = 0, j0 = 0;
+  int step = 1;
+  int nx = 0, nz = 0;
+  double uv_world_wrap_m = 4096.0;
+};
+
+// Fills positions, normals, uv_local, uv_world, (morph_y when `geomorph`, which needs nx and nz
+// even or equal to 1), the origin (world position of vertex (0, 0)) and bbox of the lattice
+// vertices, with `extra_vertices` more slots reserved at the end of every attribute (skirts).
+// Reuses out's capacity.
+void build_lattice_vertices(const LatticeSource& src, bool geomorph, std::size_t extra_vertices,
+                            Mesh& out);
+
+// A number as printf's %g writes it ("0", "-2", "nan", "0.25") for error messages.
+std::string format_metres(double v);
+
+// x - wrap * floor(x / wrap), in [0, wrap).
+double wrap_coordinate(double x, double wrap);
+
+}  // namespace terrane::mesh_detail
