@@ -191,32 +191,54 @@ HWY_INLINE VF Sample2(const Row2& r, std::size_t i, VF dx, VF dz) {
   return r.fractal.type == FractalType::none ? last : ClampUnit(s.sum);
 }
 
-template <class Basis, bool kWarp>
-HWY_INLINE void Row2Impl(const Row2& r) {
+// Walks a row of n samples a vector at a time: eval(i, dx, dz, a, b) computes one or two
+// (kOutputs) result vectors for samples i..i+N-1, which are stored to out_a / out_b. The tail is
+// evaluated on a full vector (column tables are padded; displacements and results go through
+// scratch), so every lane sees exactly the inputs it would in the middle of a row.
+template <int kOutputs, bool kWarp, class Eval>
+HWY_INLINE void RowLoop(std::size_t n, const float* dxp, const float* dzp, float* out_a,
+                        float* out_b, const Eval& eval) {
   const DF d;
   const std::size_t N = hn::Lanes(d);
+  VF a = hn::Zero(d), b = hn::Zero(d);
   std::size_t i = 0;
-  for (; i + N <= r.n; i += N) {
+  for (; i + N <= n; i += N) {
     VF dx = hn::Zero(d), dz = hn::Zero(d);
     if constexpr (kWarp) {
-      dx = hn::LoadU(d, r.dx + i);
-      dz = hn::LoadU(d, r.dz + i);
+      dx = hn::LoadU(d, dxp + i);
+      dz = hn::LoadU(d, dzp + i);
     }
-    hn::StoreU(Sample2<Basis, kWarp>(r, i, dx, dz), d, r.out + i);
+    eval(i, dx, dz, a, b);
+    hn::StoreU(a, d, out_a + i);
+    if constexpr (kOutputs == 2) hn::StoreU(b, d, out_b + i);
   }
-  if (i < r.n) {  // tail: column tables are padded; displacements and output go via scratch
-    const std::size_t rest = r.n - i;
-    HWY_ALIGN float bx[hn::MaxLanes(d)] = {}, bz[hn::MaxLanes(d)] = {}, out[hn::MaxLanes(d)];
+  if (i < n) {
+    const std::size_t rest = n - i;
+    HWY_ALIGN float bx[hn::MaxLanes(d)] = {}, bz[hn::MaxLanes(d)] = {};
+    HWY_ALIGN float ta[hn::MaxLanes(d)], tb[hn::MaxLanes(d)];
     VF dx = hn::Zero(d), dz = hn::Zero(d);
     if constexpr (kWarp) {
-      std::memcpy(bx, r.dx + i, rest * sizeof(float));
-      std::memcpy(bz, r.dz + i, rest * sizeof(float));
+      std::memcpy(bx, dxp + i, rest * sizeof(float));
+      std::memcpy(bz, dzp + i, rest * sizeof(float));
       dx = hn::Load(d, bx);
       dz = hn::Load(d, bz);
     }
-    hn::Store(Sample2<Basis, kWarp>(r, i, dx, dz), d, out);
-    std::memcpy(r.out + i, out, rest * sizeof(float));
+    eval(i, dx, dz, a, b);
+    hn::Store(a, d, ta);
+    std::memcpy(out_a + i, ta, rest * sizeof(float));
+    if constexpr (kOutputs == 2) {
+      hn::Store(b, d, tb);
+      std::memcpy(out_b + i, tb, rest * sizeof(float));
+    }
   }
+}
+
+template <class Basis, bool kWarp>
+HWY_INLINE void Row2Impl(const Row2& r) {
+  RowLoop<1, kWarp>(r.n, r.dx, r.dz, r.out, nullptr,
+                    [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) {
+                      a = Sample2<Basis, kWarp>(r, i, dx, dz);
+                    });
 }
 
 template <class Basis>
@@ -249,37 +271,10 @@ HWY_INLINE void SamplePair2(const Row2Pair& r, std::size_t i, VF dx, VF dz, VF& 
 
 template <class Basis, bool kWarp>
 HWY_INLINE void RowPair2Impl(const Row2Pair& r) {
-  const DF d;
-  const std::size_t N = hn::Lanes(d);
-  std::size_t i = 0;
-  VF a, b;
-  for (; i + N <= r.n; i += N) {
-    VF dx = hn::Zero(d), dz = hn::Zero(d);
-    if constexpr (kWarp) {
-      dx = hn::LoadU(d, r.dx + i);
-      dz = hn::LoadU(d, r.dz + i);
-    }
-    SamplePair2<Basis, kWarp>(r, i, dx, dz, a, b);
-    hn::StoreU(a, d, r.out_a + i);
-    hn::StoreU(b, d, r.out_b + i);
-  }
-  if (i < r.n) {
-    const std::size_t rest = r.n - i;
-    HWY_ALIGN float bx[hn::MaxLanes(d)] = {}, bz[hn::MaxLanes(d)] = {};
-    HWY_ALIGN float oa[hn::MaxLanes(d)], ob[hn::MaxLanes(d)];
-    VF dx = hn::Zero(d), dz = hn::Zero(d);
-    if constexpr (kWarp) {
-      std::memcpy(bx, r.dx + i, rest * sizeof(float));
-      std::memcpy(bz, r.dz + i, rest * sizeof(float));
-      dx = hn::Load(d, bx);
-      dz = hn::Load(d, bz);
-    }
-    SamplePair2<Basis, kWarp>(r, i, dx, dz, a, b);
-    hn::Store(a, d, oa);
-    hn::Store(b, d, ob);
-    std::memcpy(r.out_a + i, oa, rest * sizeof(float));
-    std::memcpy(r.out_b + i, ob, rest * sizeof(float));
-  }
+  RowLoop<2, kWarp>(r.n, r.dx, r.dz, r.out_a, r.out_b,
+                    [&r](std::size_t i, VF dx, VF dz, VF& a, VF& b) {
+                      SamplePair2<Basis, kWarp>(r, i, dx, dz, a, b);
+                    });
 }
 
 template <class Basis>
