@@ -18,6 +18,7 @@
 // parameters and the grid, never of the thread count.
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "erosion/erosion_internal.hpp"
@@ -67,6 +68,7 @@ struct Brush {
   std::vector<int> row_off;          // per row: offset of its weights in `weight`
   std::vector<float> weight;         // normalised to sum 1 over the whole brush
   float total = 0.0f;                // float sum of `weight`
+  std::vector<float> square;         // (2R+1)^2 weights, row-major, 0 outside the disc
 };
 
 Brush make_brush(double r) {
@@ -92,6 +94,14 @@ Brush make_brush(double r) {
   }
   for (double v : wd) b.weight.push_back(float(v / sum));
   for (float v : b.weight) b.total += v;
+  const int S = 2 * R + 1;
+  b.square.assign(std::size_t(S) * std::size_t(S), 0.0f);
+  for (int row_i = 0; row_i < S; ++row_i) {
+    for (int k = 0; k < b.row_len[std::size_t(row_i)]; ++k) {
+      b.square[std::size_t(row_i * S + (b.row_x0[std::size_t(row_i)] + R) + k)] =
+          b.weight[std::size_t(b.row_off[std::size_t(row_i)] + k)];
+    }
+  }
   return b;
 }
 
@@ -173,6 +183,45 @@ inline void deposit_bilinear(const Map& map, int ix, int iy, float u, float v, f
   tally.deposited += (double(a00) + double(a10)) + (double(a01) + double(a11));
 }
 
+inline float take_from(float& cell, float want, float floor_m) {
+  const float take = std::min(want, std::max(cell - floor_m, 0.0f));
+  cell -= take;
+  return take;
+}
+
+// The brush fully inside the map, as a (2R+1)^2 square whose cells outside the disc have weight
+// 0 (they take min(0, ...) = 0 and stay as they are). Rows are summed separately so that the
+// additions of one row do not wait on the previous row's.
+template <int R>
+inline float erode_square(float* centre, int w, const float* sq, float amount, float floor_m) {
+  constexpr int S = 2 * R + 1;
+  float row_sum[S];
+  for (int r = 0; r < S; ++r) {
+    float* row = centre + std::ptrdiff_t(r - R) * w - R;
+    const float* wt = sq + r * S;
+    float sum = 0.0f;
+    for (int k = 0; k < S; ++k) sum += take_from(row[k], amount * wt[k], floor_m);
+    row_sum[r] = sum;
+  }
+  float removed = 0.0f;
+  for (int r = 0; r < S; ++r) removed += row_sum[r];
+  return removed;
+}
+
+inline float erode_square_any(float* centre, int w, int R, const float* sq, float amount,
+                              float floor_m) {
+  const int S = 2 * R + 1;
+  float removed = 0.0f;
+  for (int r = 0; r < S; ++r) {
+    float* row = centre + std::ptrdiff_t(r - R) * w - R;
+    const float* wt = sq + r * S;
+    float sum = 0.0f;
+    for (int k = 0; k < S; ++k) sum += take_from(row[k], amount * wt[k], floor_m);
+    removed += sum;
+  }
+  return removed;
+}
+
 // Removes up to `amount` metres through the brush centred on cell (cx, cy) and returns what it
 // removed. No cell is lowered below `floor_m`, the height the droplet flows to: erosion never
 // digs a pit under the droplet's own destination, so repeated droplets cannot deepen a hole
@@ -182,36 +231,27 @@ inline float erode_brush(const Map& map, const Brush& b, int cx, int cy, float a
                          float floor_m) {
   const int R = b.radius;
   if (cx - R >= 0 && cy - R >= 0 && cx + R < map.w && cy + R < map.ht) {
-    int clamps = 0;
-    for (int r = 0; r <= 2 * R; ++r) {
-      const float* row = map.h + std::size_t(cy - R + r) * std::size_t(map.w) + (cx + b.row_x0[r]);
-      const float* wt = b.weight.data() + b.row_off[r];
-      const int len = b.row_len[r];
-      for (int k = 0; k < len; ++k) clamps |= int(row[k] - amount * wt[k] < floor_m);
-    }
-    if (clamps == 0) {
-      for (int r = 0; r <= 2 * R; ++r) {
-        float* row = map.h + std::size_t(cy - R + r) * std::size_t(map.w) + (cx + b.row_x0[r]);
-        const float* wt = b.weight.data() + b.row_off[r];
-        const int len = b.row_len[r];
-        for (int k = 0; k < len; ++k) row[k] -= amount * wt[k];
-      }
-      return amount * b.total;
+    float* centre = map.h + std::size_t(cy) * std::size_t(map.w) + std::size_t(cx);
+    switch (R) {
+      case 1: return erode_square<1>(centre, map.w, b.square.data(), amount, floor_m);
+      case 2: return erode_square<2>(centre, map.w, b.square.data(), amount, floor_m);
+      case 3: return erode_square<3>(centre, map.w, b.square.data(), amount, floor_m);
+      default: return erode_square_any(centre, map.w, R, b.square.data(), amount, floor_m);
     }
   }
+  // Clipped at the edge: the part outside removes nothing. Same per-row sums as inside.
   float removed = 0.0f;
   for (int r = 0; r <= 2 * R; ++r) {
     const int y = cy - R + r;
     if (y < 0 || y >= map.ht) continue;
     float* row = map.h + std::size_t(y) * std::size_t(map.w);
+    float sum = 0.0f;
     for (int k = 0; k < b.row_len[r]; ++k) {
       const int x = cx + b.row_x0[r] + k;
       if (x < 0 || x >= map.w) continue;
-      const float take =
-          std::min(amount * b.weight[std::size_t(b.row_off[r] + k)], std::max(row[x] - floor_m, 0.0f));
-      row[x] -= take;
-      removed += take;
+      sum += take_from(row[x], amount * b.weight[std::size_t(b.row_off[r] + k)], floor_m);
     }
+    removed += sum;
   }
   return removed;
 }
@@ -252,53 +292,135 @@ void start_point(std::uint64_t seed, std::int64_t k, const Map& map, float& x, f
   y = unit_float(mix64(h)) * float(map.ht - 1);
 }
 
-void run_droplet(const Map& map, const Model& m, const Brush& brush, float x, float y,
-                 Tally& tally) {
-  float dx = 0.0f, dy = 0.0f, speed = m.speed0, water = m.water0, load = 0.0f;
-  int step = 0;
-  for (; step < m.lifetime; ++step) {
-    const int ix = int(x), iy = int(y);
-    const float u = x - float(ix), v = y - float(iy);
-    const Sample s = sample(map, x, y);
-    dx = dx * m.inertia - s.gx * (1.0f - m.inertia);
-    dy = dy * m.inertia - s.gy * (1.0f - m.inertia);
-    const float len = std::sqrt(dx * dx + dy * dy);
-    if (len == 0.0f) break;  // standstill: drop the load below
-    dx /= len;
-    dy /= len;
-    const float nx = x + dx, ny = y + dy;
-    if (!(nx >= 0.0f && nx < float(map.w - 1) && ny >= 0.0f && ny < float(map.ht - 1))) {
-      tally.carried_off += double(load);
-      load = 0.0f;
-      ++step;
-      break;
-    }
-    const float next_height = sample(map, nx, ny).height;
-    const float drop = s.height - next_height;  // > 0 downhill, metres
-    const float cap =
-        std::max(drop * m.drop_to_units * speed * water * m.capacity, m.min_capacity) *
-        m.cap_to_metres;
-    if (drop < 0.0f || load > cap) {
-      const float amount = drop < 0.0f ? std::min(-drop, load) : (load - cap) * m.deposit;
-      load -= amount;
-      deposit_bilinear(map, ix, iy, u, v, amount, tally);
-    } else {
-      const float amount =
-          std::min((cap - load) * m.erode, drop * m.area_scale) * falloff(m, map, brush, ix, iy);
-      const float removed = erode_brush(map, brush, ix, iy, amount, next_height);
-      load += removed;
-      tally.eroded += double(removed);
-    }
-    speed = std::sqrt(std::max(0.0f, speed * speed + drop * m.inv_unit * m.gravity));
-    water *= m.keep_water;
-    x = nx;
-    y = ny;
+// One droplet in flight: its state between steps.
+struct Droplet {
+  float x, y, dx, dy, speed, water, load;
+  int step;
+};
+
+inline Droplet launch(const Model& m, float x, float y) {
+  return Droplet{x, y, 0.0f, 0.0f, m.speed0, m.water0, 0.0f, 0};
+}
+
+// Moves droplet `d` one step; returns false once it has stopped (lifetime, standstill or left
+// the map), after which finish() drops its load.
+[[gnu::always_inline]] inline bool advance(const Map& map, const Model& m, const Brush& brush,
+                                           Droplet& d, Tally& tally) {
+  if (d.step >= m.lifetime) return false;
+  const float x = d.x, y = d.y;
+  const int ix = int(x), iy = int(y);
+  const float u = x - float(ix), v = y - float(iy);
+  const Sample s = sample(map, x, y);
+  float dx = d.dx * m.inertia - s.gx * (1.0f - m.inertia);
+  float dy = d.dy * m.inertia - s.gy * (1.0f - m.inertia);
+  const float len = std::sqrt(dx * dx + dy * dy);
+  if (len == 0.0f) return false;  // standstill: drop the load in finish()
+  dx /= len;
+  dy /= len;
+  d.dx = dx;
+  d.dy = dy;
+  const float nx = x + dx, ny = y + dy;
+  if (!(nx >= 0.0f && nx < float(map.w - 1) && ny >= 0.0f && ny < float(map.ht - 1))) {
+    tally.carried_off += double(d.load);
+    d.load = 0.0f;
+    ++d.step;
+    return false;
   }
-  tally.steps += step;
-  if (load > 0.0f) {
-    const float added = deposit_brush(map, brush, int(x), int(y), load);
+  const float next_height = sample(map, nx, ny).height;
+  const float drop = s.height - next_height;  // > 0 downhill, metres
+  const float speed = d.speed, load = d.load;
+  const float cap =
+      std::max(drop * m.drop_to_units * speed * d.water * m.capacity, m.min_capacity) *
+      m.cap_to_metres;
+  if (drop < 0.0f || load > cap) {
+    const float amount = drop < 0.0f ? std::min(-drop, load) : (load - cap) * m.deposit;
+    d.load = load - amount;
+    deposit_bilinear(map, ix, iy, u, v, amount, tally);
+  } else {
+    const float amount =
+        std::min((cap - load) * m.erode, drop * m.area_scale) * falloff(m, map, brush, ix, iy);
+    const float removed = erode_brush(map, brush, ix, iy, amount, next_height);
+    d.load = load + removed;
+    tally.eroded += double(removed);
+  }
+  d.speed = std::sqrt(std::max(0.0f, speed * speed + drop * m.inv_unit * m.gravity));
+  d.water *= m.keep_water;
+  d.x = nx;
+  d.y = ny;
+  ++d.step;
+  return true;
+}
+
+inline void finish(const Map& map, const Brush& brush, const Droplet& d, Tally& tally) {
+  tally.steps += d.step;
+  if (d.load > 0.0f) {
+    const float added = deposit_brush(map, brush, int(d.x), int(d.y), d.load);
     tally.deposited += double(added);
-    tally.carried_off += double(load) - double(added);  // the brush part outside the map
+    tally.carried_off += double(d.load) - double(added);  // the brush part outside the map
+  }
+}
+
+// Droplets interleaved per thread. Each lane owns one tile at a time and runs that tile's
+// droplets in index order; lanes own different tiles of the same colour, which never touch the
+// same cells, so interleaving their steps gives exactly the bits of running the tiles one after
+// another. It only lets the core overlap the lanes' long dependency chains (sample, sqrt,
+// divide, sample), which one droplet alone leaves mostly idle.
+constexpr int kLanes = 4;
+
+struct TileQueue {
+  const std::uint32_t* tiles;  // this chunk's tiles (same colour)
+  std::int64_t next, end;
+};
+
+struct Batch {
+  std::uint64_t seed;
+  std::int64_t first;  // index of the batch's first droplet
+  const std::uint32_t* count;  // CSR over tiles into `order`
+  const std::uint32_t* order;  // droplet offsets within the batch, by tile
+};
+
+void run_tiles(const Map& map, const Model& m, const Brush& brush, const Batch& batch,
+               TileQueue queue, Tally* tally) {
+  struct Lane {
+    Droplet d;
+    Tally* tally;
+    std::uint32_t q, q_end;  // next droplet (position in `order`) and end of the tile's list
+    bool live;
+  };
+  Lane lanes[kLanes];
+  const auto start_next = [&](Lane& l) {
+    // Next droplet of the lane's tile, or the first droplet of the next unowned tile.
+    while (l.q == l.q_end) {
+      if (queue.next == queue.end) {
+        l.live = false;
+        return;
+      }
+      const std::uint32_t t = queue.tiles[queue.next++];
+      l.tally = &tally[t];
+      l.q = batch.count[t];
+      l.q_end = batch.count[t + 1];
+    }
+    float x, y;
+    start_point(batch.seed, batch.first + batch.order[l.q++], map, x, y);
+    l.d = launch(m, x, y);
+    l.live = true;
+  };
+  int live = 0;
+  for (Lane& l : lanes) {
+    l.q = l.q_end = 0;
+    l.tally = nullptr;
+    start_next(l);
+    live += l.live ? 1 : 0;
+  }
+  while (live > 0) {
+    for (Lane& l : lanes) {
+      if (!l.live) continue;
+      if (!advance(map, m, brush, l.d, *l.tally)) {
+        finish(map, brush, l.d, *l.tally);
+        start_next(l);
+        if (!l.live) --live;
+      }
+    }
   }
 }
 
@@ -334,6 +456,7 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params, cons
   std::vector<Tally> tally(static_cast<std::size_t>(tiles));
   std::vector<std::uint32_t> phase_tiles;
   const ExecContext inner = ed::quiet(ctx);
+  const int workers = ctx.threads > 0 ? ctx.threads : int(std::max(1u, std::thread::hardware_concurrency()));
 
   for (std::int64_t b = 0; b < batches; ++b) {
     ed::check_cancel(ctx);
@@ -364,15 +487,16 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params, cons
           if (count[t + 1] > count[t]) phase_tiles.push_back(t);
         }
       }
-      parallel_for(inner, std::int64_t(phase_tiles.size()), 1, [&](std::int64_t lo, std::int64_t hi) {
-        for (std::int64_t p = lo; p < hi; ++p) {
-          const std::uint32_t t = phase_tiles[std::size_t(p)];
-          Tally& tl = tally[t];
-          for (std::uint32_t q = count[t]; q < count[t + 1]; ++q) {
-            float x, y;
-            start_point(params.seed, first + order[q], map, x, y);
-            run_droplet(map, model, brush, x, y, tl);
-          }
+      // Chunks of tiles, each run by one thread with interleaved lanes. The chunking only
+      // affects speed: tiles of one colour are independent.
+      const std::int64_t nt = std::int64_t(phase_tiles.size());
+      const std::int64_t chunk = std::max<std::int64_t>(kLanes, nt / (4 * std::max(1, workers)));
+      const Batch bt{params.seed, first, count.data(), order.data()};
+      parallel_for(inner, (nt + chunk - 1) / chunk, 1, [&](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t c = lo; c < hi; ++c) {
+          run_tiles(map, model, brush, bt,
+                    TileQueue{phase_tiles.data(), c * chunk, std::min(nt, (c + 1) * chunk)},
+                    tally.data());
         }
       });
     }
