@@ -18,6 +18,7 @@
 // parameters and the grid, never of the thread count.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -190,22 +191,49 @@ inline float take_from(float& cell, float want, float floor_m) {
 }
 
 // The brush fully inside the map, as a (2R+1)^2 square whose cells outside the disc have weight
-// 0 (they take min(0, ...) = 0 and stay as they are). Rows are summed separately so that the
-// additions of one row do not wait on the previous row's.
+// 0 (they take min(0, ...) = 0 and stay as they are). What is taken is summed per column across
+// the rows, then the columns in a fixed order: element-wise work the compiler can vectorise
+// along a row, with a summation order that does not depend on whether it does.
 template <int R>
 inline float erode_square(float* centre, int w, const float* sq, float amount, float floor_m) {
   constexpr int S = 2 * R + 1;
-  float row_sum[S];
+  float col[S] = {};
   for (int r = 0; r < S; ++r) {
     float* row = centre + std::ptrdiff_t(r - R) * w - R;
     const float* wt = sq + r * S;
-    float sum = 0.0f;
-    for (int k = 0; k < S; ++k) sum += take_from(row[k], amount * wt[k], floor_m);
-    row_sum[r] = sum;
+    for (int k = 0; k < S; ++k) col[k] += take_from(row[k], amount * wt[k], floor_m);
   }
   float removed = 0.0f;
-  for (int r = 0; r < S; ++r) removed += row_sum[r];
+  for (int k = 0; k < S; ++k) removed += col[k];
   return removed;
+}
+
+// The default brush (radius 3 cells: a 5 x 5 square) with 4-wide vectors (GCC/Clang vector
+// extensions: SSE2 on x86-64, NEON on ARM, plain code elsewhere) for columns 0..3 and a scalar
+// fifth column. The same IEEE operations per element as erode_square<2>, and the same column
+// sums in the same order, so it gives its bits.
+typedef float F4 __attribute__((vector_size(16)));
+
+inline float erode_square5(float* centre, int w, const float* sq, float amount, float floor_m) {
+  const F4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
+  const F4 fl = zero + floor_m, am = zero + amount;
+  F4 col4 = zero;
+  float col5 = 0.0f;
+  for (int r = 0; r < 5; ++r) {
+    float* row = centre + std::ptrdiff_t(r - 2) * w - 2;
+    F4 cell, wt;
+    std::memcpy(&cell, row, sizeof cell);
+    std::memcpy(&wt, sq + r * 5, sizeof wt);
+    const F4 want = am * wt;
+    const F4 room = cell - fl;
+    const F4 avail = room < zero ? zero : room;      // std::max(room, 0)
+    const F4 take = avail < want ? avail : want;     // std::min(want, avail)
+    cell -= take;
+    std::memcpy(row, &cell, sizeof cell);
+    col4 += take;
+    col5 += take_from(row[4], amount * sq[r * 5 + 4], floor_m);
+  }
+  return (((col4[0] + col4[1]) + col4[2]) + col4[3]) + col5;
 }
 
 inline float erode_square_any(float* centre, int w, int R, const float* sq, float amount,
@@ -234,7 +262,7 @@ inline float erode_brush(const Map& map, const Brush& b, int cx, int cy, float a
     float* centre = map.h + std::size_t(cy) * std::size_t(map.w) + std::size_t(cx);
     switch (R) {
       case 1: return erode_square<1>(centre, map.w, b.square.data(), amount, floor_m);
-      case 2: return erode_square<2>(centre, map.w, b.square.data(), amount, floor_m);
+      case 2: return erode_square5(centre, map.w, b.square.data(), amount, floor_m);
       case 3: return erode_square<3>(centre, map.w, b.square.data(), amount, floor_m);
       default: return erode_square_any(centre, map.w, R, b.square.data(), amount, floor_m);
     }
