@@ -25,6 +25,11 @@ inline std::uint32_t order_key(float v) {
   const std::uint32_t u = std::bit_cast<std::uint32_t>(v);
   return (u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u);
 }
+// Inverse of order_key on the key's upper half: the level of a heap entry.
+inline float key_level(std::uint64_t key) {
+  const std::uint32_t u = std::uint32_t(key >> 32);
+  return std::bit_cast<float>((u & 0x80000000u) != 0 ? (u & 0x7FFFFFFFu) : ~u);
+}
 inline std::uint64_t heap_key(float level, std::uint32_t cell) {
   return (std::uint64_t(order_key(level)) << 32) | cell;
 }
@@ -70,12 +75,19 @@ void priority_flood(const float* heights, int width, int height, const std::uint
                     std::vector<std::uint32_t>& order) {
   const std::size_t n = std::size_t(width) * std::size_t(height);
   filled.assign(heights, heights + n);
-  parent.resize(n);
+  // parent doubles as the "closed" mark (kOpen until the flood reaches the cell), and a popped
+  // cell's level travels with it (in its heap key or its queue entry): the loop touches fewer
+  // scattered arrays per cell.
+  constexpr std::uint32_t kOpen = 0xFFFFFFFFu;
+  parent.assign(n, kOpen);
   order.clear();
   order.reserve(n);
-  std::vector<std::uint8_t> closed(outlet, outlet + n);
   RadixHeap heap;
-  std::vector<std::uint32_t> pit;  // FIFO: read index `pit_head`
+  struct PitCell {
+    std::uint32_t cell;
+    float level;
+  };
+  std::vector<PitCell> pit;  // FIFO: read index `pit_head`
   std::size_t pit_head = 0;
   for (std::size_t c = 0; c < n; ++c) {
     if (outlet[c] != 0) {
@@ -83,33 +95,44 @@ void priority_flood(const float* heights, int width, int height, const std::uint
       heap.push(heap_key(heights[c], std::uint32_t(c)));
     }
   }
+  const std::ptrdiff_t w = width;
+  const std::ptrdiff_t offset[8] = {1, -1, w, -w, w + 1, w - 1, -w + 1, -w - 1};  // kDi/kDj order
   while (pit_head < pit.size() || !heap.empty()) {
     std::uint32_t c;
+    float level;
     if (pit_head < pit.size()) {
-      c = pit[pit_head++];
-      if (pit_head == pit.size()) {
+      c = pit[pit_head].cell;
+      level = pit[pit_head].level;
+      if (++pit_head == pit.size()) {
         pit.clear();
         pit_head = 0;
       }
     } else {
-      c = std::uint32_t(heap.pop() & 0xFFFFFFFFu);
+      const std::uint64_t key = heap.pop();
+      c = std::uint32_t(key & 0xFFFFFFFFu);
+      level = key_level(key);
     }
     order.push_back(c);
-    const int ci = int(c % std::uint32_t(width)), cj = int(c / std::uint32_t(width));
-    const float level = filled[c];
-    for (int k = 0; k < 8; ++k) {
-      const int ni = ci + kDi[k], nj = cj + kDj[k];
-      if (ni < 0 || nj < 0 || ni >= width || nj >= height) continue;
-      const std::uint32_t nc = std::uint32_t(nj) * std::uint32_t(width) + std::uint32_t(ni);
-      if (closed[nc] != 0) continue;
-      closed[nc] = 1;
+    const auto visit = [&](std::uint32_t nc) {
+      if (parent[nc] != kOpen) return;
       parent[nc] = c;
       if (heights[nc] <= level) {
         filled[nc] = level;
-        pit.push_back(nc);
+        pit.push_back({nc, level});
       } else {
         heap.push(heap_key(heights[nc], nc));
       }
+    };
+    if (outlet[c] == 0) {
+      // Not an outlet, so not on the border (border cells all are): all 8 neighbours exist.
+      for (int k = 0; k < 8; ++k) visit(std::uint32_t(std::ptrdiff_t(c) + offset[k]));
+      continue;
+    }
+    const int ci = int(c % std::uint32_t(width)), cj = int(c / std::uint32_t(width));
+    for (int k = 0; k < 8; ++k) {
+      const int ni = ci + kDi[k], nj = cj + kDj[k];
+      if (ni < 0 || nj < 0 || ni >= width || nj >= height) continue;
+      visit(std::uint32_t(nj) * std::uint32_t(width) + std::uint32_t(ni));
     }
   }
 }
