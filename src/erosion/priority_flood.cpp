@@ -6,13 +6,16 @@
 // levels; a neighbour at or below the current level is inside a depression and is raised to that
 // level and processed through a plain FIFO queue, which skips the heap for depression cells.
 //
-// The heap is a radix heap (below); the pit cells' plain queue is a vector read from the front.
+// terrane floods only the cells that do not already drain (see erosion_internal.hpp), seeded
+// from the drained cells around them. The heap is a radix heap (below); the pit cells' plain
+// queue is a vector read from the front.
 // Determinism: heap keys are (level, cell index) packed into one 64-bit integer (levels mapped
 // to order-preserving unsigned bits), so ties break by cell index; the result depends only on
 // the heights.
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "erosion/erosion_internal.hpp"
@@ -70,18 +73,17 @@ class RadixHeap {
 
 }  // namespace
 
-void priority_flood(const float* heights, int width, int height, const std::uint8_t* outlet,
-                    std::vector<float>& filled, std::vector<std::uint32_t>& parent,
-                    std::vector<std::uint32_t>& order) {
+void priority_flood(const float* heights, int width, int height, const std::uint8_t* drained,
+                    std::span<const std::uint32_t> seeds, std::vector<float>& filled,
+                    std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& order) {
   const std::size_t n = std::size_t(width) * std::size_t(height);
   filled.assign(heights, heights + n);
   // parent doubles as the "closed" mark (kOpen until the flood reaches the cell), and a popped
   // cell's level travels with it (in its heap key or its queue entry): the loop touches fewer
   // scattered arrays per cell.
   constexpr std::uint32_t kOpen = 0xFFFFFFFFu;
-  parent.assign(n, kOpen);
-  order.clear();
-  order.reserve(n);
+  parent.resize(n);
+  for (std::size_t c = 0; c < n; ++c) parent[c] = drained[c] != 0 ? std::uint32_t(c) : kOpen;
   RadixHeap heap;
   struct PitCell {
     std::uint32_t cell;
@@ -89,12 +91,7 @@ void priority_flood(const float* heights, int width, int height, const std::uint
   };
   std::vector<PitCell> pit;  // FIFO: read index `pit_head`
   std::size_t pit_head = 0;
-  for (std::size_t c = 0; c < n; ++c) {
-    if (outlet[c] != 0) {
-      parent[c] = std::uint32_t(c);
-      heap.push(heap_key(heights[c], std::uint32_t(c)));
-    }
-  }
+  for (std::uint32_t c : seeds) heap.push(heap_key(heights[c], c));
   const std::ptrdiff_t w = width;
   const std::ptrdiff_t offset[8] = {1, -1, w, -w, w + 1, w - 1, -w + 1, -w - 1};  // kDi/kDj order
   while (pit_head < pit.size() || !heap.empty()) {
@@ -112,7 +109,6 @@ void priority_flood(const float* heights, int width, int height, const std::uint
       c = std::uint32_t(key & 0xFFFFFFFFu);
       level = key_level(key);
     }
-    order.push_back(c);
     const auto visit = [&](std::uint32_t nc) {
       if (parent[nc] != kOpen) return;
       parent[nc] = c;
@@ -123,8 +119,10 @@ void priority_flood(const float* heights, int width, int height, const std::uint
         heap.push(heap_key(heights[nc], nc));
       }
     };
-    if (outlet[c] == 0) {
-      // Not an outlet, so not on the border (border cells all are): all 8 neighbours exist.
+    if (drained[c] == 0) {
+      // Reached by the flood, so not on the border (border cells are outlets, which are
+      // drained): all 8 neighbours exist.
+      order.push_back(c);
       for (int k = 0; k < 8; ++k) visit(std::uint32_t(std::ptrdiff_t(c) + offset[k]));
       continue;
     }
