@@ -78,12 +78,16 @@ void priority_flood(const float* heights, int width, int height, const std::uint
                     std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& order) {
   const std::size_t n = std::size_t(width) * std::size_t(height);
   filled.assign(heights, heights + n);
-  // parent doubles as the "closed" mark (kOpen until the flood reaches the cell), and a popped
-  // cell's level travels with it (in its heap key or its queue entry): the loop touches fewer
-  // scattered arrays per cell.
+  // The loop's scattered reads go to one array: per cell its height bits (low half) and its
+  // flood parent (high half), kOpen until the flood reaches it, the cell itself when drained.
+  // So a neighbour's closed test and its height share a cache line, and a popped cell's level
+  // travels with it (in its heap key or its queue entry).
   constexpr std::uint32_t kOpen = 0xFFFFFFFFu;
-  parent.resize(n);
-  for (std::size_t c = 0; c < n; ++c) parent[c] = drained[c] != 0 ? std::uint32_t(c) : kOpen;
+  std::vector<std::uint64_t> cell(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    const std::uint32_t p = drained[c] != 0 ? std::uint32_t(c) : kOpen;
+    cell[c] = (std::uint64_t(p) << 32) | std::bit_cast<std::uint32_t>(heights[c]);
+  }
   RadixHeap heap;
   struct PitCell {
     std::uint32_t cell;
@@ -110,18 +114,20 @@ void priority_flood(const float* heights, int width, int height, const std::uint
       level = key_level(key);
     }
     const auto visit = [&](std::uint32_t nc) {
-      if (parent[nc] != kOpen) return;
-      parent[nc] = c;
-      if (heights[nc] <= level) {
+      const std::uint64_t v = cell[nc];
+      if ((v >> 32) != kOpen) return;
+      cell[nc] = (std::uint64_t(c) << 32) | (v & 0xFFFFFFFFu);
+      const float hn = std::bit_cast<float>(std::uint32_t(v));
+      if (hn <= level) {
         filled[nc] = level;
         pit.push_back({nc, level});
       } else {
-        heap.push(heap_key(heights[nc], nc));
+        heap.push(heap_key(hn, nc));
       }
     };
-    if (drained[c] == 0) {
-      // Reached by the flood, so not on the border (border cells are outlets, which are
-      // drained): all 8 neighbours exist.
+    if (std::uint32_t(cell[c] >> 32) != c) {
+      // Undrained (its parent is a neighbour), so not on the border (border cells are outlets,
+      // which are drained): all 8 neighbours exist.
       order.push_back(c);
       for (int k = 0; k < 8; ++k) visit(std::uint32_t(std::ptrdiff_t(c) + offset[k]));
       continue;
@@ -133,6 +139,8 @@ void priority_flood(const float* heights, int width, int height, const std::uint
       visit(std::uint32_t(nj) * std::uint32_t(width) + std::uint32_t(ni));
     }
   }
+  parent.resize(n);
+  for (std::size_t c = 0; c < n; ++c) parent[c] = std::uint32_t(cell[c] >> 32);
 }
 
 }  // namespace terrane::erosion_detail
