@@ -40,8 +40,9 @@ namespace {
 // One explicit diffusion sub-step of row j: dst = src + alpha * laplacian(src), except where
 // `fixed` (outlets, which include the whole border). Branch-free so that it vectorises; the
 // border rows and columns are fixed, so the interior loop never reads outside the field.
-void diffuse_row(const float* src, float* dst, const std::uint8_t* fixed, int w, int h, int j,
-                 double alpha) {
+[[gnu::always_inline]] inline void diffuse_row_impl(const float* src, float* dst,
+                                                  const std::uint8_t* fixed, int w, int h, int j,
+                                                  double alpha) {
   const std::size_t row = std::size_t(j) * std::size_t(w);
   if (j == 0 || j == h - 1 || w < 3) {
     std::copy(src + row, src + row + std::size_t(w), dst + row);
@@ -60,6 +61,33 @@ void diffuse_row(const float* src, float* dst, const std::uint8_t* fixed, int w,
     const double a = fx[i] != 0 ? 0.0 : alpha;  // fixed: mid + 0 * lap == mid
     out[i] = float(double(mid[i]) + a * lap);
   }
+}
+
+// The row kernel for the baseline target and, on x86-64, AVX2 and AVX-512 (chosen by terrane's
+// SIMD setting): the same IEEE double operations per cell, so the same bits.
+using DiffuseRow = void (*)(const float*, float*, const std::uint8_t*, int, int, int, double);
+void diffuse_row_base(const float* src, float* dst, const std::uint8_t* fixed, int w, int h, int j,
+                      double alpha) {
+  diffuse_row_impl(src, dst, fixed, w, h, j, alpha);
+}
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] void diffuse_row_avx2(const float* src, float* dst, const std::uint8_t* fixed,
+                                              int w, int h, int j, double alpha) {
+  diffuse_row_impl(src, dst, fixed, w, h, j, alpha);
+}
+[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void diffuse_row_avx3(
+    const float* src, float* dst, const std::uint8_t* fixed, int w, int h, int j, double alpha) {
+  diffuse_row_impl(src, dst, fixed, w, h, j, alpha);
+}
+#endif
+
+DiffuseRow diffuse_row_kernel() {
+#if defined(__x86_64__)
+  const SimdTarget target = resolved_simd_target();
+  if (target == SimdTarget::avx3) return diffuse_row_avx3;
+  if (target == SimdTarget::avx2) return diffuse_row_avx2;
+#endif
+  return diffuse_row_base;
 }
 
 }  // namespace
@@ -162,6 +190,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
           fixed[std::size_t(c)] = routing.receiver[std::size_t(c)] == std::uint32_t(c) ? 1 : 0;
         }
       });
+      const DiffuseRow diffuse_row = diffuse_row_kernel();
       float* src = hs;
       float* dst = tmp.data();
       for (int s = 0; s < sub; ++s) {
