@@ -149,6 +149,7 @@ Model resolve(const DropletParams& p, double spacing_m, double& brush_radius_cel
 struct Map {
   float* h;
   int w, ht;
+  float x_end, y_end;  // float(w - 1), float(ht - 1): positions must stay below them
 };
 
 struct Sample {
@@ -348,7 +349,7 @@ inline Droplet launch(const Model& m, float x, float y) {
   d.dx = dx;
   d.dy = dy;
   const float nx = x + dx, ny = y + dy;
-  if (!(nx >= 0.0f && nx < float(map.w - 1) && ny >= 0.0f && ny < float(map.ht - 1))) {
+  if (!(nx >= 0.0f && nx < map.x_end && ny >= 0.0f && ny < map.y_end)) {
     tally.carried_off += double(d.load);
     d.load = 0.0f;
     ++d.step;
@@ -407,8 +408,12 @@ struct Batch {
   const std::uint32_t* order;  // droplet offsets within the batch, by tile
 };
 
-void run_tiles(const Map& map, const Model& m, const Brush& brush, const Batch& batch,
+void run_tiles(const Map& map_in, const Model& model, const Brush& brush, const Batch& batch,
                TileQueue queue, Tally* tally) {
+  // Local copies: the map's floats are written through pointers, so fields read through a
+  // reference would be reloaded after every store; locals whose address stays here are not.
+  const Map map = map_in;
+  const Model m = model;
   struct Lane {
     Droplet d;
     Tally* tally;
@@ -469,7 +474,7 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params, cons
   const int w = heights.grid.width, ht = heights.grid.height;
   if (w < 2 || ht < 2 || params.droplets == 0) return stats;
   const Brush brush = make_brush(brush_r);
-  const Map map{heights.data.data(), w, ht};
+  const Map map{heights.data.data(), w, ht, float(w - 1), float(ht - 1)};
 
   // Reach: cells a droplet may read or write, counted from its start cell.
   const int reach = model.lifetime + brush.radius + 2;
