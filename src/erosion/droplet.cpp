@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "erosion/erosion_internal.hpp"
@@ -389,70 +388,31 @@ inline void finish(const Map& map, const Brush& brush, const Droplet& d, Tally& 
   }
 }
 
-// Droplets interleaved per thread. Each lane owns one tile at a time and runs that tile's
-// droplets in index order; lanes own different tiles of the same colour, which never touch the
-// same cells, so interleaving their steps gives exactly the bits of running the tiles one after
-// another. It only lets the core overlap the lanes' long dependency chains (sample, sqrt,
-// divide, sample), which one droplet alone leaves mostly idle.
-constexpr int kLanes = 4;
-
-struct TileQueue {
-  const std::uint32_t* tiles;  // this chunk's tiles (same colour)
-  std::int64_t next, end;
-};
-
+// A batch's droplets, binned by tile.
 struct Batch {
   std::uint64_t seed;
-  std::int64_t first;  // index of the batch's first droplet
+  std::int64_t first;          // index of the batch's first droplet
   const std::uint32_t* count;  // CSR over tiles into `order`
   const std::uint32_t* order;  // droplet offsets within the batch, by tile
 };
 
+// Runs the droplets of tiles[0, n) (one colour), each tile's in index order.
 void run_tiles(const Map& map_in, const Model& model, const Brush& brush, const Batch& batch,
-               TileQueue queue, Tally* tally) {
+               const std::uint32_t* tiles, std::int64_t n, Tally* tally) {
   // Local copies: the map's floats are written through pointers, so fields read through a
   // reference would be reloaded after every store; locals whose address stays here are not.
   const Map map = map_in;
   const Model m = model;
-  struct Lane {
-    Droplet d;
-    Tally* tally;
-    std::uint32_t q, q_end;  // next droplet (position in `order`) and end of the tile's list
-    bool live;
-  };
-  Lane lanes[kLanes];
-  const auto start_next = [&](Lane& l) {
-    // Next droplet of the lane's tile, or the first droplet of the next unowned tile.
-    while (l.q == l.q_end) {
-      if (queue.next == queue.end) {
-        l.live = false;
-        return;
+  for (std::int64_t p = 0; p < n; ++p) {
+    const std::uint32_t t = tiles[p];
+    Tally& tl = tally[t];
+    for (std::uint32_t q = batch.count[t]; q < batch.count[t + 1]; ++q) {
+      float x, y;
+      start_point(batch.seed, batch.first + batch.order[q], map, x, y);
+      Droplet d = launch(m, x, y);
+      while (advance(map, m, brush, d, tl)) {
       }
-      const std::uint32_t t = queue.tiles[queue.next++];
-      l.tally = &tally[t];
-      l.q = batch.count[t];
-      l.q_end = batch.count[t + 1];
-    }
-    float x, y;
-    start_point(batch.seed, batch.first + batch.order[l.q++], map, x, y);
-    l.d = launch(m, x, y);
-    l.live = true;
-  };
-  int live = 0;
-  for (Lane& l : lanes) {
-    l.q = l.q_end = 0;
-    l.tally = nullptr;
-    start_next(l);
-    live += l.live ? 1 : 0;
-  }
-  while (live > 0) {
-    for (Lane& l : lanes) {
-      if (!l.live) continue;
-      if (!advance(map, m, brush, l.d, *l.tally)) {
-        finish(map, brush, l.d, *l.tally);
-        start_next(l);
-        if (!l.live) --live;
-      }
+      finish(map, brush, d, tl);
     }
   }
 }
@@ -489,7 +449,6 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params, cons
   std::vector<Tally> tally(static_cast<std::size_t>(tiles));
   std::vector<std::uint32_t> phase_tiles;
   const ExecContext inner = ed::quiet(ctx);
-  const int workers = ctx.threads > 0 ? ctx.threads : int(std::max(1u, std::thread::hardware_concurrency()));
 
   for (std::int64_t b = 0; b < batches; ++b) {
     ed::check_cancel(ctx);
@@ -520,17 +479,10 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params, cons
           if (count[t + 1] > count[t]) phase_tiles.push_back(t);
         }
       }
-      // Chunks of tiles, each run by one thread with interleaved lanes. The chunking only
-      // affects speed: tiles of one colour are independent.
-      const std::int64_t nt = std::int64_t(phase_tiles.size());
-      const std::int64_t chunk = std::max<std::int64_t>(kLanes, nt / (4 * std::max(1, workers)));
+      // Tiles of one colour are independent: any split over the workers gives the same bits.
       const Batch bt{params.seed, first, count.data(), order.data()};
-      parallel_for(inner, (nt + chunk - 1) / chunk, 1, [&](std::int64_t lo, std::int64_t hi) {
-        for (std::int64_t c = lo; c < hi; ++c) {
-          run_tiles(map, model, brush, bt,
-                    TileQueue{phase_tiles.data(), c * chunk, std::min(nt, (c + 1) * chunk)},
-                    tally.data());
-        }
+      parallel_for(inner, std::int64_t(phase_tiles.size()), 1, [&](std::int64_t lo, std::int64_t hi) {
+        run_tiles(map, model, brush, bt, phase_tiles.data() + lo, hi - lo, tally.data());
       });
     }
     ed::report(ctx, double(b + 1) / double(batches));
