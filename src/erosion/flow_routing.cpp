@@ -105,25 +105,27 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   // Donor lists (CSR) and a breadth-first walk from the outlets, in cell order (Braun & Willett
   // 2013, §2.2 "stack"). It reaches exactly the drained cells: those with a strictly descending
   // path to an outlet, whose filled level is their height and whose receiver stays as it is.
-  std::vector<std::uint32_t> first(n + 1, 0), donors(n);
-  for (std::size_t c = 0; c < n; ++c) {
-    if (out.receiver[c] != c) ++first[out.receiver[c] + 1];
-  }
-  for (std::size_t c = 0; c < n; ++c) first[c + 1] += first[c];
-  {
-    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+  {  // scoped: the donor lists are freed before the flood allocates its own scratch
+    std::vector<std::uint32_t> first(n + 1, 0), donors(n);
     for (std::size_t c = 0; c < n; ++c) {
-      if (out.receiver[c] != c) donors[fill[out.receiver[c]]++] = std::uint32_t(c);
+      if (out.receiver[c] != c) ++first[out.receiver[c] + 1];
     }
-  }
-  out.order.clear();
-  out.order.reserve(n);
-  for (std::size_t c = 0; c < n; ++c) {
-    if (outlet[c] != 0) out.order.push_back(std::uint32_t(c));
-  }
-  for (std::size_t k = 0; k < out.order.size(); ++k) {
-    const std::uint32_t c = out.order[k];
-    for (std::uint32_t d = first[c]; d < first[c + 1]; ++d) out.order.push_back(donors[d]);
+    for (std::size_t c = 0; c < n; ++c) first[c + 1] += first[c];
+    {
+      std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+      for (std::size_t c = 0; c < n; ++c) {
+        if (out.receiver[c] != c) donors[fill[out.receiver[c]]++] = std::uint32_t(c);
+      }
+    }
+    out.order.clear();
+    out.order.reserve(n);
+    for (std::size_t c = 0; c < n; ++c) {
+      if (outlet[c] != 0) out.order.push_back(std::uint32_t(c));
+    }
+    for (std::size_t k = 0; k < out.order.size(); ++k) {
+      const std::uint32_t c = out.order[k];
+      for (std::uint32_t d = first[c]; d < first[c + 1]; ++d) out.order.push_back(donors[d]);
+    }
   }
   if (out.order.size() == n) {  // no pits: nothing to fill
     out.filled_m.assign(hs, hs + n);
