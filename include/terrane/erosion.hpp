@@ -257,8 +257,9 @@ struct StreamPowerStats {
 // uplifted. Then explicit linear hillslope diffusion dh/dt = D laplacian(h) (sub-stepped so that
 // D dt_sub / spacing^2 <= 0.2) with outlets held fixed. Outlets are never uplifted.
 // `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
-// in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) (+ O(n log n) while pits
-// exist); scratch about 30 bytes per cell (4096^2: ~0.5 GiB including the routing).
+// in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) plus the flood of
+// the pits' catchments; scratch about 45 bytes per cell at its peak (4096^2: 812 MiB peak RSS for the whole
+// CLI run, docs/PERFORMANCE.md).
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map = nullptr, const ExecContext& ctx = {});
 
