@@ -258,8 +258,8 @@ struct StreamPowerStats {
 // D dt_sub / spacing^2 <= 0.2) with outlets held fixed. Outlets are never uplifted.
 // `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
 // in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) plus the flood of
-// the pits' catchments; scratch about 45 bytes per cell at its peak (4096^2: 812 MiB peak RSS for the whole
-// CLI run, docs/PERFORMANCE.md).
+// the pits' catchments; scratch about 45 bytes per cell at its peak (4096^2: 812 MiB peak RSS
+// for the whole CLI run, docs/PERFORMANCE.md).
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map = nullptr, const ExecContext& ctx = {});
 

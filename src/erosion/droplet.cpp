@@ -53,17 +53,17 @@ namespace {
 // Parameters resolved for one grid (physical scaling applied), as floats.
 struct Model {
   float inertia, capacity, min_capacity, erode, deposit, keep_water, gravity, water0, speed0;
-  float drop_to_units;   // height-unit drop per metre of height drop, divided by q
-  float inv_unit;        // 1 / height_unit_m (for the speed equation)
-  float cap_to_metres;   // capacity (height units) -> metres of cell height, times 1 / q^2
-  float area_scale;      // 1 / q^2: a brush of the same radius in metres covers 1/q^2 more cells
+  float drop_to_units;  // height-unit drop per metre of height drop, divided by q
+  float inv_unit;       // 1 / height_unit_m (for the speed equation)
+  float cap_to_metres;  // capacity (height units) -> metres of cell height, times 1 / q^2
+  float area_scale;     // 1 / q^2: a brush of the same radius in metres covers 1/q^2 more cells
   int lifetime;
-  float falloff_cells;   // 0: none
+  float falloff_cells;  // 0: none
 };
 
 // Erosion brush: rows dy = -R..R, each a contiguous span of cells with weights.
 struct Brush {
-  int radius = 0;                   // R = ceil(r) - 1 or so: cells with distance < r
+  int radius = 0;                    // R = ceil(r) - 1 or so: cells with distance < r
   std::vector<int> row_x0, row_len;  // per row: first dx and number of cells
   std::vector<int> row_off;          // per row: offset of its weights in `weight`
   std::vector<float> weight;         // normalised to sum 1 over the whole brush
@@ -126,19 +126,18 @@ Model resolve(const DropletParams& p, double spacing_m, double& brush_radius_cel
   brush_radius_cells = p.brush_radius / q;
   if (!(life >= 1.0 && life <= double(kMaxDropletLifetime))) {
     throw Error(ErrorCategory::invalid_argument,
-                "droplets.max_lifetime = " + std::to_string(p.max_lifetime) +
-                    " becomes " + ed::fmt(life) + " steps on a grid of spacing " +
-                    ed::fmt(spacing_m) + " m (reference_spacing_m = " +
-                    ed::fmt(p.reference_spacing_m) + "); allowed 1.." +
-                    std::to_string(kMaxDropletLifetime));
+                "droplets.max_lifetime = " + std::to_string(p.max_lifetime) + " becomes " +
+                    ed::fmt(life) + " steps on a grid of spacing " + ed::fmt(spacing_m) +
+                    " m (reference_spacing_m = " + ed::fmt(p.reference_spacing_m) +
+                    "); allowed 1.." + std::to_string(kMaxDropletLifetime));
   }
   if (!(brush_radius_cells >= 1.0 && brush_radius_cells <= kMaxBrushRadiusCells)) {
     throw Error(ErrorCategory::invalid_argument,
                 "droplets.brush_radius = " + ed::fmt(p.brush_radius) + " becomes " +
                     ed::fmt(brush_radius_cells) + " cells on a grid of spacing " +
-                    ed::fmt(spacing_m) + " m (reference_spacing_m = " +
-                    ed::fmt(p.reference_spacing_m) + "); allowed [1, " +
-                    ed::fmt(kMaxBrushRadiusCells) + "]");
+                    ed::fmt(spacing_m) +
+                    " m (reference_spacing_m = " + ed::fmt(p.reference_spacing_m) +
+                    "); allowed [1, " + ed::fmt(kMaxBrushRadiusCells) + "]");
   }
   m.lifetime = int(life);
   m.falloff_cells = float(p.border_falloff_m / spacing_m);
@@ -226,8 +225,8 @@ inline float erode_square5(float* centre, int w, const float* sq, float amount, 
     std::memcpy(&wt, sq + r * 5, sizeof wt);
     const F4 want = am * wt;
     const F4 room = cell - fl;
-    const F4 avail = room < zero ? zero : room;      // std::max(room, 0)
-    const F4 take = avail < want ? avail : want;     // std::min(want, avail)
+    const F4 avail = room < zero ? zero : room;   // std::max(room, 0)
+    const F4 take = avail < want ? avail : want;  // std::min(want, avail)
     cell -= take;
     std::memcpy(row, &cell, sizeof cell);
     col4 += take;
@@ -261,10 +260,14 @@ inline float erode_brush(const Map& map, const Brush& b, int cx, int cy, float a
   if (cx - R >= 0 && cy - R >= 0 && cx + R < map.w && cy + R < map.ht) {
     float* centre = map.h + std::size_t(cy) * std::size_t(map.w) + std::size_t(cx);
     switch (R) {
-      case 1: return erode_square<1>(centre, map.w, b.square.data(), amount, floor_m);
-      case 2: return erode_square5(centre, map.w, b.square.data(), amount, floor_m);
-      case 3: return erode_square<3>(centre, map.w, b.square.data(), amount, floor_m);
-      default: return erode_square_any(centre, map.w, R, b.square.data(), amount, floor_m);
+      case 1:
+        return erode_square<1>(centre, map.w, b.square.data(), amount, floor_m);
+      case 2:
+        return erode_square5(centre, map.w, b.square.data(), amount, floor_m);
+      case 3:
+        return erode_square<3>(centre, map.w, b.square.data(), amount, floor_m);
+      default:
+        return erode_square_any(centre, map.w, R, b.square.data(), amount, floor_m);
     }
   }
   // Clipped at the edge: the part outside removes nothing. Same per-row sums as inside.
@@ -419,14 +422,14 @@ void run_tiles(const Map& map_in, const Model& model, const Brush& brush, const 
 
 }  // namespace
 
-DropletStats droplet_erosion(Field2D& heights, const DropletParams& params, const ExecContext& ctx) {
+DropletStats droplet_erosion(Field2D& heights, const DropletParams& params,
+                             const ExecContext& ctx) {
   params.validate();
   heights.grid.validate("droplet_erosion heights");
   if (heights.data.size() != heights.grid.sample_count()) {
-    throw Error(ErrorCategory::invalid_argument, "droplet_erosion: heights.data has " +
-                                                     std::to_string(heights.data.size()) +
-                                                     " samples, the grid needs " +
-                                                     std::to_string(heights.grid.sample_count()));
+    throw Error(ErrorCategory::invalid_argument,
+                "droplet_erosion: heights.data has " + std::to_string(heights.data.size()) +
+                    " samples, the grid needs " + std::to_string(heights.grid.sample_count()));
   }
   double brush_r = 0.0;
   const Model model = resolve(params, heights.grid.spacing_m, brush_r);
@@ -444,7 +447,8 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params, cons
   const std::int64_t batch = std::clamp<std::int64_t>(tiles * 128, 16384, 262144);
   const std::int64_t batches = (params.droplets + batch - 1) / batch;
 
-  std::vector<std::uint32_t> count(static_cast<std::size_t>(tiles) + 1), order(static_cast<std::size_t>(batch));
+  std::vector<std::uint32_t> count(static_cast<std::size_t>(tiles) + 1),
+      order(static_cast<std::size_t>(batch));
   std::vector<std::uint32_t> tile_of(static_cast<std::size_t>(batch));
   std::vector<Tally> tally(static_cast<std::size_t>(tiles));
   std::vector<std::uint32_t> phase_tiles;
@@ -454,7 +458,8 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params, cons
     ed::check_cancel(ctx);
     const std::int64_t first = b * batch;
     const std::int64_t n = std::min(batch, params.droplets - first);
-    const std::uint64_t shift = hash_combine(params.seed ^ 0x7469'6c65'5f73'6869ull, std::uint64_t(b));
+    const std::uint64_t shift =
+        hash_combine(params.seed ^ 0x7469'6c65'5f73'6869ull, std::uint64_t(b));
     const int ox = int(shift % std::uint64_t(tile)), oy = int((shift >> 32) % std::uint64_t(tile));
     // Counting sort of the batch's droplets by tile (stable: index order within a tile).
     std::fill(count.begin(), count.end(), 0u);
@@ -469,7 +474,8 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params, cons
     for (std::int64_t t = 0; t < tiles; ++t) count[std::size_t(t + 1)] += count[std::size_t(t)];
     {
       std::vector<std::uint32_t> fill(count.begin(), count.end() - 1);
-      for (std::int64_t k = 0; k < n; ++k) order[fill[tile_of[std::size_t(k)]]++] = std::uint32_t(k);
+      for (std::int64_t k = 0; k < n; ++k)
+        order[fill[tile_of[std::size_t(k)]]++] = std::uint32_t(k);
     }
     for (int phase = 0; phase < 4; ++phase) {
       phase_tiles.clear();
@@ -481,9 +487,10 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params, cons
       }
       // Tiles of one colour are independent: any split over the workers gives the same bits.
       const Batch bt{params.seed, first, count.data(), order.data()};
-      parallel_for(inner, std::int64_t(phase_tiles.size()), 1, [&](std::int64_t lo, std::int64_t hi) {
-        run_tiles(map, model, brush, bt, phase_tiles.data() + lo, hi - lo, tally.data());
-      });
+      parallel_for(
+          inner, std::int64_t(phase_tiles.size()), 1, [&](std::int64_t lo, std::int64_t hi) {
+            run_tiles(map, model, brush, bt, phase_tiles.data() + lo, hi - lo, tally.data());
+          });
     }
     ed::report(ctx, double(b + 1) / double(batches));
   }

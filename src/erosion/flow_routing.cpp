@@ -36,7 +36,8 @@ inline std::uint32_t steepest(const float* s, int w, int i, int j) {
   std::uint32_t rcv = std::uint32_t(c);
   constexpr float kInvDiag = float(1.0 / std::numbers::sqrt2);
   for (int k = 0; k < 8; ++k) {
-    const std::size_t nc = std::size_t(std::ptrdiff_t(c) + ed::kDj[k] * std::ptrdiff_t(w) + ed::kDi[k]);
+    const std::size_t nc =
+        std::size_t(std::ptrdiff_t(c) + ed::kDj[k] * std::ptrdiff_t(w) + ed::kDi[k]);
     const float drop = hc - s[nc];
     const float slope = k < 4 ? drop : drop * kInvDiag;
     if (slope > best) {
@@ -143,7 +144,8 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     if (drained[c] != 0) continue;
     // Undrained cells are interior (the border is drained): all 8 neighbours exist.
     for (int k = 0; k < 8; ++k) {
-      const std::size_t nc = std::size_t(std::ptrdiff_t(c) + ed::kDj[k] * std::ptrdiff_t(w) + ed::kDi[k]);
+      const std::size_t nc =
+          std::size_t(std::ptrdiff_t(c) + ed::kDj[k] * std::ptrdiff_t(w) + ed::kDi[k]);
       if (drained[nc] == 1) {
         drained[nc] = 2;  // seed, listed once
         seeds.push_back(std::uint32_t(nc));
@@ -166,8 +168,8 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   });
 }
 
-void flow_accumulation(const FlowRouting& routing, const GridSpec& grid, std::span<const float> rain,
-                       Field2D& out) {
+void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
+                       std::span<const float> rain, Field2D& out) {
   grid.validate("flow_accumulation grid");
   const std::size_t n = grid.sample_count();
   if (grid.width != routing.width || grid.height != routing.height || routing.order.size() != n ||
@@ -189,8 +191,8 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid, std::sp
       if (!(std::isfinite(rain[c]) && rain[c] >= 0.0f)) {
         throw Error(ErrorCategory::invalid_argument,
                     "flow_accumulation: rain at (" + std::to_string(c % std::size_t(grid.width)) +
-                        ", " + std::to_string(c / std::size_t(grid.width)) + ") = " +
-                        ed::fmt(rain[c]) + " is outside the allowed range [0, inf)");
+                        ", " + std::to_string(c / std::size_t(grid.width)) +
+                        ") = " + ed::fmt(rain[c]) + " is outside the allowed range [0, inf)");
       }
       area[c] = cell * double(rain[c]);
     }

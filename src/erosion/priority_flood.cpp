@@ -65,7 +65,9 @@ class RadixHeap {
   }
 
  private:
-  int bucket(std::uint64_t key) const { return key == last_ ? 0 : 64 - std::countl_zero(key ^ last_); }
+  int bucket(std::uint64_t key) const {
+    return key == last_ ? 0 : 64 - std::countl_zero(key ^ last_);
+  }
   std::vector<std::uint64_t> buckets_[65];
   std::uint64_t last_ = 0;
   std::size_t size_ = 0;

@@ -41,8 +41,8 @@ namespace {
 // `fixed` (outlets, which include the whole border). Branch-free so that it vectorises; the
 // border rows and columns are fixed, so the interior loop never reads outside the field.
 [[gnu::always_inline]] inline void diffuse_row_impl(const float* src, float* dst,
-                                                  const std::uint8_t* fixed, int w, int h, int j,
-                                                  double alpha) {
+                                                    const std::uint8_t* fixed, int w, int h, int j,
+                                                    double alpha) {
   const std::size_t row = std::size_t(j) * std::size_t(w);
   if (j == 0 || j == h - 1 || w < 3) {
     std::copy(src + row, src + row + std::size_t(w), dst + row);
@@ -71,8 +71,9 @@ void diffuse_row_base(const float* src, float* dst, const std::uint8_t* fixed, i
   diffuse_row_impl(src, dst, fixed, w, h, j, alpha);
 }
 #if defined(__x86_64__)
-[[gnu::target("avx2")]] void diffuse_row_avx2(const float* src, float* dst, const std::uint8_t* fixed,
-                                              int w, int h, int j, double alpha) {
+[[gnu::target("avx2")]] void diffuse_row_avx2(const float* src, float* dst,
+                                              const std::uint8_t* fixed, int w, int h, int j,
+                                              double alpha) {
   diffuse_row_impl(src, dst, fixed, w, h, j, alpha);
 }
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void diffuse_row_avx3(
@@ -100,12 +101,13 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   const int w = g.width, h = g.height;
   const std::size_t n = g.sample_count();
   if (heights.data.size() != n) {
-    throw Error(ErrorCategory::invalid_argument, "stream_power: heights.data has " +
-                                                     std::to_string(heights.data.size()) +
-                                                     " samples, the grid needs " + std::to_string(n));
+    throw Error(ErrorCategory::invalid_argument,
+                "stream_power: heights.data has " + std::to_string(heights.data.size()) +
+                    " samples, the grid needs " + std::to_string(n));
   }
   if (uplift_map != nullptr) {
-    if (uplift_map->grid.width != w || uplift_map->grid.height != h || uplift_map->data.size() != n) {
+    if (uplift_map->grid.width != w || uplift_map->grid.height != h ||
+        uplift_map->data.size() != n) {
       throw Error(ErrorCategory::invalid_argument,
                   "stream_power: the uplift map is " + std::to_string(uplift_map->grid.width) +
                       " x " + std::to_string(uplift_map->grid.height) + ", the heights are " +
@@ -157,7 +159,8 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
         const std::uint32_t r = routing.receiver[std::size_t(c)];
         const std::int64_t d = std::int64_t(r) - c;
         const bool axial = d == 1 || d == -1 || d == w || d == -w;
-        const double am = sqrt_m ? std::sqrt(area[std::size_t(c)]) : std::pow(area[std::size_t(c)], params.m);
+        const double am =
+            sqrt_m ? std::sqrt(area[std::size_t(c)]) : std::pow(area[std::size_t(c)], params.m);
         factor[std::size_t(c)] = kdt * am * (axial ? inv_axial : inv_diag);
       }
     });
@@ -167,7 +170,8 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
       const std::uint32_t c = routing.order[k];
       const std::uint32_t r = routing.receiver[c];
       if (r == c) continue;  // outlet: fixed base level
-      const double u = params.uplift_m_per_yr * dt * (uplift_map ? double(uplift_map->data[c]) : 1.0);
+      const double u =
+          params.uplift_m_per_yr * dt * (uplift_map ? double(uplift_map->data[c]) : 1.0);
       const double hu = double(hs[c]) + u;
       const double hr = double(hs[r]);
       const double f = factor[c];
@@ -195,7 +199,8 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
       float* dst = tmp.data();
       for (int s = 0; s < sub; ++s) {
         parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
-          for (std::int64_t jj = b; jj < e; ++jj) diffuse_row(src, dst, fixed.data(), w, h, int(jj), alpha);
+          for (std::int64_t jj = b; jj < e; ++jj)
+            diffuse_row(src, dst, fixed.data(), w, h, int(jj), alpha);
         });
         std::swap(src, dst);
       }

@@ -6,12 +6,12 @@
 // a cell moves half of its largest excess (times `strength`), split between its downhill
 // neighbours in proportion to their excess, so it never overshoots its steepest neighbour.
 //
-// Race-free formulation (the two passes are fused per band of rows, see band()): pass 1 computes, from the old heights only, one factor per cell
-// f = strength * 0.5 * max_excess / sum_excess. Pass 2 gathers into a second buffer: each cell
-// subtracts f * e for each of its own excesses and adds f_n * e_n for each neighbour's excess
-// towards it, all recomputed from the old heights with the same expression, so the amount a
-// cell gives and the amount its neighbour receives are the same float. Both passes write only
-// their own cell: any split over threads gives the same bits.
+// Race-free formulation (the two passes are fused per band of rows, see band()): pass 1 computes,
+// from the old heights only, one factor per cell f = strength * 0.5 * max_excess / sum_excess. Pass
+// 2 gathers into a second buffer: each cell subtracts f * e for each of its own excesses and adds
+// f_n * e_n for each neighbour's excess towards it, all recomputed from the old heights with the
+// same expression, so the amount a cell gives and the amount its neighbour receives are the same
+// float. Both passes write only their own cell: any split over threads gives the same bits.
 //
 // Boundary: the field is surrounded by a ring of huge heights with factor 0, which never gives
 // or receives (closed boundary, volume conserved).
@@ -47,12 +47,16 @@ struct Excess {
 };
 
 // By value and branch-free (a < b ? b : a, as std::max) so the row loops vectorise.
-inline float max2(float a, float b) { return a < b ? b : a; }
-inline float excess(float a, float b, float t) { return max2((a - b) - t, 0.0f); }
+inline float max2(float a, float b) {
+  return a < b ? b : a;
+}
+inline float excess(float a, float b, float t) {
+  return max2((a - b) - t, 0.0f);
+}
 
 // Pass 1 over one padded row: f for cells 1..w of row `r` (padded coordinates).
-[[gnu::always_inline]] inline void factors_row(const float* up, const float* mid, const float* dn, float* f, int w, Excess t,
-                 float half_strength) {
+[[gnu::always_inline]] inline void factors_row(const float* up, const float* mid, const float* dn,
+                                               float* f, int w, Excess t, float half_strength) {
   for (int i = 1; i <= w; ++i) {
     const float h = mid[i];
     const float e0 = excess(h, mid[i + 1], t.axial);
@@ -71,21 +75,25 @@ inline float excess(float a, float b, float t) { return max2((a - b) - t, 0.0f);
 }
 
 // Pass 2 over one padded row: new heights of cells 1..w.
-[[gnu::always_inline]] inline void gather_row(const float* hu, const float* hm, const float* hd, const float* fu, const float* fm,
-                const float* fd, float* out, int w, Excess t) {
+[[gnu::always_inline]] inline void gather_row(const float* hu, const float* hm, const float* hd,
+                                              const float* fu, const float* fm, const float* fd,
+                                              float* out, int w, Excess t) {
   for (int i = 1; i <= w; ++i) {
     const float h = hm[i];
     const float fc = fm[i];
     // Given away: the same products pass 1's neighbours will count as received.
-    const float give = ((fc * excess(h, hm[i + 1], t.axial) + fc * excess(h, hm[i - 1], t.axial)) +
-                        (fc * excess(h, hd[i], t.axial) + fc * excess(h, hu[i], t.axial))) +
-                       ((fc * excess(h, hd[i + 1], t.diagonal) + fc * excess(h, hd[i - 1], t.diagonal)) +
-                        (fc * excess(h, hu[i + 1], t.diagonal) + fc * excess(h, hu[i - 1], t.diagonal)));
+    const float give =
+        ((fc * excess(h, hm[i + 1], t.axial) + fc * excess(h, hm[i - 1], t.axial)) +
+         (fc * excess(h, hd[i], t.axial) + fc * excess(h, hu[i], t.axial))) +
+        ((fc * excess(h, hd[i + 1], t.diagonal) + fc * excess(h, hd[i - 1], t.diagonal)) +
+         (fc * excess(h, hu[i + 1], t.diagonal) + fc * excess(h, hu[i - 1], t.diagonal)));
     const float take =
         ((fm[i + 1] * excess(hm[i + 1], h, t.axial) + fm[i - 1] * excess(hm[i - 1], h, t.axial)) +
          (fd[i] * excess(hd[i], h, t.axial) + fu[i] * excess(hu[i], h, t.axial))) +
-        ((fd[i + 1] * excess(hd[i + 1], h, t.diagonal) + fd[i - 1] * excess(hd[i - 1], h, t.diagonal)) +
-         (fu[i + 1] * excess(hu[i + 1], h, t.diagonal) + fu[i - 1] * excess(hu[i - 1], h, t.diagonal)));
+        ((fd[i + 1] * excess(hd[i + 1], h, t.diagonal) +
+          fd[i - 1] * excess(hd[i - 1], h, t.diagonal)) +
+         (fu[i + 1] * excess(hu[i + 1], h, t.diagonal) +
+          fu[i - 1] * excess(hu[i - 1], h, t.diagonal)));
     out[i] = (h - give) + take;
   }
 }
@@ -96,7 +104,8 @@ inline float excess(float a, float b, float t) { return max2((a - b) - t, 0.0f);
 // the rows just outside it with the same expression, so any split into bands gives the same
 // bits. Padding rows (0 and h + 1) have factor 0.
 [[gnu::always_inline]] inline void band(const float* cur, float* next, float* ring, std::size_t pw,
-                                        int w, int h, int j0, int j1, Excess t, float half_strength) {
+                                        int w, int h, int j0, int j1, Excess t,
+                                        float half_strength) {
   const auto frow = [&](int j) { return ring + std::size_t((j + 3) % 3) * pw; };
   const auto factors_of = [&](int j) {
     float* f = frow(j);
@@ -114,7 +123,8 @@ inline float excess(float a, float b, float t) { return max2((a - b) - t, 0.0f);
   for (int j = j0; j < j1; ++j) {
     factors_of(j + 1);
     const float* m = cur + std::size_t(j) * pw;
-    gather_row(m - pw, m, m + pw, frow(j - 1), frow(j), frow(j + 1), next + std::size_t(j) * pw, w, t);
+    gather_row(m - pw, m, m + pw, frow(j - 1), frow(j), frow(j + 1), next + std::size_t(j) * pw, w,
+               t);
   }
 }
 
@@ -133,9 +143,11 @@ void band_base(const float* cur, float* next, float* ring, std::size_t pw, int w
                                        int w, int h, int j0, int j1, Excess t, float s) {
   band(cur, next, ring, pw, w, h, j0, j1, t, s);
 }
-[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void band_avx3(
-    const float* cur, float* next, float* ring, std::size_t pw, int w, int h, int j0, int j1,
-    Excess t, float s) {
+[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void band_avx3(const float* cur,
+                                                                          float* next, float* ring,
+                                                                          std::size_t pw, int w,
+                                                                          int h, int j0, int j1,
+                                                                          Excess t, float s) {
   band(cur, next, ring, pw, w, h, j0, j1, t, s);
 }
 #endif
@@ -155,10 +167,9 @@ void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecCo
   params.validate();
   heights.grid.validate("thermal_erosion heights");
   if (heights.data.size() != heights.grid.sample_count()) {
-    throw Error(ErrorCategory::invalid_argument, "thermal_erosion: heights.data has " +
-                                                     std::to_string(heights.data.size()) +
-                                                     " samples, the grid needs " +
-                                                     std::to_string(heights.grid.sample_count()));
+    throw Error(ErrorCategory::invalid_argument,
+                "thermal_erosion: heights.data has " + std::to_string(heights.data.size()) +
+                    " samples, the grid needs " + std::to_string(heights.grid.sample_count()));
   }
   if (params.iterations == 0) return;
   const int w = heights.grid.width, h = heights.grid.height;
@@ -177,7 +188,8 @@ void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecCo
   const BandKernel kernel = band_kernel();
   // Bands of rows: enough for the workers to balance, long enough that the two recomputed halo
   // rows per band stay cheap. The split never changes the result.
-  const int workers = ctx.threads > 0 ? ctx.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  const int workers =
+      ctx.threads > 0 ? ctx.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   const int band_rows = std::max(8, (h + 4 * workers - 1) / (4 * workers));
   const std::int64_t bands = (h + band_rows - 1) / band_rows;
   for (int it = 0; it < params.iterations; ++it) {
