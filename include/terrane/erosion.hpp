@@ -54,8 +54,9 @@ struct ThermalParams {
 // stores, per cell, the factor f = strength * 0.5 * max_excess / sum_excess; pass 2 gathers,
 // per cell, h' = h - sum_k f * e_k(out) + sum_k f_n * e_k(in), recomputing every excess from
 // the old heights. Neighbours outside the field do not exist (closed boundary), so the total
-// volume is conserved up to float rounding. O(iterations * n), parallel over rows; scratch: two
-// float fields.
+// volume is conserved up to float rounding. O(iterations * n), parallel over bands of rows
+// (both passes fused per band, vectorised: SSE2/AVX2/AVX-512 give the same bits); scratch: two
+// float fields plus three rows per band.
 void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecContext& ctx = {});
 
 // ---------------------------------------------------------------------------------------------
@@ -171,9 +172,11 @@ struct RoutingParams {
 // Each cell's receiver is its steepest-descent neighbour on the filled surface (drop / distance,
 // 8 neighbours, ties to the first in the order E, W, S, N, SE, SW, NE, NW, where S is +j);
 // cells on flat filled ground (lakes, flats) take the neighbour from which the flood reached
-// them, so every cell drains to an outlet and the graph has no cycles. When the field has no
-// pits the flood is skipped (filled == heights) and the order comes from a breadth-first walk
-// from the outlets. O(n) without pits, O(n log n) with them; scratch about 16 bytes per cell.
+// them, so every cell drains to an outlet and the graph has no cycles. The order starts with a
+// breadth-first walk from the outlets over the D8 donors, which covers every cell with a
+// descending path to an outlet (filled == height there, receivers unchanged); only the other
+// cells (the pits' catchments) go through the flood, seeded from the drained cells around them.
+// O(n) plus the flood of those cells (radix heap); scratch about 25 bytes per cell.
 void compute_flow_routing(const Field2D& heights, const RoutingParams& params, FlowRouting& out,
                           const ExecContext& ctx = {});
 
@@ -254,8 +257,9 @@ struct StreamPowerStats {
 // uplifted. Then explicit linear hillslope diffusion dh/dt = D laplacian(h) (sub-stepped so that
 // D dt_sub / spacing^2 <= 0.2) with outlets held fixed. Outlets are never uplifted.
 // `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
-// in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) (+ O(n log n) while pits
-// exist); scratch about 30 bytes per cell (4096^2: ~0.5 GiB including the routing).
+// in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) plus the flood of
+// the pits' catchments; scratch about 45 bytes per cell at its peak (4096^2: 812 MiB peak RSS
+// for the whole CLI run, docs/PERFORMANCE.md).
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map = nullptr, const ExecContext& ctx = {});
 

@@ -74,16 +74,21 @@ inline constexpr int kDj[8] = {0, 0, 1, -1, 1, 1, -1, -1};
 
 }  // namespace terrane::erosion_detail
 
+#include <span>
 #include <vector>
 
 namespace terrane::erosion_detail {
 
-// Priority-Flood (priority_flood.cpp). `outlet[c]` marks the seeds. Fills `filled` (the lowest
-// level at which water from each cell can reach an outlet), `parent` (the neighbour from which
-// the flood reached each cell; the cell itself for outlets) and `order` (cells in the order they
-// left the queues: non-decreasing filled level, every parent before its children).
-void priority_flood(const float* heights, int width, int height, const std::uint8_t* outlet,
-                    std::vector<float>& filled, std::vector<std::uint32_t>& parent,
-                    std::vector<std::uint32_t>& order);
+// Priority-Flood (priority_flood.cpp) of the cells not yet `drained`. Drained cells (the outlets
+// and every cell with a strictly descending D8 path to one) keep filled == height and count as
+// closed; the flood starts from `seeds` (drained cells next to undrained ones) at their heights
+// and grows into the undrained cells (the depressions' catchments). Fills `filled` (the lowest
+// level at which water from each cell can reach an outlet; exact, as if the flood had started
+// from the outlets), `parent` (for undrained cells: the neighbour from which the flood reached
+// them) and appends to `order` the undrained cells in the order they left the queues:
+// non-decreasing filled level, every parent before its children.
+void priority_flood(const float* heights, int width, int height, const std::uint8_t* drained,
+                    std::span<const std::uint32_t> seeds, std::vector<float>& filled,
+                    std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& order);
 
 }  // namespace terrane::erosion_detail

@@ -7,8 +7,10 @@
 // (lake and flat cells) drain to the neighbour from which the flood reached them. Every edge
 // then goes to a cell of lower filled level, or of equal level that left the flood's queues
 // earlier, so the graph has no cycles and the flood order lists receivers before donors.
-// Without pits the flood is skipped and the order is a breadth-first walk from the outlets over
-// the donor lists (Braun & Willett 2013, §2.2 "stack").
+// The order starts with a breadth-first walk from the outlets over the donor lists (Braun &
+// Willett 2013, §2.2 "stack"), which reaches every cell with a descending path to an outlet;
+// only the cells it misses (the pits' catchments) go through the flood, seeded from their
+// drained surroundings, so the heap sees a small part of the map.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -34,7 +36,8 @@ inline std::uint32_t steepest(const float* s, int w, int i, int j) {
   std::uint32_t rcv = std::uint32_t(c);
   constexpr float kInvDiag = float(1.0 / std::numbers::sqrt2);
   for (int k = 0; k < 8; ++k) {
-    const std::size_t nc = std::size_t(std::ptrdiff_t(c) + ed::kDj[k] * std::ptrdiff_t(w) + ed::kDi[k]);
+    const std::size_t nc =
+        std::size_t(std::ptrdiff_t(c) + ed::kDj[k] * std::ptrdiff_t(w) + ed::kDi[k]);
     const float drop = hc - s[nc];
     const float slope = k < 4 ? drop : drop * kInvDiag;
     if (slope > best) {
@@ -100,49 +103,73 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   out.depressions = 0;
   for (std::int64_t p : row_pits) out.depressions += p;
 
-  if (out.depressions > 0) {
-    std::vector<std::uint32_t> parent;
-    ed::priority_flood(hs, w, h, outlet.data(), out.filled_m, parent, out.order);
-    const float* f = out.filled_m.data();
-    parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t jj = b; jj < e; ++jj) {
-        const int j = int(jj);
-        for (int i = 0; i < w; ++i) {
-          const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
-          if (outlet[c] != 0) continue;
-          const std::uint32_t r = steepest(f, w, i, j);
-          out.receiver[c] = r == c ? parent[c] : r;
-        }
-      }
-    });
-    return;
-  }
-  out.filled_m.assign(hs, hs + n);
-  // Donor lists (CSR) and a breadth-first walk from the outlets, in cell order.
-  std::vector<std::uint32_t> first(n + 1, 0), donors(n);
-  for (std::size_t c = 0; c < n; ++c) {
-    if (out.receiver[c] != c) ++first[out.receiver[c] + 1];
-  }
-  for (std::size_t c = 0; c < n; ++c) first[c + 1] += first[c];
-  {
-    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+  // Donor lists (CSR) and a breadth-first walk from the outlets, in cell order (Braun & Willett
+  // 2013, §2.2 "stack"). It reaches exactly the drained cells: those with a strictly descending
+  // path to an outlet, whose filled level is their height and whose receiver stays as it is.
+  {  // scoped: the donor lists are freed before the flood allocates its own scratch
+    std::vector<std::uint32_t> first(n + 1, 0), donors(n);
     for (std::size_t c = 0; c < n; ++c) {
-      if (out.receiver[c] != c) donors[fill[out.receiver[c]]++] = std::uint32_t(c);
+      if (out.receiver[c] != c) ++first[out.receiver[c] + 1];
+    }
+    for (std::size_t c = 0; c < n; ++c) first[c + 1] += first[c];
+    {
+      std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+      for (std::size_t c = 0; c < n; ++c) {
+        if (out.receiver[c] != c) donors[fill[out.receiver[c]]++] = std::uint32_t(c);
+      }
+    }
+    out.order.clear();
+    out.order.reserve(n);
+    for (std::size_t c = 0; c < n; ++c) {
+      if (outlet[c] != 0) out.order.push_back(std::uint32_t(c));
+    }
+    for (std::size_t k = 0; k < out.order.size(); ++k) {
+      const std::uint32_t c = out.order[k];
+      for (std::uint32_t d = first[c]; d < first[c + 1]; ++d) out.order.push_back(donors[d]);
     }
   }
-  out.order.clear();
-  out.order.reserve(n);
+  if (out.order.size() == n) {  // no pits: nothing to fill
+    out.filled_m.assign(hs, hs + n);
+    return;
+  }
+  // Depressions: Priority-Flood of the undrained cells only (the pits' catchments), seeded from
+  // the drained cells around them. A drained cell keeps its receiver: on the filled surface its
+  // neighbours can only get higher, and its receiver (drained) keeps its height, so it stays the
+  // first steepest. Undrained cells take the steepest on the filled surface or, on flat filled
+  // ground, their flood parent; their flood order follows the drained cells in `order`.
+  std::vector<std::uint8_t>& drained = outlet;  // reused: 1 for drained cells
+  for (std::uint32_t c : out.order) drained[c] = 1;
+  std::vector<std::uint32_t> seeds;
   for (std::size_t c = 0; c < n; ++c) {
-    if (outlet[c] != 0) out.order.push_back(std::uint32_t(c));
+    if (drained[c] != 0) continue;
+    // Undrained cells are interior (the border is drained): all 8 neighbours exist.
+    for (int k = 0; k < 8; ++k) {
+      const std::size_t nc =
+          std::size_t(std::ptrdiff_t(c) + ed::kDj[k] * std::ptrdiff_t(w) + ed::kDi[k]);
+      if (drained[nc] == 1) {
+        drained[nc] = 2;  // seed, listed once
+        seeds.push_back(std::uint32_t(nc));
+      }
+    }
   }
-  for (std::size_t k = 0; k < out.order.size(); ++k) {
-    const std::uint32_t c = out.order[k];
-    for (std::uint32_t d = first[c]; d < first[c + 1]; ++d) out.order.push_back(donors[d]);
-  }
+  std::vector<std::uint32_t> parent;
+  ed::priority_flood(hs, w, h, drained.data(), seeds, out.filled_m, parent, out.order);
+  const float* f = out.filled_m.data();
+  parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t jj = b; jj < e; ++jj) {
+      const int j = int(jj);
+      for (int i = 0; i < w; ++i) {
+        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+        if (drained[c] != 0) continue;
+        const std::uint32_t r = steepest(f, w, i, j);
+        out.receiver[c] = r == c ? parent[c] : r;
+      }
+    }
+  });
 }
 
-void flow_accumulation(const FlowRouting& routing, const GridSpec& grid, std::span<const float> rain,
-                       Field2D& out) {
+void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
+                       std::span<const float> rain, Field2D& out) {
   grid.validate("flow_accumulation grid");
   const std::size_t n = grid.sample_count();
   if (grid.width != routing.width || grid.height != routing.height || routing.order.size() != n ||
@@ -164,8 +191,8 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid, std::sp
       if (!(std::isfinite(rain[c]) && rain[c] >= 0.0f)) {
         throw Error(ErrorCategory::invalid_argument,
                     "flow_accumulation: rain at (" + std::to_string(c % std::size_t(grid.width)) +
-                        ", " + std::to_string(c / std::size_t(grid.width)) + ") = " +
-                        ed::fmt(rain[c]) + " is outside the allowed range [0, inf)");
+                        ", " + std::to_string(c / std::size_t(grid.width)) +
+                        ") = " + ed::fmt(rain[c]) + " is outside the allowed range [0, inf)");
       }
       area[c] = cell * double(rain[c]);
     }

@@ -6,15 +6,17 @@
 // levels; a neighbour at or below the current level is inside a depression and is raised to that
 // level and processed through a plain FIFO queue, which skips the heap for depression cells.
 //
+// terrane floods only the cells that do not already drain (see erosion_internal.hpp), seeded
+// from the drained cells around them. The heap is a radix heap (below); the pit cells' plain
+// queue is a vector read from the front.
 // Determinism: heap keys are (level, cell index) packed into one 64-bit integer (levels mapped
 // to order-preserving unsigned bits), so ties break by cell index; the result depends only on
 // the heights.
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <deque>
-#include <functional>
-#include <queue>
+#include <span>
+#include <vector>
 
 #include "erosion/erosion_internal.hpp"
 
@@ -26,63 +28,121 @@ inline std::uint32_t order_key(float v) {
   const std::uint32_t u = std::bit_cast<std::uint32_t>(v);
   return (u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u);
 }
+// Inverse of order_key on the key's upper half: the level of a heap entry.
+inline float key_level(std::uint64_t key) {
+  const std::uint32_t u = std::uint32_t(key >> 32);
+  return std::bit_cast<float>((u & 0x80000000u) != 0 ? (u & 0x7FFFFFFFu) : ~u);
+}
 inline std::uint64_t heap_key(float level, std::uint32_t cell) {
   return (std::uint64_t(order_key(level)) << 32) | cell;
 }
 
+// Radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) over 64-bit keys: a monotone min-priority
+// queue (no key pushed is below the last key popped), which the flood's heap is: a cell enters
+// the heap only when it is strictly above the level being processed. Keys are unique (they
+// contain the cell index), so it pops exactly the sequence a binary heap would, with O(1)
+// amortised work per key instead of O(log n) cache-unfriendly sifts.
+class RadixHeap {
+ public:
+  bool empty() const { return size_ == 0; }
+  void push(std::uint64_t key) {
+    buckets_[bucket(key)].push_back(key);
+    ++size_;
+  }
+  std::uint64_t pop() {
+    if (buckets_[0].empty()) {
+      int i = 1;
+      while (buckets_[i].empty()) ++i;
+      std::vector<std::uint64_t>& b = buckets_[i];
+      last_ = *std::min_element(b.begin(), b.end());
+      for (std::uint64_t k : b) buckets_[bucket(k)].push_back(k);
+      b.clear();
+    }
+    --size_;
+    const std::uint64_t k = buckets_[0].back();
+    buckets_[0].pop_back();
+    return k;
+  }
+
+ private:
+  int bucket(std::uint64_t key) const {
+    return key == last_ ? 0 : 64 - std::countl_zero(key ^ last_);
+  }
+  std::vector<std::uint64_t> buckets_[65];
+  std::uint64_t last_ = 0;
+  std::size_t size_ = 0;
+};
+
 }  // namespace
 
-void priority_flood(const float* heights, int width, int height, const std::uint8_t* outlet,
-                    std::vector<float>& filled, std::vector<std::uint32_t>& parent,
-                    std::vector<std::uint32_t>& order) {
+void priority_flood(const float* heights, int width, int height, const std::uint8_t* drained,
+                    std::span<const std::uint32_t> seeds, std::vector<float>& filled,
+                    std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& order) {
   const std::size_t n = std::size_t(width) * std::size_t(height);
   filled.assign(heights, heights + n);
-  parent.resize(n);
-  order.clear();
-  order.reserve(n);
-  std::vector<std::uint8_t> closed(outlet, outlet + n);
-  std::vector<std::uint64_t> heap;
-  std::vector<std::uint32_t> pit;  // FIFO: read index `pit_head`
-  std::size_t pit_head = 0;
+  // The loop's scattered reads go to one array: per cell its height bits (low half) and its
+  // flood parent (high half), kOpen until the flood reaches it, the cell itself when drained.
+  // So a neighbour's closed test and its height share a cache line, and a popped cell's level
+  // travels with it (in its heap key or its queue entry).
+  constexpr std::uint32_t kOpen = 0xFFFFFFFFu;
+  std::vector<std::uint64_t> cell(n);
   for (std::size_t c = 0; c < n; ++c) {
-    if (outlet[c] != 0) {
-      parent[c] = std::uint32_t(c);
-      heap.push_back(heap_key(heights[c], std::uint32_t(c)));
-    }
+    const std::uint32_t p = drained[c] != 0 ? std::uint32_t(c) : kOpen;
+    cell[c] = (std::uint64_t(p) << 32) | std::bit_cast<std::uint32_t>(heights[c]);
   }
-  std::make_heap(heap.begin(), heap.end(), std::greater<>());
+  RadixHeap heap;
+  struct PitCell {
+    std::uint32_t cell;
+    float level;
+  };
+  std::vector<PitCell> pit;  // FIFO: read index `pit_head`
+  std::size_t pit_head = 0;
+  for (std::uint32_t c : seeds) heap.push(heap_key(heights[c], c));
+  const std::ptrdiff_t w = width;
+  const std::ptrdiff_t offset[8] = {1, -1, w, -w, w + 1, w - 1, -w + 1, -w - 1};  // kDi/kDj order
   while (pit_head < pit.size() || !heap.empty()) {
     std::uint32_t c;
+    float level;
     if (pit_head < pit.size()) {
-      c = pit[pit_head++];
-      if (pit_head == pit.size()) {
+      c = pit[pit_head].cell;
+      level = pit[pit_head].level;
+      if (++pit_head == pit.size()) {
         pit.clear();
         pit_head = 0;
       }
     } else {
-      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-      c = std::uint32_t(heap.back() & 0xFFFFFFFFu);
-      heap.pop_back();
+      const std::uint64_t key = heap.pop();
+      c = std::uint32_t(key & 0xFFFFFFFFu);
+      level = key_level(key);
     }
-    order.push_back(c);
+    const auto visit = [&](std::uint32_t nc) {
+      const std::uint64_t v = cell[nc];
+      if ((v >> 32) != kOpen) return;
+      cell[nc] = (std::uint64_t(c) << 32) | (v & 0xFFFFFFFFu);
+      const float hn = std::bit_cast<float>(std::uint32_t(v));
+      if (hn <= level) {
+        filled[nc] = level;
+        pit.push_back({nc, level});
+      } else {
+        heap.push(heap_key(hn, nc));
+      }
+    };
+    if (std::uint32_t(cell[c] >> 32) != c) {
+      // Undrained (its parent is a neighbour), so not on the border (border cells are outlets,
+      // which are drained): all 8 neighbours exist.
+      order.push_back(c);
+      for (int k = 0; k < 8; ++k) visit(std::uint32_t(std::ptrdiff_t(c) + offset[k]));
+      continue;
+    }
     const int ci = int(c % std::uint32_t(width)), cj = int(c / std::uint32_t(width));
-    const float level = filled[c];
     for (int k = 0; k < 8; ++k) {
       const int ni = ci + kDi[k], nj = cj + kDj[k];
       if (ni < 0 || nj < 0 || ni >= width || nj >= height) continue;
-      const std::uint32_t nc = std::uint32_t(nj) * std::uint32_t(width) + std::uint32_t(ni);
-      if (closed[nc] != 0) continue;
-      closed[nc] = 1;
-      parent[nc] = c;
-      if (heights[nc] <= level) {
-        filled[nc] = level;
-        pit.push_back(nc);
-      } else {
-        heap.push_back(heap_key(heights[nc], nc));
-        std::push_heap(heap.begin(), heap.end(), std::greater<>());
-      }
+      visit(std::uint32_t(nj) * std::uint32_t(width) + std::uint32_t(ni));
     }
   }
+  parent.resize(n);
+  for (std::size_t c = 0; c < n; ++c) parent[c] = std::uint32_t(cell[c] >> 32);
 }
 
 }  // namespace terrane::erosion_detail

@@ -35,6 +35,64 @@ void StreamPowerParams::validate(std::string_view path) const {
   routing.validate(std::string(path) + ".routing");
 }
 
+namespace {
+
+// One explicit diffusion sub-step of row j: dst = src + alpha * laplacian(src), except where
+// `fixed` (outlets, which include the whole border). Branch-free so that it vectorises; the
+// border rows and columns are fixed, so the interior loop never reads outside the field.
+[[gnu::always_inline]] inline void diffuse_row_impl(const float* src, float* dst,
+                                                    const std::uint8_t* fixed, int w, int h, int j,
+                                                    double alpha) {
+  const std::size_t row = std::size_t(j) * std::size_t(w);
+  if (j == 0 || j == h - 1 || w < 3) {
+    std::copy(src + row, src + row + std::size_t(w), dst + row);
+    return;
+  }
+  const float* up = src + row - std::size_t(w);
+  const float* mid = src + row;
+  const float* dn = src + row + std::size_t(w);
+  const std::uint8_t* fx = fixed + row;
+  float* out = dst + row;
+  out[0] = mid[0];
+  out[w - 1] = mid[w - 1];
+  for (int i = 1; i < w - 1; ++i) {
+    const double lap = (double(mid[i - 1]) + double(mid[i + 1])) + (double(up[i]) + double(dn[i])) -
+                       4.0 * double(mid[i]);
+    const double a = fx[i] != 0 ? 0.0 : alpha;  // fixed: mid + 0 * lap == mid
+    out[i] = float(double(mid[i]) + a * lap);
+  }
+}
+
+// The row kernel for the baseline target and, on x86-64, AVX2 and AVX-512 (chosen by terrane's
+// SIMD setting): the same IEEE double operations per cell, so the same bits.
+using DiffuseRow = void (*)(const float*, float*, const std::uint8_t*, int, int, int, double);
+void diffuse_row_base(const float* src, float* dst, const std::uint8_t* fixed, int w, int h, int j,
+                      double alpha) {
+  diffuse_row_impl(src, dst, fixed, w, h, j, alpha);
+}
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] void diffuse_row_avx2(const float* src, float* dst,
+                                              const std::uint8_t* fixed, int w, int h, int j,
+                                              double alpha) {
+  diffuse_row_impl(src, dst, fixed, w, h, j, alpha);
+}
+[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void diffuse_row_avx3(
+    const float* src, float* dst, const std::uint8_t* fixed, int w, int h, int j, double alpha) {
+  diffuse_row_impl(src, dst, fixed, w, h, j, alpha);
+}
+#endif
+
+DiffuseRow diffuse_row_kernel() {
+#if defined(__x86_64__)
+  const SimdTarget target = resolved_simd_target();
+  if (target == SimdTarget::avx3) return diffuse_row_avx3;
+  if (target == SimdTarget::avx2) return diffuse_row_avx2;
+#endif
+  return diffuse_row_base;
+}
+
+}  // namespace
+
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map, const ExecContext& ctx) {
   params.validate();
@@ -43,12 +101,13 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   const int w = g.width, h = g.height;
   const std::size_t n = g.sample_count();
   if (heights.data.size() != n) {
-    throw Error(ErrorCategory::invalid_argument, "stream_power: heights.data has " +
-                                                     std::to_string(heights.data.size()) +
-                                                     " samples, the grid needs " + std::to_string(n));
+    throw Error(ErrorCategory::invalid_argument,
+                "stream_power: heights.data has " + std::to_string(heights.data.size()) +
+                    " samples, the grid needs " + std::to_string(n));
   }
   if (uplift_map != nullptr) {
-    if (uplift_map->grid.width != w || uplift_map->grid.height != h || uplift_map->data.size() != n) {
+    if (uplift_map->grid.width != w || uplift_map->grid.height != h ||
+        uplift_map->data.size() != n) {
       throw Error(ErrorCategory::invalid_argument,
                   "stream_power: the uplift map is " + std::to_string(uplift_map->grid.width) +
                       " x " + std::to_string(uplift_map->grid.height) + ", the heights are " +
@@ -82,6 +141,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   FlowRouting routing;
   std::vector<double> area(n), factor(n);
   std::vector<float> tmp;
+  std::vector<std::uint8_t> fixed;
   float* hs = heights.data.data();
   for (int step = 0; step < params.steps; ++step) {
     ed::check_cancel(ctx);
@@ -99,7 +159,8 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
         const std::uint32_t r = routing.receiver[std::size_t(c)];
         const std::int64_t d = std::int64_t(r) - c;
         const bool axial = d == 1 || d == -1 || d == w || d == -w;
-        const double am = sqrt_m ? std::sqrt(area[std::size_t(c)]) : std::pow(area[std::size_t(c)], params.m);
+        const double am =
+            sqrt_m ? std::sqrt(area[std::size_t(c)]) : std::pow(area[std::size_t(c)], params.m);
         factor[std::size_t(c)] = kdt * am * (axial ? inv_axial : inv_diag);
       }
     });
@@ -109,7 +170,8 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
       const std::uint32_t c = routing.order[k];
       const std::uint32_t r = routing.receiver[c];
       if (r == c) continue;  // outlet: fixed base level
-      const double u = params.uplift_m_per_yr * dt * (uplift_map ? double(uplift_map->data[c]) : 1.0);
+      const double u =
+          params.uplift_m_per_yr * dt * (uplift_map ? double(uplift_map->data[c]) : 1.0);
       const double hu = double(hs[c]) + u;
       const double hr = double(hs[r]);
       const double f = factor[c];
@@ -120,30 +182,29 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
     }
     stats.uplift_m3 += uplift_sum * cell_area;
     stats.incision_m3 += incision_sum * cell_area;
-    // Hillslope diffusion; outlets (receiver == self) stay fixed.
+    // Hillslope diffusion; outlets (receiver == self) stay fixed. Sub-steps ping-pong between
+    // the heights and `tmp`; rows are split over the workers (each cell is written by one).
     if (sub > 0) {
       double before = 0.0, after = 0.0;
       for (std::size_t c = 0; c < n; ++c) before += double(hs[c]);
       tmp.resize(n);
+      fixed.resize(n);
+      parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t c = b; c < e; ++c) {
+          fixed[std::size_t(c)] = routing.receiver[std::size_t(c)] == std::uint32_t(c) ? 1 : 0;
+        }
+      });
+      const DiffuseRow diffuse_row = diffuse_row_kernel();
+      float* src = hs;
+      float* dst = tmp.data();
       for (int s = 0; s < sub; ++s) {
         parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
-          for (std::int64_t jj = b; jj < e; ++jj) {
-            const std::size_t row = std::size_t(jj) * std::size_t(w);
-            for (int i = 0; i < w; ++i) {
-              const std::size_t c = row + std::size_t(i);
-              if (routing.receiver[c] == c) {
-                tmp[c] = hs[c];
-                continue;
-              }
-              const double lap = (double(hs[c - 1]) + double(hs[c + 1])) +
-                                 (double(hs[c - std::size_t(w)]) + double(hs[c + std::size_t(w)])) -
-                                 4.0 * double(hs[c]);
-              tmp[c] = float(double(hs[c]) + alpha * lap);
-            }
-          }
+          for (std::int64_t jj = b; jj < e; ++jj)
+            diffuse_row(src, dst, fixed.data(), w, h, int(jj), alpha);
         });
-        std::copy(tmp.begin(), tmp.end(), hs);
+        std::swap(src, dst);
       }
+      if (src != hs) std::copy(src, src + n, hs);
       for (std::size_t c = 0; c < n; ++c) after += double(hs[c]);
       stats.diffusion_m3 += (after - before) * cell_area;
     }
