@@ -55,11 +55,11 @@ void compute_biome_weights(const SurfaceParams& params, const Field2D& heights,
   }
   out.grid = grid;
   out.biome_count = nb;
-  out.weights.assign(n * std::size_t(nb), 0.0f);
-  out.dominant.assign(n, 0);
+  out.weights.resize(n * std::size_t(nb));  // every plane is fully written below
+  out.dominant.resize(n);
   parallel_for(ctx, grid.height, 16, [&](std::int64_t j0, std::int64_t j1) {
     const std::size_t W = std::size_t(grid.width);
-    std::vector<float> sum(W);
+    std::vector<float> sum(W), inv(W), best_w(W), best_id(W);
     for (std::int64_t j = j0; j < j1; ++j) {
       if (ctx.cancelled()) throw Error(ErrorCategory::internal, "cancelled");
       const std::size_t row0 = std::size_t(j) * W;
@@ -70,41 +70,48 @@ void compute_biome_weights(const SurfaceParams& params, const Field2D& heights,
       for (int b = 0; b < nb; ++b) {
         const BiomeEdges& e = edges[std::size_t(b)];
         float* wb = out.weights.data() + std::size_t(b) * n + row0;
+        std::fill(wb, wb + W, 1.0f);
+        surface_detail::apply_edge(e.t_lo, t, wb, W);
+        surface_detail::apply_edge(e.t_hi, t, wb, W);
+        surface_detail::apply_edge(e.m_lo, m, wb, W);
+        surface_detail::apply_edge(e.m_hi, m, wb, W);
+        surface_detail::apply_edge(e.h_lo, h, wb, W);
+        surface_detail::apply_edge(e.h_hi, h, wb, W);
+        for (std::size_t i = 0; i < W; ++i) sum[i] += wb[i];
+      }
+      // Normalise plane by plane (vectorisable); cells with sum 0 are fixed below.
+      for (std::size_t i = 0; i < W; ++i) inv[i] = sum[i] > 0.0f ? 1.0f / sum[i] : 0.0f;
+      std::fill(best_w.begin(), best_w.end(), -1.0f);
+      std::uint8_t* dom = out.dominant.data() + row0;
+      for (int b = 0; b < nb; ++b) {
+        float* wb = out.weights.data() + std::size_t(b) * n + row0;
+        const float id = float(b);
+        float* bw = best_w.data();
+        float* bi = best_id.data();
+        const float* iv = inv.data();
         for (std::size_t i = 0; i < W; ++i) {
-          const float v = e.t_lo.eval(t[i]) * e.t_hi.eval(t[i]) * e.m_lo.eval(m[i]) *
-                          e.m_hi.eval(m[i]) * e.h_lo.eval(h[i]) * e.h_hi.eval(h[i]);
+          const float v = wb[i] * iv[i];
+          const float old = bw[i], old_id = bi[i];
           wb[i] = v;
-          sum[i] += v;
+          bw[i] = v > old ? v : old;
+          bi[i] = v > old ? id : old_id;
         }
       }
+      for (std::size_t i = 0; i < W; ++i) dom[i] = std::uint8_t(best_id[i]);
       for (std::size_t i = 0; i < W; ++i) {
-        if (sum[i] > 0.0f) {
-          const float inv = 1.0f / sum[i];
-          int best = 0;
-          float best_w = -1.0f;
-          for (int b = 0; b < nb; ++b) {
-            float& w = out.weights[std::size_t(b) * n + row0 + i];
-            w *= inv;
-            if (w > best_w) {
-              best_w = w;
-              best = b;
-            }
+        if (sum[i] > 0.0f) continue;
+        // A gap in the table: the nearest box takes the cell.
+        int best = 0;
+        float best_d = INFINITY;
+        for (int b = 0; b < nb; ++b) {
+          const float d = box_distance(params.biomes[std::size_t(b)], params.blend, t[i], m[i], h[i]);
+          if (d < best_d) {
+            best_d = d;
+            best = b;
           }
-          out.dominant[row0 + i] = std::uint8_t(best);
-        } else {
-          // A gap in the table: the nearest box takes the cell.
-          int best = 0;
-          float best_d = INFINITY;
-          for (int b = 0; b < nb; ++b) {
-            const float d = box_distance(params.biomes[std::size_t(b)], params.blend, t[i], m[i], h[i]);
-            if (d < best_d) {
-              best_d = d;
-              best = b;
-            }
-          }
-          out.weights[std::size_t(best) * n + row0 + i] = 1.0f;
-          out.dominant[row0 + i] = std::uint8_t(best);
         }
+        out.weights[std::size_t(best) * n + row0 + i] = 1.0f;
+        dom[i] = std::uint8_t(best);
       }
     }
   });

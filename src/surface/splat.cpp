@@ -50,10 +50,11 @@ void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2
   const SoftEdge rock = soft_edge(params.rock_slope_deg, params.rock_blend_deg, false);
   out.grid = grid;
   out.layer_count = nl;
-  out.weights.assign(n * std::size_t(nl), 0.0f);
+  out.weights.resize(n * std::size_t(nl));  // every plane is fully written below
   parallel_for(ctx, grid.height, 16, [&](std::int64_t j0, std::int64_t j1) {
     const std::size_t W = std::size_t(grid.width);
-    std::vector<float> mix(W * std::size_t(nl)), sum(W), nrow(W);
+    std::vector<float> mix(W * std::size_t(nl)), sum(W), nrow(W), inv(W), rock_w(W), best_w(W), rest(W);
+    std::vector<float> big(W);
     for (std::int64_t j = j0; j < j1; ++j) {
       if (ctx.cancelled()) throw Error(ErrorCategory::internal, "cancelled");
       const std::size_t row0 = std::size_t(j) * W;
@@ -74,47 +75,70 @@ void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2
       std::fill(sum.begin(), sum.end(), 0.0f);
       for (int l = 0; l < nl; ++l) {
         const LayerRule& r = rules[std::size_t(l)];
-        const float* ml = mix.data() + std::size_t(l) * W;
         float* out_l = out.weights.data() + std::size_t(l) * n + row0;
+        std::copy_n(mix.data() + std::size_t(l) * W, W, out_l);
+        surface_detail::apply_edge(r.h_lo, h, out_l, W);
+        surface_detail::apply_edge(r.h_hi, h, out_l, W);
+        surface_detail::apply_edge(r.s_lo, s, out_l, W);
+        surface_detail::apply_edge(r.s_hi, s, out_l, W);
         if (noise[std::size_t(l)]) {
           noise[std::size_t(l)]->row(int(j), 0, nrow);
-        } else {
-          std::fill(nrow.begin(), nrow.end(), 0.0f);
+          const float a = r.amplitude;
+          for (std::size_t i = 0; i < W; ++i) out_l[i] *= 1.0f + a * nrow[i];
         }
+        for (std::size_t i = 0; i < W; ++i) sum[i] += out_l[i];
+      }
+      for (std::size_t i = 0; i < W; ++i) inv[i] = sum[i] > 0.0f ? 1.0f / sum[i] : 0.0f;
+      if (params.rock_layer >= 0) {
+        for (std::size_t i = 0; i < W; ++i) rock_w[i] = surface_detail::smooth01(s[i] * rock.scale + rock.offset);
+        for (std::size_t i = 0; i < W; ++i) inv[i] *= 1.0f - rock_w[i];
+      }
+      std::fill(best_w.begin(), best_w.end(), -1.0f);
+      for (int l = 0; l < nl; ++l) {
+        float* out_l = out.weights.data() + std::size_t(l) * n + row0;
+        for (std::size_t i = 0; i < W; ++i) out_l[i] *= inv[i];
+      }
+      for (std::size_t i = 0; i < W; ++i) {
+        if (sum[i] > 0.0f) continue;
+        // No layer applies: the one with the largest biome-mixed weight takes the cell.
+        int best = 0;
+        for (int l = 1; l < nl; ++l) {
+          if (mix[std::size_t(l) * W + i] > mix[std::size_t(best) * W + i]) best = l;
+        }
+        const float keep = params.rock_layer >= 0 ? 1.0f - rock_w[i] : 1.0f;
+        out.weights[std::size_t(best) * n + row0 + i] = keep;
+      }
+      if (params.rock_layer >= 0) {
+        float* rk = out.weights.data() + std::size_t(params.rock_layer) * n + row0;
+        for (std::size_t i = 0; i < W; ++i) rk[i] += rock_w[i];
+      }
+      // Exact float sum of 1: the largest weight absorbs the rounding.
+      // Layer ids are kept as floats so the compare-and-select loops vectorise.
+      float* bw = best_w.data();
+      float* bg = big.data();
+      float* rs = rest.data();
+      std::fill(big.begin(), big.end(), 0.0f);
+      for (int l = 0; l < nl; ++l) {
+        const float* out_l = out.weights.data() + std::size_t(l) * n + row0;
+        const float id = float(l);
         for (std::size_t i = 0; i < W; ++i) {
-          const float v = ml[i] * r.h_lo.eval(h[i]) * r.h_hi.eval(h[i]) * r.s_lo.eval(s[i]) *
-                          r.s_hi.eval(s[i]) * (1.0f + r.amplitude * nrow[i]);
-          out_l[i] = v;
-          sum[i] += v;
+          const float v = out_l[i], old = bw[i], old_id = bg[i];
+          const float gt = v > old ? 1.0f : 0.0f;  // exact: ids are small integers
+          bw[i] = std::max(old, v);
+          bg[i] = old_id + gt * (id - old_id);
+        }
+      }
+      std::fill(rest.begin(), rest.end(), 0.0f);
+      for (int l = 0; l < nl; ++l) {
+        const float* out_l = out.weights.data() + std::size_t(l) * n + row0;
+        const float id = float(l);
+        for (std::size_t i = 0; i < W; ++i) {
+          const float v = out_l[i];
+          rs[i] += bg[i] == id ? 0.0f : v;
         }
       }
       for (std::size_t i = 0; i < W; ++i) {
-        const std::size_t c = row0 + i;
-        if (sum[i] > 0.0f) {
-          const float inv = 1.0f / sum[i];
-          for (int l = 0; l < nl; ++l) out.weights[std::size_t(l) * n + c] *= inv;
-        } else {
-          int best = 0;
-          for (int l = 1; l < nl; ++l) {
-            if (mix[std::size_t(l) * W + i] > mix[std::size_t(best) * W + i]) best = l;
-          }
-          for (int l = 0; l < nl; ++l) out.weights[std::size_t(l) * n + c] = l == best ? 1.0f : 0.0f;
-        }
-        if (params.rock_layer >= 0) {
-          const float r = rock.eval(s[i]);
-          for (int l = 0; l < nl; ++l) out.weights[std::size_t(l) * n + c] *= 1.0f - r;
-          out.weights[std::size_t(params.rock_layer) * n + c] += r;
-        }
-        // Exact float sum of 1: the largest weight absorbs the rounding.
-        int big = 0;
-        for (int l = 1; l < nl; ++l) {
-          if (out.weights[std::size_t(l) * n + c] > out.weights[std::size_t(big) * n + c]) big = l;
-        }
-        float rest = 0.0f;
-        for (int l = 0; l < nl; ++l) {
-          if (l != big) rest += out.weights[std::size_t(l) * n + c];
-        }
-        out.weights[std::size_t(big) * n + c] = std::max(1.0f - rest, 0.0f);
+        out.weights[std::size_t(bg[i]) * n + row0 + i] = std::max(1.0f - rs[i], 0.0f);
       }
     }
   });

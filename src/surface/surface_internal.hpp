@@ -15,28 +15,34 @@ inline float smooth01(float t) {
   return t * t * (3.0f - 2.0f * t);
 }
 
-// Membership of v in [lo, hi] with edges softened over [edge - blend, edge + blend]; an
-// infinite bound is a hard-open edge. Precomputed per edge as v * scale + offset.
+// One soft edge of a range: smooth01(v * scale + offset) rises from 0 at edge - blend to 1 at
+// edge + blend (a lower edge) or falls from 1 to 0 (an upper edge: 1 - s(t) = s(1 - t), so the
+// scale is negated). An infinite bound is inactive and always 1 (scale 0, offset 1), which
+// keeps evaluation branch-free so row loops vectorise.
 struct SoftEdge {
   bool active = false;
-  bool upper = false;
   float scale = 0.0f;
-  float offset = 0.0f;
-  float eval(float v) const {
-    if (!active) return 1.0f;
-    const float s = smooth01(v * scale + offset);
-    return upper ? 1.0f - s : s;
-  }
+  float offset = 1.0f;
+  float eval(float v) const { return smooth01(v * scale + offset); }
 };
 
 inline SoftEdge soft_edge(double edge, double blend, bool upper) {
   SoftEdge e;
   if (!std::isfinite(edge)) return e;
   e.active = true;
-  e.upper = upper;
-  e.scale = float(1.0 / (2.0 * blend));
-  e.offset = float(-(edge - blend) / (2.0 * blend));
+  const double scale = 1.0 / (2.0 * blend);
+  const double offset = -(edge - blend) / (2.0 * blend);
+  e.scale = float(upper ? -scale : scale);
+  e.offset = float(upper ? 1.0 - offset : offset);
   return e;
+}
+
+// w[i] *= edge(v[i]) over a row (skipped for an inactive edge).
+inline void apply_edge(const SoftEdge& e, const float* __restrict v, float* __restrict w,
+                       std::size_t n) {
+  if (!e.active) return;
+  const float a = e.scale, b = e.offset;
+  for (std::size_t i = 0; i < n; ++i) w[i] *= smooth01(v[i] * a + b);
 }
 
 // Seed of a sub-purpose: the world seed combined with a module tag and an offset.
