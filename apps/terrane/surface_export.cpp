@@ -39,7 +39,21 @@ Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrol
   eg.index_z0 = g.index_z0 - margin_cells;
   eg.validate("map size plus scatter margin");
   e.heights = Field2D(eg);
-  if (margin_cells > 0) evaluate(graph, eg, e.heights.data, ctx);
+  // Only the margin strips are evaluated (sub-grids give the same bits as the whole grid).
+  const int m = margin_cells;
+  const int strips[4][4] = {{0, 0, eg.width, m},                 // top (smallest z)
+                            {0, m + g.height, eg.width, m},      // bottom
+                            {0, m, m, g.height},                 // left
+                            {m + g.width, m, m, g.height}};      // right
+  for (const auto& st : strips) {
+    if (st[2] <= 0 || st[3] <= 0) continue;
+    const GridSpec sg = eg.sub(st[0], st[1], st[2], st[3]);
+    Field2D part(sg);
+    evaluate(graph, sg, part.data, ctx);
+    for (int j = 0; j < st[3]; ++j) {
+      std::copy(part.row(j).begin(), part.row(j).end(), e.heights.row(st[1] + j).begin() + st[0]);
+    }
+  }
   for (int j = 0; j < g.height; ++j) {
     std::copy(heights.row(j).begin(), heights.row(j).end(),
               e.heights.row(j + margin_cells).begin() + margin_cells);

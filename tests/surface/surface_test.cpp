@@ -118,6 +118,37 @@ TEST(Splat, LargestRemainderRoundingOfHardCases) {
   EXPECT_EQ(q[6], 255);  // 254.49 + 0.255 + 0.255: the missing unit goes to 0.49
 }
 
+TEST(Splat, BitIdenticalAcrossThreadCountsAndSubGrids) {
+  const SurfaceParams params = default_surface(test_world());
+  const GridSpec g = grid(300, 200, 4.0);
+  const Field2D h = noise_terrain(g, 300.0, 900.0, 0.001);
+  const Surface one = run_surface(params, h, 1);
+  for (int threads : {2, 0}) {
+    const Surface many = run_surface(params, h, threads);
+    EXPECT_EQ(hash_floats(one.splat.weights), hash_floats(many.splat.weights)) << threads;
+    EXPECT_EQ(hash_floats(one.biomes.weights), hash_floats(many.biomes.weights)) << threads;
+    EXPECT_EQ(one.biomes.dominant, many.biomes.dominant);
+  }
+  // Climate and biome weights are pointwise: a sub-grid gives the same bits as the whole.
+  const GridSpec sub = g.sub(37, 51, 100, 80);
+  Field2D hs(sub);
+  for (int j = 0; j < sub.height; ++j)
+    for (int i = 0; i < sub.width; ++i) hs.at(i, j) = h.at(i + 37, j + 51);
+  Climate cs;
+  compute_climate(params.climate, 42, hs, {}, cs);
+  BiomeWeights bs;
+  compute_biome_weights(params, hs, cs, bs);
+  for (int j = 0; j < sub.height; ++j) {
+    for (int i = 0; i < sub.width; ++i) {
+      const std::size_t a = std::size_t(j) * std::size_t(sub.width) + std::size_t(i);
+      const std::size_t b = std::size_t(j + 51) * 300u + std::size_t(i + 37);
+      ASSERT_EQ(cs.temperature_c.data[a], one.climate.temperature_c.data[b]);
+      ASSERT_EQ(cs.moisture_mm.data[a], one.climate.moisture_mm.data[b]);
+      for (int k = 0; k < bs.biome_count; ++k) ASSERT_EQ(bs.weight(k, a), one.biomes.weight(k, b));
+    }
+  }
+}
+
 // Sweeps temperature, moisture, height and slope through biome and layer borders in fine steps:
 // no weight may jump.
 TEST(Splat, TransitionsAreContinuous) {
