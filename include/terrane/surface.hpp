@@ -241,7 +241,8 @@ struct ScatterInput {
 double scatter_margin_m(const SurfaceParams& params);
 
 // Instances of every species with position in [x0_m, x1_m) x [z0_m, z1_m), appended to `out`
-// sorted by species, then candidate cell (z, then x). Height and slope at a point come from the
+// ordered by tile (256 m or more, z then x), species, then candidate cell (z, then x); work and
+// scratch memory are per tile, so the cost is O(region area) with bounded memory. Height and slope at a point come from the
 // bilinear patch of the 4 surrounding samples. Candidates: one per cell of a grid of side
 // min_distance / sqrt(2) anchored at the world origin, jittered, kept with probability derived
 // from the local density (compensated for Matérn-II thinning); a kept candidate is accepted when

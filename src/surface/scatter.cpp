@@ -23,6 +23,7 @@ using surface_detail::fail;
 namespace {
 
 constexpr double kCellFactor = 0.7071;  // cell side / min distance, <= 1 / sqrt(2)
+constexpr double kTileSideM = 256.0;    // scatter_region works tile by tile
 
 struct Candidate {
   double x = 0.0, z = 0.0;
@@ -137,54 +138,11 @@ double keep_probability(const Plan& p, double rho) {
   return std::min(lambda * p.cell * p.cell, 1.0);
 }
 
-}  // namespace
-
-double scatter_margin_m(const SurfaceParams& params) {
-  params.validate();
-  double m = 0.0;
-  for (const Plan& p : make_plans(params, 0)) m = std::max(m, p.margin_m + double(p.K + 1) * p.cell);
-  return m;
-}
-
-void scatter_region(const SurfaceParams& params, std::uint64_t seed, const ScatterInput& input,
-                    double x0_m, double z0_m, double x1_m, double z1_m,
-                    std::vector<ScatterInstance>& out, const ExecContext& ctx) {
-  params.validate();
-  if (input.heights == nullptr || input.biomes == nullptr) fail("scatter_region", "heights and biome weights are required");
-  const GridSpec& g = input.heights->grid;
-  if (input.heights->data.size() != g.sample_count() || input.biomes->biome_count != int(params.biomes.size()) ||
-      input.biomes->weights.size() != g.sample_count() * params.biomes.size() ||
-      input.biomes->grid.width != g.width || input.biomes->grid.height != g.height ||
-      input.biomes->grid.index_x0 != g.index_x0 || input.biomes->grid.index_z0 != g.index_z0) {
-    fail("scatter_region", "heights and biome weights must share one grid and the biome table");
-  }
-  if (!input.water.empty() && input.water.size() != g.sample_count()) {
-    fail("scatter_region", "water mask size does not match the grid");
-  }
-  if (!(std::isfinite(x0_m) && std::isfinite(x1_m) && std::isfinite(z0_m) && std::isfinite(z1_m)) ||
-      !(x0_m <= x1_m && z0_m <= z1_m)) {
-    fail("scatter_region", "invalid region [" + surface_detail::format_number(x0_m) + ", " +
-                               surface_detail::format_number(x1_m) + ") x [" +
-                               surface_detail::format_number(z0_m) + ", " +
-                               surface_detail::format_number(z1_m) + ")");
-  }
-  if (g.width < 2 || g.height < 2) fail("scatter_region", "the input grid needs at least 2 x 2 samples");
-  const std::vector<Plan> plans = make_plans(params, seed);
-  double margin = 0.0;
-  for (const Plan& p : plans) margin = std::max(margin, p.margin_m + double(p.K + 1) * p.cell);
-  const double need_x0 = x0_m - margin - g.spacing_m, need_x1 = x1_m + margin + g.spacing_m;
-  const double need_z0 = z0_m - margin - g.spacing_m, need_z1 = z1_m + margin + g.spacing_m;
-  if (need_x0 < g.x_m(0) || need_x1 > g.x_m(g.width - 1) || need_z0 < g.z_m(0) ||
-      need_z1 > g.z_m(g.height - 1)) {
-    fail("scatter_region",
-         "the input grid [" + surface_detail::format_number(g.x_m(0)) + ", " +
-             surface_detail::format_number(g.x_m(g.width - 1)) + "] x [" +
-             surface_detail::format_number(g.z_m(0)) + ", " +
-             surface_detail::format_number(g.z_m(g.height - 1)) +
-             "] m does not cover the region plus the scatter margin (" +
-             surface_detail::format_number(margin) + " m) plus one cell");
-  }
-  const InputSampler sampler(input);
+// Scatter of the region [x0_m, x1_m) x [z0_m, z1_m) from scratch (its own margins), appended
+// to `out`. Any split of a region into tiles gives the same points (see the file comment).
+void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
+                  const InputSampler& sampler, double x0_m, double z0_m, double x1_m,
+                  double z1_m, std::vector<ScatterInstance>& out, const ExecContext& ctx) {
   const float sea = float(params.sea_level_m);
   const int nb = int(params.biomes.size());
   std::vector<CellBlock> accepted(plans.size());
@@ -320,6 +278,72 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
       inst.normal = {c.nx, c.ny, c.nz};
       inst.species = int(s);
       out.push_back(inst);
+    }
+  }
+}
+
+}  // namespace
+
+double scatter_margin_m(const SurfaceParams& params) {
+  params.validate();
+  double m = 0.0;
+  for (const Plan& p : make_plans(params, 0)) m = std::max(m, p.margin_m + double(p.K + 1) * p.cell);
+  return m;
+}
+
+void scatter_region(const SurfaceParams& params, std::uint64_t seed, const ScatterInput& input,
+                    double x0_m, double z0_m, double x1_m, double z1_m,
+                    std::vector<ScatterInstance>& out, const ExecContext& ctx) {
+  params.validate();
+  if (input.heights == nullptr || input.biomes == nullptr) fail("scatter_region", "heights and biome weights are required");
+  const GridSpec& g = input.heights->grid;
+  if (input.heights->data.size() != g.sample_count() || input.biomes->biome_count != int(params.biomes.size()) ||
+      input.biomes->weights.size() != g.sample_count() * params.biomes.size() ||
+      input.biomes->grid.width != g.width || input.biomes->grid.height != g.height ||
+      input.biomes->grid.index_x0 != g.index_x0 || input.biomes->grid.index_z0 != g.index_z0) {
+    fail("scatter_region", "heights and biome weights must share one grid and the biome table");
+  }
+  if (!input.water.empty() && input.water.size() != g.sample_count()) {
+    fail("scatter_region", "water mask size does not match the grid");
+  }
+  if (!(std::isfinite(x0_m) && std::isfinite(x1_m) && std::isfinite(z0_m) && std::isfinite(z1_m)) ||
+      !(x0_m <= x1_m && z0_m <= z1_m)) {
+    fail("scatter_region", "invalid region [" + surface_detail::format_number(x0_m) + ", " +
+                               surface_detail::format_number(x1_m) + ") x [" +
+                               surface_detail::format_number(z0_m) + ", " +
+                               surface_detail::format_number(z1_m) + ")");
+  }
+  if (g.width < 2 || g.height < 2) fail("scatter_region", "the input grid needs at least 2 x 2 samples");
+  const std::vector<Plan> plans = make_plans(params, seed);
+  double margin = 0.0;
+  for (const Plan& p : plans) margin = std::max(margin, p.margin_m + double(p.K + 1) * p.cell);
+  const double need_x0 = x0_m - margin - g.spacing_m, need_x1 = x1_m + margin + g.spacing_m;
+  const double need_z0 = z0_m - margin - g.spacing_m, need_z1 = z1_m + margin + g.spacing_m;
+  if (need_x0 < g.x_m(0) || need_x1 > g.x_m(g.width - 1) || need_z0 < g.z_m(0) ||
+      need_z1 > g.z_m(g.height - 1)) {
+    fail("scatter_region",
+         "the input grid [" + surface_detail::format_number(g.x_m(0)) + ", " +
+             surface_detail::format_number(g.x_m(g.width - 1)) + "] x [" +
+             surface_detail::format_number(g.z_m(0)) + ", " +
+             surface_detail::format_number(g.z_m(g.height - 1)) +
+             "] m does not cover the region plus the scatter margin (" +
+             surface_detail::format_number(margin) + " m) plus one cell");
+  }
+  const InputSampler sampler(input);
+  // Tiles bound the candidate arrays (memory O(tile area), not O(region area)); every tile
+  // recomputes its own margin, so the result does not depend on the tiling.
+  double largest_cell = 0.0;
+  for (const Plan& p : plans) largest_cell = std::max(largest_cell, p.cell);
+  const double tile = std::max(kTileSideM, 64.0 * largest_cell);
+  const std::int64_t tiles_x = std::max<std::int64_t>(1, std::int64_t(std::ceil((x1_m - x0_m) / tile)));
+  const std::int64_t tiles_z = std::max<std::int64_t>(1, std::int64_t(std::ceil((z1_m - z0_m) / tile)));
+  for (std::int64_t tz = 0; tz < tiles_z; ++tz) {
+    const double tz0 = z0_m + double(tz) * tile;
+    const double tz1 = tz + 1 == tiles_z ? z1_m : z0_m + double(tz + 1) * tile;
+    for (std::int64_t tx = 0; tx < tiles_x; ++tx) {
+      const double tx0 = x0_m + double(tx) * tile;
+      const double tx1 = tx + 1 == tiles_x ? x1_m : x0_m + double(tx + 1) * tile;
+      scatter_tile(params, plans, sampler, tx0, tz0, tx1, tz1, out, ctx);
     }
   }
 }
