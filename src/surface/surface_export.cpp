@@ -111,7 +111,7 @@ void write_biome_preview_png(const fs::path& path, const SurfaceParams& params,
       const double hz = (heights.at(i, std::min(j + 1, g.height - 1)) - heights.at(i, std::max(j - 1, 0))) / (2.0 * g.spacing_m);
       const double len = std::sqrt(hx * hx + 1.0 + hz * hz);
       const double lambert = (hx * 0.5 + 1.0 * 0.70710678 + hz * 0.5) / len / 0.70710678;
-      const double shade = std::clamp(0.35 + 0.65 * lambert, 0.0, 1.3);
+      const double shade = std::min(0.35 + 0.65 * std::max(lambert, 0.0), 1.3);
       double acc[3] = {0, 0, 0};
       for (int b = 0; b < biomes.biome_count; ++b) {
         const double w = biomes.weight(b, c);
