@@ -27,7 +27,9 @@ Field2D terrain(int side) {
   return f;
 }
 
-int threads_arg(const benchmark::State& state) { return int(state.range(0)); }
+int threads_arg(const benchmark::State& state) {
+  return int(state.range(0));
+}
 
 void Climate2048(benchmark::State& state) {
   const SurfaceParams params = default_surface(WorldSettings{});
@@ -38,7 +40,8 @@ void Climate2048(benchmark::State& state) {
     benchmark::DoNotOptimize(c.temperature_c.data.data());
   }
   state.counters["ns_per_cell"] = benchmark::Counter(
-      double(h.grid.sample_count()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+      double(h.grid.sample_count()),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(Climate2048)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -75,7 +78,8 @@ void ScatterForest(benchmark::State& state) {
   forest.splat.assign(p.layers.size(), 1.0f);
   forest.scatter = {1.0f};
   p.biomes = {forest};
-  Field2D h(GridSpec{.width = 1040, .height = 1040, .spacing_m = 1.0, .index_x0 = -8, .index_z0 = -8});
+  Field2D h(
+      GridSpec{.width = 1040, .height = 1040, .spacing_m = 1.0, .index_x0 = -8, .index_z0 = -8});
   std::fill(h.data.begin(), h.data.end(), 20.0f);
   Climate c;
   compute_climate(p.climate, 1, h, {}, c);
@@ -90,7 +94,8 @@ void ScatterForest(benchmark::State& state) {
     accepted += out.size();
     benchmark::DoNotOptimize(out.data());
   }
-  state.counters["instances_per_s"] = benchmark::Counter(double(accepted), benchmark::Counter::kIsRate);
+  state.counters["instances_per_s"] =
+      benchmark::Counter(double(accepted), benchmark::Counter::kIsRate);
   state.counters["instances"] = double(out.size());
 }
 BENCHMARK(ScatterForest)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();

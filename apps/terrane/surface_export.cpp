@@ -41,10 +41,10 @@ Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrol
   e.heights = Field2D(eg);
   // Only the margin strips are evaluated (sub-grids give the same bits as the whole grid).
   const int m = margin_cells;
-  const int strips[4][4] = {{0, 0, eg.width, m},                 // top (smallest z)
-                            {0, m + g.height, eg.width, m},      // bottom
-                            {0, m, m, g.height},                 // left
-                            {m + g.width, m, m, g.height}};      // right
+  const int strips[4][4] = {{0, 0, eg.width, m},             // top (smallest z)
+                            {0, m + g.height, eg.width, m},  // bottom
+                            {0, m, m, g.height},             // left
+                            {m + g.width, m, m, g.height}};  // right
   for (const auto& st : strips) {
     if (st[2] <= 0 || st[3] <= 0) continue;
     const GridSpec sg = eg.sub(st[0], st[1], st[2], st[3]);
@@ -64,7 +64,8 @@ Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrol
       for (int i = 0; i < g.width; ++i) {
         const std::size_t c = std::size_t(j) * std::size_t(g.width) + std::size_t(i);
         const bool wet = hydro->river[c] != 0 || hydro->sea[c] != 0 || hydro->lake_id[c] != kNoLake;
-        e.water[std::size_t(j + margin_cells) * std::size_t(eg.width) + std::size_t(i + margin_cells)] = wet ? 1 : 0;
+        e.water[std::size_t(j + margin_cells) * std::size_t(eg.width) +
+                std::size_t(i + margin_cells)] = wet ? 1 : 0;
       }
     }
   }
@@ -86,7 +87,8 @@ BiomeWeights interior(const BiomeWeights& in, int m, const GridSpec& map) {
       std::copy_n(in.weights.begin() + std::ptrdiff_t(std::size_t(b) * en + src), map.width,
                   out.weights.begin() + std::ptrdiff_t(std::size_t(b) * n + dst));
     }
-    std::copy_n(in.dominant.begin() + std::ptrdiff_t(src), map.width, out.dominant.begin() + std::ptrdiff_t(dst));
+    std::copy_n(in.dominant.begin() + std::ptrdiff_t(src), map.width,
+                out.dominant.begin() + std::ptrdiff_t(dst));
   }
   return out;
 }
@@ -171,7 +173,8 @@ std::vector<WrittenFile> write_surface_exports(const SurfaceExportPlan& plan, co
         const Biome& B = params.biomes[b];
         legend.push_back({{"id", b}, {"name", B.name}, {"colour", B.colour}});
       }
-      write_text(dir / (base + "_biomes.json"), nlohmann::ordered_json{{"biomes", legend}}.dump(2) + "\n");
+      write_text(dir / (base + "_biomes.json"),
+                 nlohmann::ordered_json{{"biomes", legend}}.dump(2) + "\n");
       return std::vector<WrittenFile>{{base + "_biomes.png", "biome_id_png"},
                                       {base + "_biomes.json", "biome_legend_json"}};
     }});
@@ -180,7 +183,8 @@ std::vector<WrittenFile> write_surface_exports(const SurfaceExportPlan& plan, co
     jobs.push_back({[&] {
       const std::string csv = base + "_scatter.csv", unity = base + "_scatter_unity.csv";
       write_scatter_csv(dir / csv, points);
-      write_scatter_unity_csv(dir / unity, points, g, preset.world.height_min_m, preset.world.height_max_m);
+      write_scatter_unity_csv(dir / unity, points, g, preset.world.height_min_m,
+                              preset.world.height_max_m);
       const std::vector<std::string> listed = {csv, unity};
       write_scatter_manifest(dir / (base + "_scatter.json"), params, points, g, listed);
       return std::vector<WrittenFile>{{csv, "scatter_csv"},

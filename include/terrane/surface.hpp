@@ -37,7 +37,7 @@
 namespace terrane {
 
 inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
-inline constexpr int kMaxBiomes = 255;    // dominant ids are 8-bit
+inline constexpr int kMaxBiomes = 255;  // dominant ids are 8-bit
 inline constexpr int kMaxSplatLayers = 32;
 inline constexpr int kMaxSpecies = 64;
 
@@ -46,23 +46,23 @@ inline constexpr int kMaxSpecies = 64;
 
 struct ClimateParams {
   // Temperature at sea level: mean + amplitude * noise, noise in [-1, 1].
-  NoiseParams temperature_noise;              // seed is an offset, combined with the world seed
-  double temperature_mean_c = 14.0;           // [Units: °C] [Limit: [-100, 100]]
-  double temperature_amplitude_c = 6.0;       // [Units: °C] [Limit: [0, 100]]
+  NoiseParams temperature_noise;         // seed is an offset, combined with the world seed
+  double temperature_mean_c = 14.0;      // [Units: °C] [Limit: [-100, 100]]
+  double temperature_amplitude_c = 6.0;  // [Units: °C] [Limit: [0, 100]]
   // Latitude gradient: temperature changes by this much per km towards +Z (negative: colder
   // to the "north" at -Z is +value). [Units: °C/km] [Limit: [-100, 100]]
   double latitude_gradient_c_per_km = 0.0;
   // Altitude lapse rate: temperature falls by this much per km above sea level (not below it).
-  double lapse_rate_c_per_km = 6.5;           // [Units: °C/km] [Limit: [0, 50]]
+  double lapse_rate_c_per_km = 6.5;  // [Units: °C/km] [Limit: [0, 50]]
   // Moisture as annual precipitation: mean + amplitude * noise, clamped to >= 0.
   NoiseParams moisture_noise;
-  double moisture_mean_mm = 800.0;            // [Units: mm/yr] [Limit: [0, 20000]]
-  double moisture_amplitude_mm = 600.0;       // [Units: mm/yr] [Limit: [0, 20000]]
+  double moisture_mean_mm = 800.0;       // [Units: mm/yr] [Limit: [0, 20000]]
+  double moisture_amplitude_mm = 600.0;  // [Units: mm/yr] [Limit: [0, 20000]]
   // Boost near water (rivers, lakes, sea from a Hydrology): + boost * (Gaussian blur of the
   // water mask, sigma = water_boost_distance_m). Only applied when a mask is given.
-  double water_boost_mm = 400.0;              // [Units: mm/yr] [Limit: [0, 20000]]
-  double water_boost_distance_m = 150.0;      // [Units: m] [Limit: (0, 1e5]]
-  double sea_level_m = 0.0;                   // lapse rate reference [Units: m] finite
+  double water_boost_mm = 400.0;          // [Units: mm/yr] [Limit: [0, 20000]]
+  double water_boost_distance_m = 150.0;  // [Units: m] [Limit: (0, 1e5]]
+  double sea_level_m = 0.0;               // lapse rate reference [Units: m] finite
 
   ClimateParams();
   void validate(std::string_view path = "surface.climate") const;
@@ -88,20 +88,20 @@ void compute_climate(const ClimateParams& params, std::uint64_t seed, const Fiel
 // where height_factor = smoothstep over [height_min_m, height_max_m] with edges widened by
 // height_blend_m, slope_factor likewise in degrees, noise_factor = 1 + noise_amplitude * n.
 struct SplatLayer {
-  std::string name;                         // unique, non-empty
-  std::array<std::uint8_t, 3> colour{128, 128, 128};  // preview colour (sRGB)
+  std::string name;                                              // unique, non-empty
+  std::array<std::uint8_t, 3> colour{128, 128, 128};             // preview colour (sRGB)
   double height_min_m = -kUnbounded, height_max_m = kUnbounded;  // [Units: m]
-  double height_blend_m = 2.0;              // [Units: m] [Limit: > 0]
+  double height_blend_m = 2.0;                                   // [Units: m] [Limit: > 0]
   double slope_min_deg = 0.0, slope_max_deg = 90.0;  // [Units: degrees] [Limit: [0, 90]]
-  double slope_blend_deg = 4.0;             // [Units: degrees] [Limit: > 0]
-  NoiseParams noise;                        // seed offset, combined with the world seed
-  double noise_amplitude = 0.0;             // [Limit: [0, 1]]
+  double slope_blend_deg = 4.0;                      // [Units: degrees] [Limit: > 0]
+  NoiseParams noise;                                 // seed offset, combined with the world seed
+  double noise_amplitude = 0.0;                      // [Limit: [0, 1]]
 };
 
 // One row of the Whittaker-style table: a box in (temperature, moisture, height). Missing
 // bounds are unbounded. Boxes must not overlap (with positive volume).
 struct Biome {
-  std::string name;  // unique, non-empty
+  std::string name;                                                        // unique, non-empty
   double temperature_min_c = -kUnbounded, temperature_max_c = kUnbounded;  // [Units: °C]
   double moisture_min_mm = -kUnbounded, moisture_max_mm = kUnbounded;      // [Units: mm/yr]
   double height_min_m = -kUnbounded, height_max_m = kUnbounded;            // [Units: m]
@@ -119,43 +119,43 @@ struct BiomeBlend {
 };
 
 struct SpeciesExclusion {
-  int species = 0;         // index of an earlier species
-  double distance_m = 1.0; // no point of this species within distance_m of one of `species`
-                           // [Units: m] [Limit: (0, 1000]]
+  int species = 0;          // index of an earlier species
+  double distance_m = 1.0;  // no point of this species within distance_m of one of `species`
+                            // [Units: m] [Limit: (0, 1000]]
 };
 
 struct Species {
-  std::string name;                 // unique, non-empty
-  double density_per_m2 = 0.01;     // target accepted density on fully suitable land
-                                    // [Units: 1/m^2] [Limit: >= 0; density * pi * r^2 < 0.9]
-  double min_distance_m = 2.0;      // [Units: m] [Limit: (0, 1000]]
+  std::string name;              // unique, non-empty
+  double density_per_m2 = 0.01;  // target accepted density on fully suitable land
+                                 // [Units: 1/m^2] [Limit: >= 0; density * pi * r^2 < 0.9]
+  double min_distance_m = 2.0;   // [Units: m] [Limit: (0, 1000]]
   double height_min_m = -kUnbounded, height_max_m = kUnbounded;  // [Units: m]
-  double slope_max_deg = 35.0;      // [Units: degrees] [Limit: [0, 90]]
-  double min_biome_weight = 0.0;    // candidates need sum of weights of biomes whose scatter
-                                    // multiplier is > 0 at least this [Limit: [0, 1]]
-  NoiseParams cluster_noise;        // clustering: density *= clamp(1 + amp * n, 0, 2)
-  double cluster_amplitude = 0.0;   // [Limit: [0, 1]]
-  bool avoid_water = true;          // rejects below sea level and on water-mask cells
+  double slope_max_deg = 35.0;     // [Units: degrees] [Limit: [0, 90]]
+  double min_biome_weight = 0.0;   // candidates need sum of weights of biomes whose scatter
+                                   // multiplier is > 0 at least this [Limit: [0, 1]]
+  NoiseParams cluster_noise;       // clustering: density *= clamp(1 + amp * n, 0, 2)
+  double cluster_amplitude = 0.0;  // [Limit: [0, 1]]
+  bool avoid_water = true;         // rejects below sea level and on water-mask cells
   std::vector<SpeciesExclusion> exclusions;
-  double yaw_min_deg = 0.0, yaw_max_deg = 360.0;        // [Limit: finite, min <= max]
-  double scale_xz_min = 0.8, scale_xz_max = 1.2;        // [Limit: > 0, min <= max]
-  double scale_y_min = 0.8, scale_y_max = 1.2;          // [Limit: > 0, min <= max]
-  bool align_to_normal = false;     // instance normal = terrain normal, else straight up
-  std::uint64_t seed = 0;           // offset, combined with the world seed and species index
+  double yaw_min_deg = 0.0, yaw_max_deg = 360.0;  // [Limit: finite, min <= max]
+  double scale_xz_min = 0.8, scale_xz_max = 1.2;  // [Limit: > 0, min <= max]
+  double scale_y_min = 0.8, scale_y_max = 1.2;    // [Limit: > 0, min <= max]
+  bool align_to_normal = false;  // instance normal = terrain normal, else straight up
+  std::uint64_t seed = 0;        // offset, combined with the world seed and species index
 };
 
 struct SurfaceParams {
   ClimateParams climate;
   BiomeBlend blend;
-  std::vector<SplatLayer> layers;   // [Limit: 1..kMaxSplatLayers]
-  std::vector<Biome> biomes;        // [Limit: 1..kMaxBiomes]
-  std::vector<Species> species;     // [Limit: 0..kMaxSpecies]
+  std::vector<SplatLayer> layers;  // [Limit: 1..kMaxSplatLayers]
+  std::vector<Biome> biomes;       // [Limit: 1..kMaxBiomes]
+  std::vector<Species> species;    // [Limit: 0..kMaxSpecies]
   // Steep slopes go to rock: rock weight = smoothstep(rock_slope_deg - rock_blend_deg,
   // rock_slope_deg + rock_blend_deg, slope); other layers keep (1 - rock weight) of theirs.
-  int rock_layer = -1;              // -1: no rock rule, else a layer index
-  double rock_slope_deg = 40.0;     // [Units: degrees] [Limit: (0, 90)]
-  double rock_blend_deg = 6.0;      // [Units: degrees] [Limit: > 0]
-  double sea_level_m = 0.0;         // water exclusion of species [Units: m]
+  int rock_layer = -1;           // -1: no rock rule, else a layer index
+  double rock_slope_deg = 40.0;  // [Units: degrees] [Limit: (0, 90)]
+  double rock_blend_deg = 6.0;   // [Units: degrees] [Limit: > 0]
+  double sea_level_m = 0.0;      // water exclusion of species [Units: m]
 
   // Checks every range, the biome table (non-empty, no overlapping boxes, vector sizes) and
   // exclusions. Messages name `path` + the JSON field, the value and the allowed range.
@@ -179,10 +179,12 @@ SurfaceParams parse_surface(const Preset& preset);
 struct BiomeWeights {
   GridSpec grid;
   int biome_count = 0;
-  std::vector<float> weights;         // plane per biome: weights[b * cells + c]; sum 1 per cell
-  std::vector<std::uint8_t> dominant; // index of the largest weight (lowest index on ties)
+  std::vector<float> weights;          // plane per biome: weights[b * cells + c]; sum 1 per cell
+  std::vector<std::uint8_t> dominant;  // index of the largest weight (lowest index on ties)
 
-  float weight(int b, std::size_t cell) const { return weights[std::size_t(b) * grid.sample_count() + cell]; }
+  float weight(int b, std::size_t cell) const {
+    return weights[std::size_t(b) * grid.sample_count() + cell];
+  }
 };
 
 // Membership of biome b: product over its bounded edges of smoothstep(edge - blend, edge +
@@ -200,7 +202,9 @@ struct SplatMap {
   int layer_count = 0;
   std::vector<float> weights;  // plane per layer: weights[l * cells + c]; sum 1 per cell
 
-  float weight(int l, std::size_t cell) const { return weights[std::size_t(l) * grid.sample_count() + cell]; }
+  float weight(int l, std::size_t cell) const {
+    return weights[std::size_t(l) * grid.sample_count() + cell];
+  }
 };
 
 // Splat weights of every cell (see SplatLayer and SurfaceParams::rock_layer), normalised so the
@@ -242,13 +246,14 @@ double scatter_margin_m(const SurfaceParams& params);
 
 // Instances of every species with position in [x0_m, x1_m) x [z0_m, z1_m), appended to `out`
 // ordered by tile (256 m or more, z then x), species, then candidate cell (z, then x); work and
-// scratch memory are per tile, so the cost is O(region area) with bounded memory. Height and slope at a point come from the
-// bilinear patch of the 4 surrounding samples. Candidates: one per cell of a grid of side
-// min_distance / sqrt(2) anchored at the world origin, jittered, kept with probability derived
-// from the local density (compensated for Matérn-II thinning); a kept candidate is accepted when
-// it passes the height/slope/biome/water/exclusion tests and no other such candidate of the
-// species within min_distance has a higher priority (hash). Throws Error(invalid_argument) when
-// the input does not cover the region plus margin. Parallel over candidate rows.
+// scratch memory are per tile, so the cost is O(region area) with bounded memory. Height and slope
+// at a point come from the bilinear patch of the 4 surrounding samples. Candidates: one per cell of
+// a grid of side min_distance / sqrt(2) anchored at the world origin, jittered, kept with
+// probability derived from the local density (compensated for Matérn-II thinning); a kept candidate
+// is accepted when it passes the height/slope/biome/water/exclusion tests and no other such
+// candidate of the species within min_distance has a higher priority (hash). Throws
+// Error(invalid_argument) when the input does not cover the region plus margin. Parallel over
+// candidate rows.
 void scatter_region(const SurfaceParams& params, std::uint64_t seed, const ScatterInput& input,
                     double x0_m, double z0_m, double x1_m, double z1_m,
                     std::vector<ScatterInstance>& out, const ExecContext& ctx = {});

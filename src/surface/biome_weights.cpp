@@ -11,8 +11,8 @@
 namespace terrane {
 
 using surface_detail::fail;
-using surface_detail::SoftEdge;
 using surface_detail::soft_edge;
+using surface_detail::SoftEdge;
 
 namespace {
 
@@ -104,7 +104,8 @@ void compute_biome_weights(const SurfaceParams& params, const Field2D& heights,
         int best = 0;
         float best_d = INFINITY;
         for (int b = 0; b < nb; ++b) {
-          const float d = box_distance(params.biomes[std::size_t(b)], params.blend, t[i], m[i], h[i]);
+          const float d =
+              box_distance(params.biomes[std::size_t(b)], params.blend, t[i], m[i], h[i]);
           if (d < best_d) {
             best_d = d;
             best = b;

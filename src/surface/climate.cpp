@@ -17,7 +17,8 @@ void compute_climate(const ClimateParams& params, std::uint64_t seed, const Fiel
   params.validate();
   const GridSpec& grid = heights.grid;
   grid.validate("climate grid");
-  if (heights.data.size() != grid.sample_count()) fail("compute_climate", "heights size does not match its grid");
+  if (heights.data.size() != grid.sample_count())
+    fail("compute_climate", "heights size does not match its grid");
   if (!water.empty() && water.size() != grid.sample_count()) {
     fail("compute_climate", "water mask has " + std::to_string(water.size()) + " bytes for " +
                                 std::to_string(grid.sample_count()) + " samples");

@@ -50,10 +50,10 @@ struct CellBlock {
 struct Plan {
   double r = 1.0, r2 = 1.0, cell = 1.0;
   std::int64_t K = 2;
-  double area = 1.0;       // pi r^2
+  double area = 1.0;  // pi r^2
   double tan2_slope = 0.0;
   double max_multiplier = 0.0;
-  double margin_m = 0.0;   // acceptance region = query region grown by this
+  double margin_m = 0.0;  // acceptance region = query region grown by this
   std::uint64_t seed = 0;
   NoiseParams cluster;
 };
@@ -72,8 +72,10 @@ class InputSampler {
     const double u = (x - g_.origin_x_m) / g_.spacing_m;
     const double v = (z - g_.origin_z_m) / g_.spacing_m;
     const double fu = std::floor(u), fv = std::floor(v);
-    const std::int64_t i = std::clamp<std::int64_t>(std::int64_t(fu) - g_.index_x0, 0, g_.width - 2);
-    const std::int64_t j = std::clamp<std::int64_t>(std::int64_t(fv) - g_.index_z0, 0, g_.height - 2);
+    const std::int64_t i =
+        std::clamp<std::int64_t>(std::int64_t(fu) - g_.index_x0, 0, g_.width - 2);
+    const std::int64_t j =
+        std::clamp<std::int64_t>(std::int64_t(fv) - g_.index_z0, 0, g_.height - 2);
     const double fx = u - fu, fz = v - fv;
     const std::size_t W = std::size_t(g_.width);
     const std::size_t c00 = std::size_t(j) * W + std::size_t(i);
@@ -98,7 +100,9 @@ class InputSampler {
   const GridSpec& g_;
 };
 
-std::int64_t cell_of(double x, double cell) { return std::int64_t(std::floor(x / cell)); }
+std::int64_t cell_of(double x, double cell) {
+  return std::int64_t(std::floor(x / cell));
+}
 
 std::vector<Plan> make_plans(const SurfaceParams& params, std::uint64_t seed) {
   const std::size_t ns = params.species.size();
@@ -113,11 +117,13 @@ std::vector<Plan> make_plans(const SurfaceParams& params, std::uint64_t seed) {
     p.area = std::numbers::pi * p.r2;
     const double t = std::tan(S.slope_max_deg * std::numbers::pi / 180.0);
     p.tan2_slope = S.slope_max_deg >= 90.0 ? INFINITY : t * t;
-    for (const Biome& b : params.biomes) p.max_multiplier = std::max(p.max_multiplier, double(b.scatter[s]));
+    for (const Biome& b : params.biomes)
+      p.max_multiplier = std::max(p.max_multiplier, double(b.scatter[s]));
     p.seed = surface_detail::purpose_seed(seed, surface_detail::kTagScatter,
                                           hash_combine(S.seed, std::uint64_t(s)));
     p.cluster = S.cluster_noise;
-    p.cluster.seed = surface_detail::purpose_seed(seed, surface_detail::kTagCluster, S.cluster_noise.seed);
+    p.cluster.seed =
+        surface_detail::purpose_seed(seed, surface_detail::kTagCluster, S.cluster_noise.seed);
   }
   // Earlier species must be known wherever a later one tests its exclusions.
   for (std::size_t t = ns; t-- > 0;) {
@@ -141,8 +147,8 @@ double keep_probability(const Plan& p, double rho) {
 // Scatter of the region [x0_m, x1_m) x [z0_m, z1_m) from scratch (its own margins), appended
 // to `out`. Any split of a region into tiles gives the same points (see the file comment).
 void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
-                  const InputSampler& sampler, double x0_m, double z0_m, double x1_m,
-                  double z1_m, std::vector<ScatterInstance>& out, const ExecContext& ctx) {
+                  const InputSampler& sampler, double x0_m, double z0_m, double x1_m, double z1_m,
+                  std::vector<ScatterInstance>& out, const ExecContext& ctx) {
   const float sea = float(params.sea_level_m);
   const int nb = int(params.biomes.size());
   std::vector<CellBlock> accepted(plans.size());
@@ -161,11 +167,13 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
     cand.w = acc.w + 2 * p.K;
     cand.h = acc.h + 2 * p.K;
     if (double(cand.w) * double(cand.h) > double(kMaxGridSamples)) {
-      throw Error(ErrorCategory::limit, "scatter_region: species '" + S.name +
-                                            "' needs more than 2^30 candidate cells for this region");
+      throw Error(ErrorCategory::limit,
+                  "scatter_region: species '" + S.name +
+                      "' needs more than 2^30 candidate cells for this region");
     }
     cand.cells.assign(std::size_t(cand.w * cand.h), Candidate{});
-    const double p_max = keep_probability(p, S.density_per_m2 * p.max_multiplier * (1.0 + S.cluster_amplitude));
+    const double p_max =
+        keep_probability(p, S.density_per_m2 * p.max_multiplier * (1.0 + S.cluster_amplitude));
     const double rho0 = S.density_per_m2;
 
     // Stage 1: each candidate alone (density, height, slope, biome, water, exclusions).
@@ -176,7 +184,8 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
         for (std::int64_t k = 0; k < cand.w; ++k) {
           const std::int64_t gx = cand.gx0 + k;
           Candidate& c = cand.cells[std::size_t(r * cand.w + k)];
-          const std::uint64_t h = hash_combine(hash_combine(p.seed, std::uint64_t(gx)), std::uint64_t(gz));
+          const std::uint64_t h =
+              hash_combine(hash_combine(p.seed, std::uint64_t(gx)), std::uint64_t(gz));
           const double keep_u = double(unit_float(mix64(h + 1)));
           if (keep_u >= p_max) continue;
           c.x = (double(gx) + double(unit_float(mix64(h + 2)))) * p.cell;
@@ -196,7 +205,8 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
           if (mult <= 0.0 || allowed < S.min_biome_weight) continue;
           double rho = rho0 * mult;
           if (S.cluster_amplitude > 0.0) {
-            rho *= std::clamp(1.0 + S.cluster_amplitude * double(noise_at(p.cluster, c.x, c.z)), 0.0, 2.0);
+            rho *= std::clamp(1.0 + S.cluster_amplitude * double(noise_at(p.cluster, c.x, c.z)),
+                              0.0, 2.0);
           }
           if (keep_u >= keep_probability(p, rho)) continue;
           bool excluded = false;
@@ -205,9 +215,11 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
             const double oc = plans[std::size_t(x.species)].cell;
             const double d2 = x.distance_m * x.distance_m;
             const std::int64_t ax0 = std::max(cell_of(c.x - x.distance_m, oc), other.gx0);
-            const std::int64_t ax1 = std::min(cell_of(c.x + x.distance_m, oc), other.gx0 + other.w - 1);
+            const std::int64_t ax1 =
+                std::min(cell_of(c.x + x.distance_m, oc), other.gx0 + other.w - 1);
             const std::int64_t az0 = std::max(cell_of(c.z - x.distance_m, oc), other.gz0);
-            const std::int64_t az1 = std::min(cell_of(c.z + x.distance_m, oc), other.gz0 + other.h - 1);
+            const std::int64_t az1 =
+                std::min(cell_of(c.z + x.distance_m, oc), other.gz0 + other.h - 1);
             for (std::int64_t oz = az0; oz <= az1 && !excluded; ++oz) {
               for (std::int64_t ox = ax0; ox <= ax1; ++ox) {
                 const Candidate& o = other.at(ox, oz);
@@ -272,9 +284,12 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
       inst.x_m = c.x;
       inst.z_m = c.z;
       inst.y_m = c.y;
-      inst.yaw_deg = float(S.yaw_min_deg + (S.yaw_max_deg - S.yaw_min_deg) * double(unit_float(mix64(c.hash + 5))));
-      inst.scale_xz = float(S.scale_xz_min + (S.scale_xz_max - S.scale_xz_min) * double(unit_float(mix64(c.hash + 6))));
-      inst.scale_y = float(S.scale_y_min + (S.scale_y_max - S.scale_y_min) * double(unit_float(mix64(c.hash + 7))));
+      inst.yaw_deg = float(S.yaw_min_deg +
+                           (S.yaw_max_deg - S.yaw_min_deg) * double(unit_float(mix64(c.hash + 5))));
+      inst.scale_xz = float(S.scale_xz_min + (S.scale_xz_max - S.scale_xz_min) *
+                                                 double(unit_float(mix64(c.hash + 6))));
+      inst.scale_y = float(S.scale_y_min +
+                           (S.scale_y_max - S.scale_y_min) * double(unit_float(mix64(c.hash + 7))));
       inst.normal = {c.nx, c.ny, c.nz};
       inst.species = int(s);
       out.push_back(inst);
@@ -287,7 +302,8 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
 double scatter_margin_m(const SurfaceParams& params) {
   params.validate();
   double m = 0.0;
-  for (const Plan& p : make_plans(params, 0)) m = std::max(m, p.margin_m + double(p.K + 1) * p.cell);
+  for (const Plan& p : make_plans(params, 0))
+    m = std::max(m, p.margin_m + double(p.K + 1) * p.cell);
   return m;
 }
 
@@ -295,9 +311,11 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
                     double x0_m, double z0_m, double x1_m, double z1_m,
                     std::vector<ScatterInstance>& out, const ExecContext& ctx) {
   params.validate();
-  if (input.heights == nullptr || input.biomes == nullptr) fail("scatter_region", "heights and biome weights are required");
+  if (input.heights == nullptr || input.biomes == nullptr)
+    fail("scatter_region", "heights and biome weights are required");
   const GridSpec& g = input.heights->grid;
-  if (input.heights->data.size() != g.sample_count() || input.biomes->biome_count != int(params.biomes.size()) ||
+  if (input.heights->data.size() != g.sample_count() ||
+      input.biomes->biome_count != int(params.biomes.size()) ||
       input.biomes->weights.size() != g.sample_count() * params.biomes.size() ||
       input.biomes->grid.width != g.width || input.biomes->grid.height != g.height ||
       input.biomes->grid.index_x0 != g.index_x0 || input.biomes->grid.index_z0 != g.index_z0) {
@@ -313,7 +331,8 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
                                surface_detail::format_number(z0_m) + ", " +
                                surface_detail::format_number(z1_m) + ")");
   }
-  if (g.width < 2 || g.height < 2) fail("scatter_region", "the input grid needs at least 2 x 2 samples");
+  if (g.width < 2 || g.height < 2)
+    fail("scatter_region", "the input grid needs at least 2 x 2 samples");
   const std::vector<Plan> plans = make_plans(params, seed);
   double margin = 0.0;
   for (const Plan& p : plans) margin = std::max(margin, p.margin_m + double(p.K + 1) * p.cell);
@@ -321,13 +340,12 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
   const double need_z0 = z0_m - margin - g.spacing_m, need_z1 = z1_m + margin + g.spacing_m;
   if (need_x0 < g.x_m(0) || need_x1 > g.x_m(g.width - 1) || need_z0 < g.z_m(0) ||
       need_z1 > g.z_m(g.height - 1)) {
-    fail("scatter_region",
-         "the input grid [" + surface_detail::format_number(g.x_m(0)) + ", " +
-             surface_detail::format_number(g.x_m(g.width - 1)) + "] x [" +
-             surface_detail::format_number(g.z_m(0)) + ", " +
-             surface_detail::format_number(g.z_m(g.height - 1)) +
-             "] m does not cover the region plus the scatter margin (" +
-             surface_detail::format_number(margin) + " m) plus one cell");
+    fail("scatter_region", "the input grid [" + surface_detail::format_number(g.x_m(0)) + ", " +
+                               surface_detail::format_number(g.x_m(g.width - 1)) + "] x [" +
+                               surface_detail::format_number(g.z_m(0)) + ", " +
+                               surface_detail::format_number(g.z_m(g.height - 1)) +
+                               "] m does not cover the region plus the scatter margin (" +
+                               surface_detail::format_number(margin) + " m) plus one cell");
   }
   const InputSampler sampler(input);
   // Tiles bound the candidate arrays (memory O(tile area), not O(region area)); every tile
@@ -335,8 +353,10 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
   double largest_cell = 0.0;
   for (const Plan& p : plans) largest_cell = std::max(largest_cell, p.cell);
   const double tile = std::max(kTileSideM, 64.0 * largest_cell);
-  const std::int64_t tiles_x = std::max<std::int64_t>(1, std::int64_t(std::ceil((x1_m - x0_m) / tile)));
-  const std::int64_t tiles_z = std::max<std::int64_t>(1, std::int64_t(std::ceil((z1_m - z0_m) / tile)));
+  const std::int64_t tiles_x =
+      std::max<std::int64_t>(1, std::int64_t(std::ceil((x1_m - x0_m) / tile)));
+  const std::int64_t tiles_z =
+      std::max<std::int64_t>(1, std::int64_t(std::ceil((z1_m - z0_m) / tile)));
   for (std::int64_t tz = 0; tz < tiles_z; ++tz) {
     const double tz0 = z0_m + double(tz) * tile;
     const double tz1 = tz + 1 == tiles_z ? z1_m : z0_m + double(tz + 1) * tile;
@@ -360,15 +380,19 @@ void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std:
   if (i1 - i0 + 1 > kMaxGridSide || j1 - j0 + 1 > kMaxGridSide) {
     throw Error(ErrorCategory::limit, "scatter_chunk: region too large for one query");
   }
-  GridSpec grid{.width = int(i1 - i0 + 1), .height = int(j1 - j0 + 1), .spacing_m = sp,
-                .index_x0 = i0, .index_z0 = j0};
+  GridSpec grid{.width = int(i1 - i0 + 1),
+                .height = int(j1 - j0 + 1),
+                .spacing_m = sp,
+                .index_x0 = i0,
+                .index_z0 = j0};
   Field2D heights(grid);
   evaluate(graph, grid, heights.data, ctx);
   Climate climate;
   compute_climate(params.climate, seed, heights, {}, climate, ctx);
   BiomeWeights biomes;
   compute_biome_weights(params, heights, climate, biomes, ctx);
-  scatter_region(params, seed, ScatterInput{&heights, &biomes, {}}, x0_m, z0_m, x1_m, z1_m, out, ctx);
+  scatter_region(params, seed, ScatterInput{&heights, &biomes, {}}, x0_m, z0_m, x1_m, z1_m, out,
+                 ctx);
 }
 
 }  // namespace terrane

@@ -12,8 +12,8 @@ namespace terrane {
 
 using surface_detail::fail;
 using surface_detail::smooth01;
-using surface_detail::SoftEdge;
 using surface_detail::soft_edge;
+using surface_detail::SoftEdge;
 
 void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2D& heights,
                    const Field2D& slope_deg, const BiomeWeights& biomes, SplatMap& out,
@@ -25,7 +25,8 @@ void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2
   const int nl = int(params.layers.size());
   if (heights.data.size() != n || slope_deg.data.size() != n || biomes.biome_count != nb ||
       biomes.weights.size() != n * std::size_t(nb)) {
-    fail("compute_splat", "heights, slope and biome weights must share one grid and the biome table");
+    fail("compute_splat",
+         "heights, slope and biome weights must share one grid and the biome table");
   }
   struct LayerRule {
     SoftEdge h_lo, h_hi, s_lo, s_hi;
@@ -36,11 +37,12 @@ void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2
   for (int l = 0; l < nl; ++l) {
     const SplatLayer& L = params.layers[std::size_t(l)];
     // Slope bounds at 0 and 90 degrees are open ends.
-    rules[std::size_t(l)] = {soft_edge(L.height_min_m, L.height_blend_m, false),
-                             soft_edge(L.height_max_m, L.height_blend_m, true),
-                             soft_edge(L.slope_min_deg > 0.0 ? L.slope_min_deg : -kUnbounded, L.slope_blend_deg, false),
-                             soft_edge(L.slope_max_deg < 90.0 ? L.slope_max_deg : kUnbounded, L.slope_blend_deg, true),
-                             float(L.noise_amplitude)};
+    rules[std::size_t(l)] = {
+        soft_edge(L.height_min_m, L.height_blend_m, false),
+        soft_edge(L.height_max_m, L.height_blend_m, true),
+        soft_edge(L.slope_min_deg > 0.0 ? L.slope_min_deg : -kUnbounded, L.slope_blend_deg, false),
+        soft_edge(L.slope_max_deg < 90.0 ? L.slope_max_deg : kUnbounded, L.slope_blend_deg, true),
+        float(L.noise_amplitude)};
     if (L.noise_amplitude > 0.0) {
       NoiseParams np = L.noise;
       np.seed = surface_detail::purpose_seed(seed, surface_detail::kTagSplat, np.seed);
@@ -53,7 +55,8 @@ void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2
   out.weights.resize(n * std::size_t(nl));  // every plane is fully written below
   parallel_for(ctx, grid.height, 16, [&](std::int64_t j0, std::int64_t j1) {
     const std::size_t W = std::size_t(grid.width);
-    std::vector<float> mix(W * std::size_t(nl)), sum(W), nrow(W), inv(W), rock_w(W), best_w(W), rest(W);
+    std::vector<float> mix(W * std::size_t(nl)), sum(W), nrow(W), inv(W), rock_w(W), best_w(W),
+        rest(W);
     std::vector<float> big(W);
     for (std::int64_t j = j0; j < j1; ++j) {
       if (ctx.cancelled()) throw Error(ErrorCategory::internal, "cancelled");
@@ -90,7 +93,8 @@ void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2
       }
       for (std::size_t i = 0; i < W; ++i) inv[i] = sum[i] > 0.0f ? 1.0f / sum[i] : 0.0f;
       if (params.rock_layer >= 0) {
-        for (std::size_t i = 0; i < W; ++i) rock_w[i] = surface_detail::smooth01(s[i] * rock.scale + rock.offset);
+        for (std::size_t i = 0; i < W; ++i)
+          rock_w[i] = surface_detail::smooth01(s[i] * rock.scale + rock.offset);
         for (std::size_t i = 0; i < W; ++i) inv[i] *= 1.0f - rock_w[i];
       }
       std::fill(best_w.begin(), best_w.end(), -1.0f);
@@ -157,7 +161,8 @@ void splat_to_u8(const SplatMap& splat, std::vector<std::uint8_t>& out, const Ex
       int total = 0;
       std::uint8_t* q = out.data() + std::size_t(c) * std::size_t(nl);
       for (int l = 0; l < nl; ++l) {
-        const float v = std::clamp(splat.weights[std::size_t(l) * n + std::size_t(c)], 0.0f, 1.0f) * 255.0f;
+        const float v =
+            std::clamp(splat.weights[std::size_t(l) * n + std::size_t(c)], 0.0f, 1.0f) * 255.0f;
         const float f = std::floor(v);
         q[l] = std::uint8_t(f);
         rem[std::size_t(l)] = v - f;

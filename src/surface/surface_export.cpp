@@ -28,8 +28,8 @@ void append_number(std::string& s, double v, bool is_float) {
   s += buf;
 }
 
-constexpr std::array<std::array<std::uint8_t, 3>, 6> kSpeciesColours = {{
-    {20, 60, 20}, {200, 40, 40}, {30, 30, 30}, {250, 200, 0}, {180, 0, 200}, {0, 180, 220}}};
+constexpr std::array<std::array<std::uint8_t, 3>, 6> kSpeciesColours = {
+    {{20, 60, 20}, {200, 40, 40}, {30, 30, 30}, {250, 200, 0}, {180, 0, 200}, {0, 180, 220}}};
 
 }  // namespace
 
@@ -59,7 +59,8 @@ std::vector<fs::path> write_splat_unreal(const fs::path& path_prefix, const Surf
                                          const SplatMap& splat, const ExecContext& ctx) {
   if (int(params.layers.size()) != splat.layer_count) {
     fail("write_splat_unreal", "the splat map has " + std::to_string(splat.layer_count) +
-                                   " layers, the parameters " + std::to_string(params.layers.size()));
+                                   " layers, the parameters " +
+                                   std::to_string(params.layers.size()));
   }
   std::vector<std::uint8_t> q;
   splat_to_u8(splat, q, ctx);
@@ -85,9 +86,11 @@ void write_splat_preview_png(const fs::path& path, const SurfaceParams& params,
     float acc[3] = {0, 0, 0};
     for (int l = 0; l < splat.layer_count; ++l) {
       const float w = splat.weight(l, c);
-      for (int ch = 0; ch < 3; ++ch) acc[ch] += w * float(params.layers[std::size_t(l)].colour[std::size_t(ch)]);
+      for (int ch = 0; ch < 3; ++ch)
+        acc[ch] += w * float(params.layers[std::size_t(l)].colour[std::size_t(ch)]);
     }
-    for (int ch = 0; ch < 3; ++ch) rgb[c * 3 + std::size_t(ch)] = std::uint8_t(std::lround(std::clamp(acc[ch], 0.0f, 255.0f)));
+    for (int ch = 0; ch < 3; ++ch)
+      rgb[c * 3 + std::size_t(ch)] = std::uint8_t(std::lround(std::clamp(acc[ch], 0.0f, 255.0f)));
   }
   write_png8(path, splat.grid.width, splat.grid.height, 3, rgb);
 }
@@ -101,23 +104,31 @@ void write_biome_preview_png(const fs::path& path, const SurfaceParams& params,
                              std::span<const ScatterInstance> instances) {
   const GridSpec& g = biomes.grid;
   const std::size_t W = std::size_t(g.width), n = g.sample_count();
-  if (heights.data.size() != n) fail("write_biome_preview_png", "heights and biomes differ in size");
+  if (heights.data.size() != n)
+    fail("write_biome_preview_png", "heights and biomes differ in size");
   std::vector<std::uint8_t> rgb(n * 3);
   for (int j = 0; j < g.height; ++j) {
     for (int i = 0; i < g.width; ++i) {
       const std::size_t c = std::size_t(j) * W + std::size_t(i);
       // Lambert shading, light from the north-west, 45 degrees up.
-      const double hx = (heights.at(std::min(i + 1, g.width - 1), j) - heights.at(std::max(i - 1, 0), j)) / (2.0 * g.spacing_m);
-      const double hz = (heights.at(i, std::min(j + 1, g.height - 1)) - heights.at(i, std::max(j - 1, 0))) / (2.0 * g.spacing_m);
+      const double hx =
+          (heights.at(std::min(i + 1, g.width - 1), j) - heights.at(std::max(i - 1, 0), j)) /
+          (2.0 * g.spacing_m);
+      const double hz =
+          (heights.at(i, std::min(j + 1, g.height - 1)) - heights.at(i, std::max(j - 1, 0))) /
+          (2.0 * g.spacing_m);
       const double len = std::sqrt(hx * hx + 1.0 + hz * hz);
       const double lambert = (hx * 0.5 + 1.0 * 0.70710678 + hz * 0.5) / len / 0.70710678;
       const double shade = std::min(0.35 + 0.65 * std::max(lambert, 0.0), 1.3);
       double acc[3] = {0, 0, 0};
       for (int b = 0; b < biomes.biome_count; ++b) {
         const double w = biomes.weight(b, c);
-        for (int ch = 0; ch < 3; ++ch) acc[ch] += w * params.biomes[std::size_t(b)].colour[std::size_t(ch)];
+        for (int ch = 0; ch < 3; ++ch)
+          acc[ch] += w * params.biomes[std::size_t(b)].colour[std::size_t(ch)];
       }
-      for (int ch = 0; ch < 3; ++ch) rgb[c * 3 + std::size_t(ch)] = std::uint8_t(std::lround(std::clamp(acc[ch] * shade, 0.0, 255.0)));
+      for (int ch = 0; ch < 3; ++ch)
+        rgb[c * 3 + std::size_t(ch)] =
+            std::uint8_t(std::lround(std::clamp(acc[ch] * shade, 0.0, 255.0)));
     }
   }
   for (const ScatterInstance& s : instances) {

@@ -37,9 +37,9 @@ void check_range(std::string_view path, const char* field, double v, double lo, 
 void check_interval(std::string_view path, const char* lo_name, const char* hi_name, double lo,
                     double hi) {
   if (std::isnan(lo) || std::isnan(hi) || lo == kUnbounded || hi == -kUnbounded || !(lo < hi)) {
-    fail(std::string(path) + "." + lo_name,
-         "empty range [" + format_number(lo) + ", " + format_number(hi) + "] (" + lo_name +
-             " must be below " + hi_name + ")");
+    fail(std::string(path) + "." + lo_name, "empty range [" + format_number(lo) + ", " +
+                                                format_number(hi) + "] (" + lo_name +
+                                                " must be below " + hi_name + ")");
   }
 }
 
@@ -55,10 +55,9 @@ NoiseParams climate_noise(std::uint64_t seed, double frequency) {
 
 std::string biome_box(const Biome& b) {
   return "temperature [" + format_number(b.temperature_min_c) + ", " +
-         format_number(b.temperature_max_c) + "] C, moisture [" +
-         format_number(b.moisture_min_mm) + ", " + format_number(b.moisture_max_mm) +
-         "] mm, height [" + format_number(b.height_min_m) + ", " + format_number(b.height_max_m) +
-         "] m";
+         format_number(b.temperature_max_c) + "] C, moisture [" + format_number(b.moisture_min_mm) +
+         ", " + format_number(b.moisture_max_mm) + "] mm, height [" +
+         format_number(b.height_min_m) + ", " + format_number(b.height_max_m) + "] m";
 }
 
 }  // namespace
@@ -107,8 +106,9 @@ void SurfaceParams::validate(std::string_view path) const {
     L.noise.validate(lp + ".noise");
   }
   if (rock_layer < -1 || rock_layer >= int(layers.size())) {
-    fail(p + ".rock_layer", "layer index " + std::to_string(rock_layer) + " out of range (allowed: -1.." +
-                                std::to_string(layers.size() - 1) + ")");
+    fail(p + ".rock_layer", "layer index " + std::to_string(rock_layer) +
+                                " out of range (allowed: -1.." + std::to_string(layers.size() - 1) +
+                                ")");
   }
   check_range(p, "rock_slope_deg", rock_slope_deg, 0.0, 90.0, true);
   check_range(p, "rock_blend_deg", rock_blend_deg, 0.0, 90.0, true);
@@ -131,7 +131,8 @@ void SurfaceParams::validate(std::string_view path) const {
     const std::string bp = p + ".biomes[" + std::to_string(b) + "]";
     if (B.name.empty()) fail(bp + ".name", "empty name");
     if (!names.insert(B.name).second) fail(bp + ".name", "duplicate biome name '" + B.name + "'");
-    check_interval(bp, "temperature_min_c", "temperature_max_c", B.temperature_min_c, B.temperature_max_c);
+    check_interval(bp, "temperature_min_c", "temperature_max_c", B.temperature_min_c,
+                   B.temperature_max_c);
     check_interval(bp, "moisture_min_mm", "moisture_max_mm", B.moisture_min_mm, B.moisture_max_mm);
     check_interval(bp, "height_min_m", "height_max_m", B.height_min_m, B.height_max_m);
     if (B.splat.size() != layers.size()) {
@@ -157,8 +158,10 @@ void SurfaceParams::validate(std::string_view path) const {
     for (std::size_t o = 0; o < b; ++o) {
       const Biome& O = biomes[o];
       const bool overlap =
-          std::max(B.temperature_min_c, O.temperature_min_c) < std::min(B.temperature_max_c, O.temperature_max_c) &&
-          std::max(B.moisture_min_mm, O.moisture_min_mm) < std::min(B.moisture_max_mm, O.moisture_max_mm) &&
+          std::max(B.temperature_min_c, O.temperature_min_c) <
+              std::min(B.temperature_max_c, O.temperature_max_c) &&
+          std::max(B.moisture_min_mm, O.moisture_min_mm) <
+              std::min(B.moisture_max_mm, O.moisture_max_mm) &&
           std::max(B.height_min_m, O.height_min_m) < std::min(B.height_max_m, O.height_max_m);
       if (overlap) {
         fail(bp, "biome '" + B.name + "' (" + biome_box(B) + ") overlaps " + p + ".biomes[" +
@@ -174,12 +177,13 @@ void SurfaceParams::validate(std::string_view path) const {
     if (!names.insert(S.name).second) fail(sp + ".name", "duplicate species name '" + S.name + "'");
     check_range(sp, "density_per_m2", S.density_per_m2, 0.0, 1e4);
     check_range(sp, "min_distance_m", S.min_distance_m, 0.0, 1000.0, true);
-    const double packing = S.density_per_m2 * std::numbers::pi * S.min_distance_m * S.min_distance_m;
+    const double packing =
+        S.density_per_m2 * std::numbers::pi * S.min_distance_m * S.min_distance_m;
     if (!(packing < 0.9)) {
       fail(sp + ".density_per_m2",
            format_number(S.density_per_m2) + " per m^2 cannot be reached with min_distance_m " +
-               format_number(S.min_distance_m) + " (density * pi * min_distance^2 = " +
-               format_number(packing) + ", allowed: < 0.9)");
+               format_number(S.min_distance_m) +
+               " (density * pi * min_distance^2 = " + format_number(packing) + ", allowed: < 0.9)");
     }
     check_interval(sp, "height_min_m", "height_max_m", S.height_min_m, S.height_max_m);
     check_range(sp, "slope_max_deg", S.slope_max_deg, 0.0, 90.0);
@@ -265,8 +269,8 @@ SurfaceParams default_surface(const WorldSettings& world) {
 
   const double shore = sea + 4.0;
   auto biome = [&](const char* name, std::array<std::uint8_t, 3> colour, double t0, double t1,
-                   double m0, double m1, double h0, double h1,
-                   std::vector<float> splat, std::vector<float> scatter) {
+                   double m0, double m1, double h0, double h1, std::vector<float> splat,
+                   std::vector<float> scatter) {
     Biome b;
     b.name = name;
     b.colour = colour;
@@ -283,22 +287,22 @@ SurfaceParams default_surface(const WorldSettings& world) {
   const double inf = kUnbounded;
   //                      seabed sand grass forest dry  moss rock snow     tree  bush  boulder
   p.biomes = {
-      biome("ocean", {40, 80, 150}, -inf, inf, -inf, inf, -inf, sea,
-            {1, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0}),
-      biome("beach", {222, 206, 150}, -inf, inf, -inf, inf, sea, shore,
-            {0, 1, 0, 0, 0, 0, 0, 0}, {0, 0.05f, 0.1f}),
+      biome("ocean", {40, 80, 150}, -inf, inf, -inf, inf, -inf, sea, {1, 0, 0, 0, 0, 0, 0, 0},
+            {0, 0, 0}),
+      biome("beach", {222, 206, 150}, -inf, inf, -inf, inf, sea, shore, {0, 1, 0, 0, 0, 0, 0, 0},
+            {0, 0.05f, 0.1f}),
       biome("grassland", {120, 170, 70}, 2, inf, 300, 1000, shore, inf,
             {0, 0, 1, 0, 0.15f, 0, 0, 0}, {0.05f, 1, 0.1f}),
-      biome("forest", {40, 100, 45}, 2, inf, 1000, inf, shore, inf,
-            {0, 0, 0.3f, 1, 0, 0, 0, 0}, {1, 0.3f, 0.2f}),
-      biome("desert", {220, 190, 120}, 2, inf, -inf, 300, shore, inf,
-            {0, 1, 0, 0, 0.6f, 0, 0, 0}, {0, 0.1f, 0.3f}),
-      biome("tundra", {150, 160, 130}, -6, 2, 300, inf, shore, inf,
-            {0, 0, 0.2f, 0, 0, 1, 0.2f, 0}, {0.02f, 0.3f, 0.5f}),
-      biome("snow", {245, 248, 252}, -inf, -6, -inf, inf, shore, inf,
-            {0, 0, 0, 0, 0, 0, 0.1f, 1}, {0, 0, 0.1f}),
-      biome("rock", {130, 125, 118}, -6, 2, -inf, 300, shore, inf,
-            {0, 0, 0, 0, 0.2f, 0, 1, 0}, {0, 0.05f, 1}),
+      biome("forest", {40, 100, 45}, 2, inf, 1000, inf, shore, inf, {0, 0, 0.3f, 1, 0, 0, 0, 0},
+            {1, 0.3f, 0.2f}),
+      biome("desert", {220, 190, 120}, 2, inf, -inf, 300, shore, inf, {0, 1, 0, 0, 0.6f, 0, 0, 0},
+            {0, 0.1f, 0.3f}),
+      biome("tundra", {150, 160, 130}, -6, 2, 300, inf, shore, inf, {0, 0, 0.2f, 0, 0, 1, 0.2f, 0},
+            {0.02f, 0.3f, 0.5f}),
+      biome("snow", {245, 248, 252}, -inf, -6, -inf, inf, shore, inf, {0, 0, 0, 0, 0, 0, 0.1f, 1},
+            {0, 0, 0.1f}),
+      biome("rock", {130, 125, 118}, -6, 2, -inf, 300, shore, inf, {0, 0, 0, 0, 0.2f, 0, 1, 0},
+            {0, 0.05f, 1}),
   };
   return p;
 }

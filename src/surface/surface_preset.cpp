@@ -61,7 +61,8 @@ class Fields {
   void seed(const char* key, std::uint64_t& out) {
     const json* v = find(key);
     if (v == nullptr) return;
-    if (!v->is_number_unsigned()) fail(at(key), "expected a non-negative integer, got " + type_of(*v));
+    if (!v->is_number_unsigned())
+      fail(at(key), "expected a non-negative integer, got " + type_of(*v));
     out = v->get<std::uint64_t>();
   }
   void colour(const char* key, std::array<std::uint8_t, 3>& out) {
@@ -127,16 +128,19 @@ template <typename T>
 std::vector<float> by_name(const json& obj, const std::vector<T>& items, const std::string& where,
                            const char* what) {
   std::vector<float> out(items.size(), 0.0f);
-  if (!obj.is_object()) surface_detail::fail(where, "expected an object {name: value}, got " + type_of(obj));
+  if (!obj.is_object())
+    surface_detail::fail(where, "expected an object {name: value}, got " + type_of(obj));
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     std::size_t k = 0;
     while (k < items.size() && items[k].name != it.key()) ++k;
     if (k == items.size()) {
       std::string names;
       for (const T& t : items) names += (names.empty() ? "" : ", ") + t.name;
-      surface_detail::fail(where + "." + it.key(), std::string("unknown ") + what + " (known: " + names + ")");
+      surface_detail::fail(where + "." + it.key(),
+                           std::string("unknown ") + what + " (known: " + names + ")");
     }
-    if (!it->is_number()) surface_detail::fail(where + "." + it.key(), "expected a number, got " + type_of(*it));
+    if (!it->is_number())
+      surface_detail::fail(where + "." + it.key(), "expected a number, got " + type_of(*it));
     out[k] = it->get<float>();
   }
   return out;
@@ -235,7 +239,8 @@ SurfaceParams parse_surface(const Preset& preset) {
       f.boolean("align_to_normal", S.align_to_normal);
       f.seed("seed", S.seed);
       if (const json* ex = f.find("exclude")) {
-        if (!ex->is_array()) surface_detail::fail(where + ".exclude", "expected an array, got " + type_of(*ex));
+        if (!ex->is_array())
+          surface_detail::fail(where + ".exclude", "expected an array, got " + type_of(*ex));
         for (std::size_t e = 0; e < ex->size(); ++e) {
           const std::string xw = where + ".exclude[" + std::to_string(e) + "]";
           Fields xf((*ex)[e], xw);
@@ -249,7 +254,9 @@ SurfaceParams parse_surface(const Preset& preset) {
             if (p.species[o].name == other) X.species = int(o);
           }
           if (X.species < 0) {
-            surface_detail::fail(xw + ".species", "'" + other + "' is not an earlier species (a species may only exclude species listed before it)");
+            surface_detail::fail(xw + ".species", "'" + other +
+                                                      "' is not an earlier species (a species may "
+                                                      "only exclude species listed before it)");
           }
           S.exclusions.push_back(X);
         }
@@ -275,8 +282,10 @@ SurfaceParams parse_surface(const Preset& preset) {
       f.colour("colour", B.colour);
       B.splat.assign(p.layers.size(), 0.0f);
       B.scatter.assign(p.species.size(), 0.0f);
-      if (const json* sp = f.find("splat")) B.splat = by_name(*sp, p.layers, where + ".splat", "layer");
-      if (const json* sc = f.find("scatter")) B.scatter = by_name(*sc, p.species, where + ".scatter", "species");
+      if (const json* sp = f.find("splat"))
+        B.splat = by_name(*sp, p.layers, where + ".splat", "layer");
+      if (const json* sc = f.find("scatter"))
+        B.scatter = by_name(*sc, p.species, where + ".scatter", "species");
       f.finish();
       p.biomes.push_back(B);
     }
@@ -285,12 +294,16 @@ SurfaceParams parse_surface(const Preset& preset) {
     if (rl->is_null()) {
       p.rock_layer = -1;
     } else {
-      if (!rl->is_string()) surface_detail::fail(root + ".rock_layer", "expected a layer name or null, got " + type_of(*rl));
+      if (!rl->is_string())
+        surface_detail::fail(root + ".rock_layer",
+                             "expected a layer name or null, got " + type_of(*rl));
       p.rock_layer = -1;
       for (std::size_t l = 0; l < p.layers.size(); ++l) {
         if (p.layers[l].name == rl->get<std::string>()) p.rock_layer = int(l);
       }
-      if (p.rock_layer < 0) surface_detail::fail(root + ".rock_layer", "unknown layer '" + rl->get<std::string>() + "'");
+      if (p.rock_layer < 0)
+        surface_detail::fail(root + ".rock_layer",
+                             "unknown layer '" + rl->get<std::string>() + "'");
     }
   }
   top.number("rock_slope_deg", p.rock_slope_deg);

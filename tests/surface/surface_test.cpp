@@ -65,7 +65,8 @@ TEST(SurfaceDefaults, BuiltinPresetsValidateWithEightBiomes) {
     ASSERT_EQ(p.biomes.size(), 8u) << name;
     std::vector<std::string> names;
     for (const Biome& b : p.biomes) names.push_back(b.name);
-    for (const char* want : {"ocean", "beach", "grassland", "forest", "desert", "tundra", "snow", "rock"}) {
+    for (const char* want :
+         {"ocean", "beach", "grassland", "forest", "desert", "tundra", "snow", "rock"}) {
       EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
     }
   }
@@ -177,8 +178,10 @@ TEST(Splat, TransitionsAreContinuous) {
   for (int j = 0; j < 4; ++j) {
     for (int i = 1; i < n; ++i) {
       const std::size_t c = std::size_t(j) * n + std::size_t(i);
-      for (int b = 0; b < bw.biome_count; ++b) worst_b = std::max(worst_b, std::fabs(bw.weight(b, c) - bw.weight(b, c - 1)));
-      for (int l = 0; l < sm.layer_count; ++l) worst_s = std::max(worst_s, std::fabs(sm.weight(l, c) - sm.weight(l, c - 1)));
+      for (int b = 0; b < bw.biome_count; ++b)
+        worst_b = std::max(worst_b, std::fabs(bw.weight(b, c) - bw.weight(b, c - 1)));
+      for (int l = 0; l < sm.layer_count; ++l)
+        worst_s = std::max(worst_s, std::fabs(sm.weight(l, c) - sm.weight(l, c - 1)));
     }
   }
   // Steps are at most 0.4 mm / 0.005 C / 0.004 m / 0.02 deg: a smoothstep over 2 blend widths
@@ -208,7 +211,8 @@ TEST(Biomes, AssignmentMatchesTheTableFarFromBorders) {
   compute_biome_weights(params, h, climate, bw);
   int checked = 0;
   for (int i = 0; i < n; ++i) {
-    const double t = climate.temperature_c.at(i, 0), m = climate.moisture_mm.at(i, 0), hh = h.at(i, 0);
+    const double t = climate.temperature_c.at(i, 0), m = climate.moisture_mm.at(i, 0),
+                 hh = h.at(i, 0);
     auto clear = [](double v, double lo, double hi, double blend) {
       return v > lo + blend && v < hi - blend;
     };
@@ -290,7 +294,8 @@ void check_min_distance(const std::vector<ScatterInstance>& pts, int species, do
   std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> cells;
   for (std::size_t k = 0; k < pts.size(); ++k) {
     if (pts[k].species != species) continue;
-    cells[{std::int64_t(std::floor(pts[k].x_m / r)), std::int64_t(std::floor(pts[k].z_m / r))}].push_back(k);
+    cells[{std::int64_t(std::floor(pts[k].x_m / r)), std::int64_t(std::floor(pts[k].z_m / r))}]
+        .push_back(k);
   }
   std::int64_t pairs = 0;
   for (const auto& [key, list] : cells) {
@@ -337,7 +342,8 @@ TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
   SurfaceParams p = parse_surface(preset);
   const double x0 = 100.0, z0 = -60.0, side = 192.0;
   std::vector<ScatterInstance> whole;
-  scatter_chunk(graph, p, preset.seed, x0, z0, x0 + side, z0 + side, whole, ExecContext{.threads = 1});
+  scatter_chunk(graph, p, preset.seed, x0, z0, x0 + side, z0 + side, whole,
+                ExecContext{.threads = 1});
   ASSERT_GT(whole.size(), 50u);
   std::vector<std::pair<int, int>> order;
   for (int cz = 0; cz < 3; ++cz)
@@ -360,7 +366,8 @@ TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
   // Whole region on several thread counts: same bytes, same order.
   for (int threads : {2, 0}) {
     std::vector<ScatterInstance> again;
-    scatter_chunk(graph, p, preset.seed, x0, z0, x0 + side, z0 + side, again, ExecContext{.threads = threads});
+    scatter_chunk(graph, p, preset.seed, x0, z0, x0 + side, z0 + side, again,
+                  ExecContext{.threads = threads});
     std::sort(again.begin(), again.end(), less);
     ASSERT_EQ(again.size(), whole.size());
     EXPECT_EQ(std::memcmp(again.data(), whole.data(), whole.size() * sizeof(ScatterInstance)), 0);
@@ -395,14 +402,17 @@ TEST(Scatter, EveryConstraintIsRespected) {
     const Species& S = p.species[std::size_t(s.species)];
     const int i = int(std::floor(s.x_m)), j = int(std::floor(s.z_m));
     const double fx = s.x_m - i, fz = s.z_m - j;
-    const double h00 = h.at(i, j), h10 = h.at(i + 1, j), h01 = h.at(i, j + 1), h11 = h.at(i + 1, j + 1);
+    const double h00 = h.at(i, j), h10 = h.at(i + 1, j), h01 = h.at(i, j + 1),
+                 h11 = h.at(i + 1, j + 1);
     const double top = h00 + (h10 - h00) * fx, bottom = h01 + (h11 - h01) * fx;
     EXPECT_EQ(s.y_m, float(top + (bottom - top) * fz));
     EXPECT_GE(s.y_m, S.height_min_m);
     EXPECT_LE(s.y_m, S.height_max_m);
     EXPECT_GE(s.y_m, p.sea_level_m);
-    const double gx = (h10 - h00) * (1 - fz) + (h11 - h01) * fz, gz = (h01 - h00) * (1 - fx) + (h11 - h10) * fx;
-    EXPECT_LE(std::atan(std::sqrt(gx * gx + gz * gz)) * 180.0 / std::numbers::pi, S.slope_max_deg + 1e-9);
+    const double gx = (h10 - h00) * (1 - fz) + (h11 - h01) * fz,
+                 gz = (h01 - h00) * (1 - fx) + (h11 - h10) * fx;
+    EXPECT_LE(std::atan(std::sqrt(gx * gx + gz * gz)) * 180.0 / std::numbers::pi,
+              S.slope_max_deg + 1e-9);
     const std::size_t nearest = std::size_t(j + (fz >= 0.5)) * 401 + std::size_t(i + (fx >= 0.5));
     EXPECT_EQ(water[nearest], 0);
     EXPECT_GE(s.scale_xz, S.scale_xz_min);
@@ -415,7 +425,8 @@ TEST(Scatter, EveryConstraintIsRespected) {
       EXPECT_LT(f.biomes.weight(3, nearest), 0.4f + 1e-6f);  // min_biome_weight 0.6 of others
     }
     if (s.species == 2) {
-      EXPECT_NEAR(s.normal[0] * s.normal[0] + s.normal[1] * s.normal[1] + s.normal[2] * s.normal[2], 1.0f, 1e-5f);
+      EXPECT_NEAR(s.normal[0] * s.normal[0] + s.normal[1] * s.normal[1] + s.normal[2] * s.normal[2],
+                  1.0f, 1e-5f);
     }
   }
   for (int k : per_species) EXPECT_GT(k, 10);
@@ -441,7 +452,9 @@ TEST(Scatter, InputTooSmallForTheRegionIsAnError) {
     scatter_region(p, 1, {&f.heights, &f.biomes, {}}, 0.0, 0.0, 64.0, 64.0, pts);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("does not cover the region plus the scatter margin"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not cover the region plus the scatter margin"),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -449,8 +462,9 @@ TEST(Scatter, InputTooSmallForTheRegionIsAnError) {
 // Bad input
 
 std::string surface_error(const std::string& surface_json) {
-  const std::string doc = R"({"graph":{"output":"c","nodes":{"c":{"type":"constant","value":0}}},"surface":)" +
-                          surface_json + "}";
+  const std::string doc =
+      R"({"graph":{"output":"c","nodes":{"c":{"type":"constant","value":0}}},"surface":)" +
+      surface_json + "}";
   try {
     parse_surface(parse_preset(doc, "test.json"));
   } catch (const Error& e) {
@@ -464,19 +478,25 @@ TEST(SurfaceBadInput, PreciseMessages) {
             "test.json: surface.biomes: empty biome table: at least one biome is needed");
   const std::string overlap = surface_error(
       R"({"biomes":[{"name":"a","temperature_max_c":10},{"name":"b","temperature_min_c":5}]})");
-  EXPECT_NE(overlap.find("surface.biomes[1]: biome 'b' (temperature [5, inf] C"), std::string::npos) << overlap;
-  EXPECT_NE(overlap.find("overlaps test.json: surface.biomes[0] 'a'"), std::string::npos) << overlap;
+  EXPECT_NE(overlap.find("surface.biomes[1]: biome 'b' (temperature [5, inf] C"), std::string::npos)
+      << overlap;
+  EXPECT_NE(overlap.find("overlaps test.json: surface.biomes[0] 'a'"), std::string::npos)
+      << overlap;
   const std::string neg = surface_error(
       R"({"biomes":[{"name":"a","scatter":{"t":1}}],"species":[{"name":"t","density_per_m2":-0.5}]})");
-  EXPECT_EQ(neg, "test.json: surface.species[0].density_per_m2: -0.5 is out of range (allowed: [0, 10000])");
-  const std::string dist = surface_error(
-      R"({"biomes":[{"name":"a"}],"species":[{"name":"t","min_distance_m":0}]})");
-  EXPECT_EQ(dist, "test.json: surface.species[0].min_distance_m: 0 is out of range (allowed: (0, 1000])");
+  EXPECT_EQ(
+      neg,
+      "test.json: surface.species[0].density_per_m2: -0.5 is out of range (allowed: [0, 10000])");
+  const std::string dist =
+      surface_error(R"({"biomes":[{"name":"a"}],"species":[{"name":"t","min_distance_m":0}]})");
+  EXPECT_EQ(dist,
+            "test.json: surface.species[0].min_distance_m: 0 is out of range (allowed: (0, 1000])");
   const std::string packing = surface_error(
       R"({"biomes":[{"name":"a"}],"species":[{"name":"t","min_distance_m":5,"density_per_m2":0.05}]})");
   EXPECT_NE(packing.find("cannot be reached with min_distance_m 5"), std::string::npos) << packing;
   std::string layers = "[";
-  for (int l = 0; l < 33; ++l) layers += std::string(l ? "," : "") + "{\"name\":\"l" + std::to_string(l) + "\"}";
+  for (int l = 0; l < 33; ++l)
+    layers += std::string(l ? "," : "") + "{\"name\":\"l" + std::to_string(l) + "\"}";
   layers += "]";
   EXPECT_EQ(surface_error(R"({"biomes":[{"name":"a"}],"layers":)" + layers + "}"),
             "test.json: surface.layers: 33 layers (allowed: 1..32)");
@@ -488,11 +508,13 @@ TEST(SurfaceBadInput, PreciseMessages) {
             "(biomes name their splat layers and species)");
   const std::string unknown = surface_error(R"({"clmate":{}})");
   EXPECT_NE(unknown.find("surface.clmate: unknown key"), std::string::npos) << unknown;
-  EXPECT_EQ(surface_error(R"({"biomes":[{"name":"a","temperature_min_c":5,"temperature_max_c":5}]})"),
-            "test.json: surface.biomes[0].temperature_min_c: empty range [5, 5] (temperature_min_c "
-            "must be below temperature_max_c)");
+  EXPECT_EQ(
+      surface_error(R"({"biomes":[{"name":"a","temperature_min_c":5,"temperature_max_c":5}]})"),
+      "test.json: surface.biomes[0].temperature_min_c: empty range [5, 5] (temperature_min_c "
+      "must be below temperature_max_c)");
   try {
-    parse_preset(R"({"graph":{"output":"c","nodes":{"c":{"type":"constant"}}},"surface":[]})", "p.json");
+    parse_preset(R"({"graph":{"output":"c","nodes":{"c":{"type":"constant"}}},"surface":[]})",
+                 "p.json");
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("surface"), std::string::npos) << e.what();
