@@ -126,7 +126,8 @@ std::vector<WrittenFile> write_surface_exports(const SurfaceExportPlan& plan, co
   const int margin = want_points ? int(std::ceil(scatter_margin_m(params) / g.spacing_m)) + 2 : 0;
   const Expanded ex = expand(graph, heights, hydro, margin, ctx);
   Climate climate;
-  compute_climate(params.climate, preset.seed, ex.heights, ex.water, climate, ctx);
+  const ClimateSources sources = compile_climate_sources(preset, params.climate);
+  compute_climate(params.climate, preset.seed, ex.heights, ex.water, climate, ctx, &sources);
   BiomeWeights ex_biomes;
   compute_biome_weights(params, ex.heights, climate, ex_biomes, ctx);
   const BiomeWeights biomes = margin == 0 ? ex_biomes : interior(ex_biomes, margin, g);

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,6 +57,10 @@ struct ClimateParams {
   double lapse_rate_c_per_km = 6.5;  // [Units: °C/km] [Limit: [0, 50]]
   // Moisture as annual precipitation: mean + amplitude * noise, clamped to >= 0.
   NoiseParams moisture_noise;
+  // Optional graph sources: ids of preset graph nodes whose output (in [-1, 1]) replaces the
+  // temperature / moisture noise above (see ClimateSources). Empty: the noise.
+  std::string temperature_node;
+  std::string moisture_node;
   double moisture_mean_mm = 800.0;       // [Units: mm/yr] [Limit: [0, 20000]]
   double moisture_amplitude_mm = 600.0;  // [Units: mm/yr] [Limit: [0, 20000]]
   // Boost near water (rivers, lakes, sea from a Hydrology): + boost * (Gaussian blur of the
@@ -73,12 +78,24 @@ struct Climate {
   Field2D moisture_mm;    // [Units: mm/yr], >= 0
 };
 
+// The graph nodes named by ClimateParams::temperature_node / moisture_node, compiled with the
+// preset's seed so that they evaluate to the node's output v in [-1, 1] (null when not named).
+// Immutable; may be shared between threads.
+struct ClimateSources {
+  std::unique_ptr<CompiledGraph> temperature;
+  std::unique_ptr<CompiledGraph> moisture;
+};
+// Throws Error(invalid_argument) naming surface.climate.<field> when a node id is unknown.
+ClimateSources compile_climate_sources(const Preset& preset, const ClimateParams& params);
+
 // Climate of every sample of heights.grid. `water` is empty or one byte per sample (non-zero =
 // river, lake or sea); with it, moisture is boosted near water (a clamped-edge blur: whole maps
-// only, not seamless across chunks). Throws Error on invalid params or sizes.
+// only, not seamless across chunks). With `sources`, a compiled node replaces the matching
+// noise (evaluated on heights.grid: as seamless as the graph). Throws Error on invalid params
+// or sizes, or when a node is named in params but missing from `sources`.
 void compute_climate(const ClimateParams& params, std::uint64_t seed, const Field2D& heights,
-                     std::span<const std::uint8_t> water, Climate& out,
-                     const ExecContext& ctx = {});
+                     std::span<const std::uint8_t> water, Climate& out, const ExecContext& ctx = {},
+                     const ClimateSources* sources = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // Biomes, splat layers, species: the preset's "surface" section
@@ -264,7 +281,8 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
 // lies below sea level. Seamless: identical points for any split of a region.
 void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std::uint64_t seed,
                    double x0_m, double z0_m, double x1_m, double z1_m,
-                   std::vector<ScatterInstance>& out, const ExecContext& ctx = {});
+                   std::vector<ScatterInstance>& out, const ExecContext& ctx = {},
+                   const ClimateSources* sources = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // Exports (atomic writes; messages start with the file's path)

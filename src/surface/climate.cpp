@@ -12,8 +12,41 @@ namespace terrane {
 
 using surface_detail::fail;
 
+namespace {
+
+std::unique_ptr<CompiledGraph> compile_node(const Preset& preset, const std::string& id,
+                                            const char* field) {
+  if (id.empty()) return nullptr;
+  Graph g = preset.graph;
+  g.output = -1;
+  std::string known;
+  for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+    if (g.nodes[k].id == id) g.output = int(k);
+    known += (known.empty() ? "" : ", ") + g.nodes[k].id;
+  }
+  if (g.output < 0) {
+    fail(preset.source + ": surface.climate." + field,
+         "unknown graph node '" + id + "' (known: " + known + ")");
+  }
+  // Heights range [-1, 1]: the compiled graph returns the node's output itself.
+  WorldSettings w = preset.world;
+  w.height_min_m = -1.0;
+  w.height_max_m = 1.0;
+  return std::make_unique<CompiledGraph>(compile(g, w, preset.seed, preset.source));
+}
+
+}  // namespace
+
+ClimateSources compile_climate_sources(const Preset& preset, const ClimateParams& params) {
+  ClimateSources s;
+  s.temperature = compile_node(preset, params.temperature_node, "temperature_node");
+  s.moisture = compile_node(preset, params.moisture_node, "moisture_node");
+  return s;
+}
+
 void compute_climate(const ClimateParams& params, std::uint64_t seed, const Field2D& heights,
-                     std::span<const std::uint8_t> water, Climate& out, const ExecContext& ctx) {
+                     std::span<const std::uint8_t> water, Climate& out, const ExecContext& ctx,
+                     const ClimateSources* sources) {
   params.validate();
   const GridSpec& grid = heights.grid;
   grid.validate("climate grid");
@@ -29,6 +62,22 @@ void compute_climate(const ClimateParams& params, std::uint64_t seed, const Fiel
   mn.seed = surface_detail::purpose_seed(seed, surface_detail::kTagMoisture, mn.seed);
   const NoiseGridSampler t_sampler(tn, grid);
   const NoiseGridSampler m_sampler(mn, grid);
+  const CompiledGraph* t_graph = sources != nullptr ? sources->temperature.get() : nullptr;
+  const CompiledGraph* m_graph = sources != nullptr ? sources->moisture.get() : nullptr;
+  if ((!params.temperature_node.empty() && t_graph == nullptr) ||
+      (!params.moisture_node.empty() && m_graph == nullptr)) {
+    fail("compute_climate",
+         "a climate graph node is named but not compiled (compile_climate_sources)");
+  }
+  Field2D t_node, m_node;
+  if (t_graph != nullptr) {
+    t_node = Field2D(grid);
+    evaluate(*t_graph, grid, t_node.data, ctx);
+  }
+  if (m_graph != nullptr) {
+    m_node = Field2D(grid);
+    evaluate(*m_graph, grid, m_node.data, ctx);
+  }
 
   Field2D boost;
   if (!water.empty() && params.water_boost_mm > 0.0) {
@@ -52,8 +101,16 @@ void compute_climate(const ClimateParams& params, std::uint64_t seed, const Fiel
     for (std::int64_t j = j0; j < j1; ++j) {
       if (ctx.cancelled()) throw Error(ErrorCategory::internal, "cancelled");
       const int jj = int(j);
-      t_sampler.row(jj, 0, tn_row);
-      m_sampler.row(jj, 0, mn_row);
+      if (t_graph != nullptr) {
+        std::copy(t_node.row(jj).begin(), t_node.row(jj).end(), tn_row.begin());
+      } else {
+        t_sampler.row(jj, 0, tn_row);
+      }
+      if (m_graph != nullptr) {
+        std::copy(m_node.row(jj).begin(), m_node.row(jj).end(), mn_row.begin());
+      } else {
+        m_sampler.row(jj, 0, mn_row);
+      }
       const float lat_term = lat * float(grid.z_m(j));
       const std::span<const float> h = heights.row(jj);
       const std::span<float> t = out.temperature_c.row(jj);

@@ -370,7 +370,8 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
 
 void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std::uint64_t seed,
                    double x0_m, double z0_m, double x1_m, double z1_m,
-                   std::vector<ScatterInstance>& out, const ExecContext& ctx) {
+                   std::vector<ScatterInstance>& out, const ExecContext& ctx,
+                   const ClimateSources* sources) {
   const double margin = scatter_margin_m(params);
   const double sp = graph.world().cell_size_m;
   const std::int64_t i0 = std::int64_t(std::floor((x0_m - margin) / sp)) - 2;
@@ -388,7 +389,7 @@ void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std:
   Field2D heights(grid);
   evaluate(graph, grid, heights.data, ctx);
   Climate climate;
-  compute_climate(params.climate, seed, heights, {}, climate, ctx);
+  compute_climate(params.climate, seed, heights, {}, climate, ctx, sources);
   BiomeWeights biomes;
   compute_biome_weights(params, heights, climate, biomes, ctx);
   scatter_region(params, seed, ScatterInput{&heights, &biomes, {}}, x0_m, z0_m, x1_m, z1_m, out,

@@ -171,7 +171,10 @@ SurfaceParams parse_surface(const Preset& preset) {
     f.number("moisture_amplitude_mm", k.moisture_amplitude_mm);
     f.number("water_boost_mm", k.water_boost_mm);
     f.number("water_boost_distance_m", k.water_boost_distance_m);
+    f.string("temperature_node", k.temperature_node);
+    f.string("moisture_node", k.moisture_node);
     f.finish();
+    compile_climate_sources(preset, k);  // unknown node ids are errors here, before any work
   }
   if (const json* b = top.find("blend")) {
     Fields f(*b, root + ".blend");

@@ -233,6 +233,39 @@ TEST(Biomes, AssignmentMatchesTheTableFarFromBorders) {
   EXPECT_GT(checked, n / 2);
 }
 
+TEST(Climate, GraphNodeSourcesReplaceTheNoise) {
+  const Preset preset = parse_preset(
+      R"({"graph": {"output": "h", "nodes": {"h": {"type": "fbm", "frequency": 0.01},
+                                               "warmth": {"type": "constant", "value": 0.5},
+                                               "rain": {"type": "perlin", "frequency": 0.02}}},
+          "surface": {"climate": {"temperature_node": "warmth", "temperature_mean_c": 0,
+                                  "temperature_amplitude_c": 10, "lapse_rate_c_per_km": 0,
+                                  "moisture_node": "rain", "moisture_mean_mm": 1000,
+                                  "moisture_amplitude_mm": 500}}})",
+      "nodes.json");
+  const SurfaceParams p = parse_surface(preset);
+  const ClimateSources sources = compile_climate_sources(preset, p.climate);
+  ASSERT_TRUE(sources.temperature && sources.moisture);
+  const GridSpec g{.width = 40, .height = 30, .spacing_m = 3.0, .index_x0 = 5, .index_z0 = -7};
+  Field2D h(g);
+  Climate c;
+  compute_climate(p.climate, preset.seed, h, {}, c, {}, &sources);
+  std::vector<float> rain(g.sample_count());
+  Graph rg = preset.graph;
+  WorldSettings w = preset.world;
+  w.height_min_m = -1.0;
+  w.height_max_m = 1.0;
+  for (std::size_t k = 0; k < rg.nodes.size(); ++k) {
+    if (rg.nodes[k].id == "rain") rg.output = int(k);
+  }
+  evaluate(compile(rg, w, preset.seed), g, rain);
+  for (std::size_t k = 0; k < g.sample_count(); ++k) {
+    ASSERT_EQ(c.temperature_c.data[k], 5.0f);
+    ASSERT_EQ(c.moisture_mm.data[k], std::max(1000.0f + 500.0f * rain[k], 0.0f));
+  }
+  EXPECT_THROW(compute_climate(p.climate, preset.seed, h, {}, c), Error);  // sources missing
+}
+
 TEST(Climate, LapseRateAndLatitudeGradient) {
   ClimateParams c;
   c.temperature_amplitude_c = 0.0;
@@ -506,6 +539,8 @@ TEST(SurfaceBadInput, PreciseMessages) {
   EXPECT_EQ(surface_error(R"({"layers":[{"name":"x"}]})"),
             "test.json: surface.biomes: required when surface.layers or surface.species are given "
             "(biomes name their splat layers and species)");
+  EXPECT_EQ(surface_error(R"({"climate":{"temperature_node":"warm"}})"),
+            "test.json: surface.climate.temperature_node: unknown graph node 'warm' (known: c)");
   const std::string unknown = surface_error(R"({"clmate":{}})");
   EXPECT_NE(unknown.find("surface.clmate: unknown key"), std::string::npos) << unknown;
   EXPECT_EQ(
