@@ -11,6 +11,11 @@
 #include "terrane/core.hpp"
 #include "terrane/io.hpp"
 #include "terrane/mesh.hpp"
+#include "terrane/surface.hpp"
+
+namespace terrane {
+struct Hydrology;
+}
 
 namespace terrane::cli {
 
@@ -39,6 +44,7 @@ struct GenerateOptions {
   double simplify_error_m = 0.0;     // --simplify-error
   int tiles = 1;                     // --tiles: tiles per side
   std::string engine;                // --engine: "", unity, unreal, godot
+  std::string preview = "relief";    // --preview: relief | biomes (biome colours + scatter)
 };
 
 struct BenchOptions {
@@ -78,6 +84,20 @@ std::vector<WrittenFile> write_engine_export(const std::string& engine, const Fi
                                              const HeightRange& range,
                                              const std::filesystem::path& dir,
                                              const std::string& base);
+// Surface exports (surface_export.cpp): splat maps, biome-id map, scatter, biome preview.
+// plan_surface_export parses the preset's surface section before any work.
+struct SurfaceExportPlan {
+  bool splat = false, biomes = false, scatter = false, biome_preview = false;
+  SurfaceParams params;
+  bool any() const { return splat || biomes || scatter || biome_preview; }
+};
+SurfaceExportPlan plan_surface_export(const Preset& preset, bool splat, bool biomes, bool scatter,
+                                      const std::string& preview);
+std::vector<WrittenFile> write_surface_exports(const SurfaceExportPlan& plan, const Preset& preset,
+                                               const CompiledGraph& graph, const Field2D& heights,
+                                               const Hydrology* hydro, const ExecContext& ctx,
+                                               const std::filesystem::path& dir,
+                                               const std::string& base);
 int run_presets();
 int run_bench_noise(const BenchOptions& opt);
 int run_bench_erosion(const BenchOptions& opt);

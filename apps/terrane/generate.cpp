@@ -19,8 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kFormats[] = {"png16",  "raw16", "exr",  "normals", "preview",
-                                "rivers", "lakes", "flow", "glb",     "obj"};
+const char* const kFormats[] = {"png16", "raw16", "exr", "normals", "preview", "rivers", "lakes",
+                                "flow",  "glb",   "obj", "splat",   "biomes",  "scatter"};
 
 std::set<std::string> parse_formats(const std::string& list) {
   std::set<std::string> out;
@@ -34,7 +34,7 @@ std::set<std::string> parse_formats(const std::string& list) {
       throw Error(ErrorCategory::invalid_argument,
                   "--formats: unknown format '" + f +
                       "' (allowed: png16, raw16, exr, normals, preview, rivers, lakes, flow, "
-                      "glb, obj)");
+                      "glb, obj, splat, biomes, scatter)");
     }
     out.insert(f);
   }
@@ -148,6 +148,9 @@ int run_generate(const GenerateOptions& opt) {
   const std::string base = preset.name.empty() ? "terrain" : preset.name;
   const MeshExportPlan mesh_plan = plan_mesh_export(
       opt, formats.count("glb") != 0U, formats.count("obj") != 0U, grid, dir, base);
+  const SurfaceExportPlan surface_plan =
+      plan_surface_export(preset, formats.count("splat") != 0U, formats.count("biomes") != 0U,
+                          formats.count("scatter") != 0U, opt.preview);
   prepare_output_dir(dir);
   const CompiledGraph graph = compile(preset);
 
@@ -165,7 +168,9 @@ int run_generate(const GenerateOptions& opt) {
     post_bar.finish();
   }
   Hydrology hydro;
-  if (formats.count("rivers") != 0U || formats.count("lakes") != 0U || formats.count("flow") != 0U) {
+  const bool want_hydrology = formats.count("rivers") != 0U || formats.count("lakes") != 0U ||
+                              formats.count("flow") != 0U || surface_plan.any();
+  if (want_hydrology) {
     HydrologyParams hp;
     hp.routing.use_sea_level = true;
     hp.routing.sea_level_m = preset.world.sea_level_m;
@@ -211,7 +216,7 @@ int run_generate(const GenerateOptions& opt) {
     jobs.push_back({base + "_normals.png", "normal_png",
                     [&](const fs::path& p) { write_normal_map_png(p, heights, io_ctx); }});
   }
-  if (formats.count("preview") != 0U) {
+  if (formats.count("preview") != 0U && !surface_plan.biome_preview) {
     PreviewParams pp;
     pp.range = range;
     pp.sea_level_m = preset.world.sea_level_m;
@@ -255,8 +260,11 @@ int run_generate(const GenerateOptions& opt) {
     written.push_back(dir / job.file);
     sidecar.files.push_back({job.file, job.format});
   }
-  for (const auto& files : {write_mesh_exports(mesh_plan, heights, dir, base, opt.quiet),
-                            write_engine_export(opt.engine, heights, range, dir, base)}) {
+  for (const auto& files :
+       {write_mesh_exports(mesh_plan, heights, dir, base, opt.quiet),
+        write_engine_export(opt.engine, heights, range, dir, base),
+        write_surface_exports(surface_plan, preset, graph, heights,
+                              want_hydrology ? &hydro : nullptr, io_ctx, dir, base)}) {
     for (const WrittenFile& f : files) {
       written.push_back(dir / f.file);
       sidecar.files.push_back({f.file, f.format});

@@ -43,8 +43,8 @@ int main(int argc, char** argv) {
   g->add_option("--set", gen.overrides, "override a preset field: a.b.c=value (repeatable)");
   g->add_option("--formats", gen.formats,
                 "comma-separated outputs: png16,raw16,exr,normals,preview, hydrology masks "
-                "rivers,lakes,flow (16-bit PNGs), meshes glb,obj (a JSON sidecar is always "
-                "written)")
+                "rivers,lakes,flow (16-bit PNGs), meshes glb,obj, surface splat,biomes,scatter "
+                "(a JSON sidecar is always written)")
       ->capture_default_str();
   g->add_option("--erode", gen.erode,
                 "append region operations with their defaults to the preset's post list: "
@@ -65,6 +65,10 @@ int main(int argc, char** argv) {
   g->add_option("--engine", gen.engine,
                 "also write a heightmap for an engine's terrain importer: unity (RAW16, 2^n+1), "
                 "unreal (PNG16, recommended sizes), godot (EXR for Terrain3D); see README");
+  g->add_option("--preview", gen.preview,
+                "preview picture: relief (hypsometric tint) or biomes (biome colours with "
+                "scatter points; implies the preview output)")
+      ->capture_default_str();
   g->add_option("--threads", gen.threads, "worker threads (0 = all cores)")->capture_default_str();
   g->add_flag("-q,--quiet", gen.quiet, "no progress bar");
   g->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");

@@ -129,6 +129,9 @@ struct Preset {
   // here; the erosion module parses and validates it (parse_region_ops in erosion.hpp), which
   // keeps the graph module independent of the modules below it.
   std::string post_json = "[]";
+  // The optional "surface" object (climate, biomes, splat layers, scatter species) as compact
+  // JSON ("{}" when absent); parsed and validated by the surface module (parse_surface).
+  std::string surface_json = "{}";
 
   std::string source;          // "builtin preset 'alpine'" or the file path, for messages
   std::string canonical_json;  // the preset after overrides, sorted keys, compact

@@ -84,6 +84,12 @@ Image16 read_png16(const std::filesystem::path& path);
 Field2D read_png16(const std::filesystem::path& path, const HeightRange& range,
                    double spacing_m = 1.0);
 
+// 8-bit PNG with 1 (grey), 3 (RGB) or 4 (RGBA) interleaved channels, row 0 first; pixels holds
+// width * height * channels bytes. Throws Error(invalid_argument) on other channel counts or a
+// size mismatch.
+void write_png8(const std::filesystem::path& path, int width, int height, int channels,
+                std::span<const std::uint8_t> pixels);
+
 // ---------------------------------------------------------------------------------------------
 // RAW16: headerless little-endian uint16, row-major, row 0 first (Unity's "Import Raw",
 // byte order "Windows"). Unity wants a square of side 2^n + 1 (33 .. 4097).

@@ -203,6 +203,13 @@ Preset parse_document(json doc, std::string_view source, std::string_view defaul
     }
     p.post_json = post->dump();
   }
+  if (auto surface = doc.find("surface"); surface != doc.end()) {
+    if (!surface->is_object()) {
+      fail(ErrorCategory::invalid_argument, source, "surface",
+           "expected an object (climate, biomes, layers, species), got " + describe(*surface));
+    }
+    p.surface_json = surface->dump();
+  }
   p.canonical_json = doc.dump();
   p.hash = preset_hash(p.canonical_json);
   return p;

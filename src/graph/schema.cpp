@@ -193,7 +193,7 @@ std::vector<std::string_view> node_type_names() {
 }
 
 std::vector<std::string_view> root_keys() {
-  return {"name", "description", "seed", "world", "graph", "post"};
+  return {"name", "description", "seed", "world", "graph", "post", "surface"};
 }
 std::vector<std::string_view> world_keys() {
   return {"cell_size_m", "height_min_m", "height_max_m", "sea_level_m", "size", "preview_palette"};

@@ -93,6 +93,29 @@ void write_png16(const fs::path& path, const Image16& image) {
                               image.samples.data(), image.samples.size() * 2, true);
 }
 
+void write_png8(const fs::path& path, int width, int height, int channels,
+                std::span<const std::uint8_t> pixels) {
+  io_detail::check_image_size(path, width, height, ErrorCategory::invalid_argument);
+  int color_type = 0;
+  switch (channels) {
+    case 1: color_type = SPNG_COLOR_TYPE_GRAYSCALE; break;
+    case 3: color_type = SPNG_COLOR_TYPE_TRUECOLOR; break;
+    case 4: color_type = SPNG_COLOR_TYPE_TRUECOLOR_ALPHA; break;
+    default:
+      throw io_detail::file_error(ErrorCategory::invalid_argument, path,
+                                  std::to_string(channels) + " channels (allowed: 1, 3, 4)");
+  }
+  const std::size_t expected = std::size_t(width) * std::size_t(height) * std::size_t(channels);
+  if (pixels.size() != expected) {
+    throw io_detail::file_error(ErrorCategory::invalid_argument, path,
+                                std::to_string(pixels.size()) + " bytes do not match " +
+                                    std::to_string(width) + " x " + std::to_string(height) +
+                                    " x " + std::to_string(channels));
+  }
+  io_detail::write_png_atomic(path, width, height, color_type, 8, pixels.data(), pixels.size(),
+                              true);
+}
+
 void write_png16(const fs::path& path, const Field2D& heights, const HeightRange& range) {
   range.validate(path.string() + ": height range");
   write_png16(path, heights_to_image16(heights, range));

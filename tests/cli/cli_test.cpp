@@ -267,4 +267,47 @@ TEST_F(CliTest, MeshBadInputExitsTwoAndWritesNothing) {
 }
 
 }  // namespace
+TEST_F(CliTest, SurfaceExportsSplatBiomesScatterAndBiomePreview) {
+  const fs::path p = write_preset("small.json.in", kSmallPreset);
+  const fs::path out = dir_ / "surface";
+  const Result r = run("generate " + p.string() + " -q -o " + out.string() +
+                       " --formats png16,splat,biomes,scatter --preview biomes");
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* f : {"small_splat0.png", "small_splat1.png", "small_layer_grass.png",
+                        "small_layer_rock.png", "small_splat_preview.png", "small_biomes.png",
+                        "small_biomes.json", "small_scatter.csv", "small_scatter_unity.csv",
+                        "small_scatter.json", "small_preview.png", "small.json"}) {
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  }
+  std::ifstream csv(out / "small_scatter.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "x,y,z,yaw,scale_xz,scale_y,species");
+  std::ifstream sidecar(out / "small.json");
+  const std::string text((std::istreambuf_iterator<char>(sidecar)), std::istreambuf_iterator<char>());
+  for (const char* fmt : {"splat_unity_png", "splat_unreal_png", "biome_id_png", "scatter_csv",
+                          "scatter_manifest_json", "biome_preview_png"}) {
+    EXPECT_NE(text.find(fmt), std::string::npos) << fmt;
+  }
+  // Same bytes on one thread.
+  const fs::path out1 = dir_ / "surface1";
+  ASSERT_EQ(run("generate " + p.string() + " -q --threads 1 -o " + out1.string() +
+                " --formats splat,scatter").code, 0);
+  for (const char* f : {"small_splat0.png", "small_scatter.csv"}) {
+    std::ifstream a(out / f, std::ios::binary), b(out1 / f, std::ios::binary);
+    const std::string sa((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
+    const std::string sb((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
+    EXPECT_TRUE(!sa.empty() && sa == sb) << f;
+  }
+}
+
+TEST_F(CliTest, SurfaceBadInputExitsTwo) {
+  const fs::path p = write_preset("small.json.in", kSmallPreset);
+  const std::string pre = "generate " + p.string() + " ";
+  expect_failure(pre + "--formats scatter --preview sketch", "--preview: unknown mode 'sketch'");
+  expect_failure(pre + "--formats scatter --set 'surface={\"biomes\":[]}'", "empty biome table");
+  expect_failure(pre + "--formats splat --set 'surface={\"species\":[{\"name\":\"t\",\"min_distance_m\":-1}],\"biomes\":[{\"name\":\"a\"}]}'",
+                 "surface.species[0].min_distance_m: -1 is out of range");
+}
+
 }  // namespace terrane

@@ -1,0 +1,210 @@
+// `terrane generate --formats splat,biomes,scatter` and `--preview biomes`: climate, biome
+// weights, splat maps and scatter instances of the generated map (library: terrane/surface.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "terrane/erosion.hpp"
+#include "terrane/field.hpp"
+#include "terrane/graph.hpp"
+#include "terrane/io.hpp"
+#include "terrane/surface.hpp"
+
+namespace terrane::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Expanded {
+  Field2D heights;
+  std::vector<std::uint8_t> water;
+  int margin_cells = 0;
+};
+
+// The map plus a margin of graph-evaluated samples on every side, so that scatter near the map's
+// border sees the same neighbourhood as everywhere else. The interior is the map itself (which
+// may have been eroded); water comes from the map's hydrology when there is one.
+Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrology* hydro,
+                int margin_cells, const ExecContext& ctx) {
+  Expanded e;
+  e.margin_cells = margin_cells;
+  const GridSpec& g = heights.grid;
+  GridSpec eg = g;
+  eg.width = g.width + 2 * margin_cells;
+  eg.height = g.height + 2 * margin_cells;
+  eg.index_x0 = g.index_x0 - margin_cells;
+  eg.index_z0 = g.index_z0 - margin_cells;
+  eg.validate("map size plus scatter margin");
+  e.heights = Field2D(eg);
+  // Only the margin strips are evaluated (sub-grids give the same bits as the whole grid).
+  const int m = margin_cells;
+  const int strips[4][4] = {{0, 0, eg.width, m},             // top (smallest z)
+                            {0, m + g.height, eg.width, m},  // bottom
+                            {0, m, m, g.height},             // left
+                            {m + g.width, m, m, g.height}};  // right
+  for (const auto& st : strips) {
+    if (st[2] <= 0 || st[3] <= 0) continue;
+    const GridSpec sg = eg.sub(st[0], st[1], st[2], st[3]);
+    Field2D part(sg);
+    evaluate(graph, sg, part.data, ctx);
+    for (int j = 0; j < st[3]; ++j) {
+      std::copy(part.row(j).begin(), part.row(j).end(), e.heights.row(st[1] + j).begin() + st[0]);
+    }
+  }
+  for (int j = 0; j < g.height; ++j) {
+    std::copy(heights.row(j).begin(), heights.row(j).end(),
+              e.heights.row(j + margin_cells).begin() + margin_cells);
+  }
+  if (hydro != nullptr) {
+    e.water.assign(eg.sample_count(), 0);
+    for (int j = 0; j < g.height; ++j) {
+      for (int i = 0; i < g.width; ++i) {
+        const std::size_t c = std::size_t(j) * std::size_t(g.width) + std::size_t(i);
+        const bool wet = hydro->river[c] != 0 || hydro->sea[c] != 0 || hydro->lake_id[c] != kNoLake;
+        e.water[std::size_t(j + margin_cells) * std::size_t(eg.width) +
+                std::size_t(i + margin_cells)] = wet ? 1 : 0;
+      }
+    }
+  }
+  return e;
+}
+
+// The map's rows of a field of the expanded grid.
+BiomeWeights interior(const BiomeWeights& in, int m, const GridSpec& map) {
+  BiomeWeights out;
+  out.grid = map;
+  out.biome_count = in.biome_count;
+  const std::size_t n = map.sample_count(), en = in.grid.sample_count();
+  out.weights.resize(n * std::size_t(in.biome_count));
+  out.dominant.resize(n);
+  for (int j = 0; j < map.height; ++j) {
+    const std::size_t src = std::size_t(j + m) * std::size_t(in.grid.width) + std::size_t(m);
+    const std::size_t dst = std::size_t(j) * std::size_t(map.width);
+    for (int b = 0; b < in.biome_count; ++b) {
+      std::copy_n(in.weights.begin() + std::ptrdiff_t(std::size_t(b) * en + src), map.width,
+                  out.weights.begin() + std::ptrdiff_t(std::size_t(b) * n + dst));
+    }
+    std::copy_n(in.dominant.begin() + std::ptrdiff_t(src), map.width,
+                out.dominant.begin() + std::ptrdiff_t(dst));
+  }
+  return out;
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  write_file_atomic(path, std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
+}
+
+}  // namespace
+
+SurfaceExportPlan plan_surface_export(const Preset& preset, bool splat, bool biomes, bool scatter,
+                                      const std::string& preview) {
+  SurfaceExportPlan plan;
+  if (preview != "relief" && preview != "biomes") {
+    throw Error(ErrorCategory::invalid_argument,
+                "--preview: unknown mode '" + preview + "' (allowed: relief, biomes)");
+  }
+  plan.splat = splat;
+  plan.biomes = biomes;
+  plan.scatter = scatter;
+  plan.biome_preview = preview == "biomes";
+  if (plan.any()) plan.params = parse_surface(preset);
+  return plan;
+}
+
+std::vector<WrittenFile> write_surface_exports(const SurfaceExportPlan& plan, const Preset& preset,
+                                               const CompiledGraph& graph, const Field2D& heights,
+                                               const Hydrology* hydro, const ExecContext& ctx,
+                                               const fs::path& dir, const std::string& base) {
+  std::vector<WrittenFile> files;
+  if (!plan.any()) return files;
+  const SurfaceParams& params = plan.params;
+  const GridSpec& g = heights.grid;
+  const bool want_points = plan.scatter || plan.biome_preview;
+  const int margin = want_points ? int(std::ceil(scatter_margin_m(params) / g.spacing_m)) + 2 : 0;
+  const Expanded ex = expand(graph, heights, hydro, margin, ctx);
+  Climate climate;
+  const ClimateSources sources = compile_climate_sources(preset, params.climate);
+  compute_climate(params.climate, preset.seed, ex.heights, ex.water, climate, ctx, &sources);
+  BiomeWeights ex_biomes;
+  compute_biome_weights(params, ex.heights, climate, ex_biomes, ctx);
+  const BiomeWeights biomes = margin == 0 ? ex_biomes : interior(ex_biomes, margin, g);
+
+  std::vector<ScatterInstance> points;
+  if (want_points) {
+    scatter_region(params, preset.seed, ScatterInput{&ex.heights, &ex_biomes, ex.water}, g.x_m(0),
+                   g.z_m(0), g.x_m(g.width - 1) + g.spacing_m, g.z_m(g.height - 1) + g.spacing_m,
+                   points, ctx);
+  }
+  struct Job {
+    std::function<std::vector<WrittenFile>()> write;
+  };
+  std::vector<Job> jobs;
+  SplatMap splat;
+  if (plan.splat) {
+    Field2D slope;
+    slope_deg_clamped(heights, slope, ctx);
+    compute_splat(params, preset.seed, heights, slope, biomes, splat, ctx);
+    jobs.push_back({[&] {
+      std::vector<WrittenFile> out;
+      for (const fs::path& p : write_splat_unity(dir / base, splat, ctx)) {
+        out.push_back({p.filename().string(), "splat_unity_png"});
+      }
+      return out;
+    }});
+    jobs.push_back({[&] {
+      std::vector<WrittenFile> out;
+      for (const fs::path& p : write_splat_unreal(dir / (base + "_layer"), params, splat, ctx)) {
+        out.push_back({p.filename().string(), "splat_unreal_png"});
+      }
+      return out;
+    }});
+    jobs.push_back({[&] {
+      write_splat_preview_png(dir / (base + "_splat_preview.png"), params, splat);
+      return std::vector<WrittenFile>{{base + "_splat_preview.png", "splat_preview_png"}};
+    }});
+  }
+  if (plan.biomes) {
+    jobs.push_back({[&] {
+      write_biome_id_png(dir / (base + "_biomes.png"), biomes);
+      nlohmann::ordered_json legend = nlohmann::ordered_json::array();
+      for (std::size_t b = 0; b < params.biomes.size(); ++b) {
+        const Biome& B = params.biomes[b];
+        legend.push_back({{"id", b}, {"name", B.name}, {"colour", B.colour}});
+      }
+      write_text(dir / (base + "_biomes.json"),
+                 nlohmann::ordered_json{{"biomes", legend}}.dump(2) + "\n");
+      return std::vector<WrittenFile>{{base + "_biomes.png", "biome_id_png"},
+                                      {base + "_biomes.json", "biome_legend_json"}};
+    }});
+  }
+  if (plan.scatter) {
+    jobs.push_back({[&] {
+      const std::string csv = base + "_scatter.csv", unity = base + "_scatter_unity.csv";
+      write_scatter_csv(dir / csv, points);
+      write_scatter_unity_csv(dir / unity, points, g, preset.world.height_min_m,
+                              preset.world.height_max_m);
+      const std::vector<std::string> listed = {csv, unity};
+      write_scatter_manifest(dir / (base + "_scatter.json"), params, points, g, listed);
+      return std::vector<WrittenFile>{{csv, "scatter_csv"},
+                                      {unity, "scatter_unity_csv"},
+                                      {base + "_scatter.json", "scatter_manifest_json"}};
+    }});
+  }
+  if (plan.biome_preview) {
+    jobs.push_back({[&] {
+      write_biome_preview_png(dir / (base + "_preview.png"), params, heights, biomes, points);
+      return std::vector<WrittenFile>{{base + "_preview.png", "biome_preview_png"}};
+    }});
+  }
+  std::vector<std::vector<WrittenFile>> results(jobs.size());
+  parallel_for(ctx, std::int64_t(jobs.size()), 1, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t k = b; k < e; ++k) results[std::size_t(k)] = jobs[std::size_t(k)].write();
+  });
+  for (const auto& r : results) files.insert(files.end(), r.begin(), r.end());
+  return files;
+}
+
+}  // namespace terrane::cli

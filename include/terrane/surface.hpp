@@ -1,0 +1,325 @@
+// terrane surface: climate, biomes, splat weights and object scatter (module `surface`; depends
+// on core, noise, graph, field and io).
+//
+// Pipeline (plain data and free functions; the caller owns every output):
+//   heights --compute_climate--> Climate (temperature °C, moisture mm/yr)
+//           --compute_biome_weights--> BiomeWeights (one weight plane per biome, dominant id)
+//           --compute_splat--> SplatMap (one weight plane per layer, sum 1 per cell)
+//   heights + BiomeWeights --scatter_region--> instances (Poisson-disk, per species)
+//
+// Determinism and seams (DESIGN.md §1): every per-cell value is a pure function of (params,
+// seed, the cell's world position, the height/slope values at that cell): climate noise comes
+// from NoiseGridSampler (bit-identical for any sub-grid, SIMD target and thread count), the rest
+// is plain float arithmetic in a fixed order. Scatter is Matérn type-II thinning of a jittered
+// candidate grid anchored at the world origin: a candidate's fate depends only on candidates
+// within its minimum distance (and, for exclusions, on accepted points of earlier species within
+// the exclusion distance, decided the same way), so a region gives the same points whether it is
+// generated whole or as chunks in any order, on any number of threads. The exception is the
+// optional hydrology input (moisture boost, water exclusion by rivers/lakes): hydrology is a
+// whole-map computation, so results that use it are functions of that map.
+//
+// Threading: all functions are reentrant; parameters are immutable inputs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "terrane/core.hpp"
+#include "terrane/graph.hpp"
+#include "terrane/noise.hpp"
+
+namespace terrane {
+
+inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+inline constexpr int kMaxBiomes = 255;  // dominant ids are 8-bit
+inline constexpr int kMaxSplatLayers = 32;
+inline constexpr int kMaxSpecies = 64;
+
+// ---------------------------------------------------------------------------------------------
+// Climate
+
+struct ClimateParams {
+  // Temperature at sea level: mean + amplitude * noise, noise in [-1, 1].
+  NoiseParams temperature_noise;         // seed is an offset, combined with the world seed
+  double temperature_mean_c = 14.0;      // [Units: °C] [Limit: [-100, 100]]
+  double temperature_amplitude_c = 6.0;  // [Units: °C] [Limit: [0, 100]]
+  // Latitude gradient: temperature changes by this much per km towards +Z (negative: colder
+  // to the "north" at -Z is +value). [Units: °C/km] [Limit: [-100, 100]]
+  double latitude_gradient_c_per_km = 0.0;
+  // Altitude lapse rate: temperature falls by this much per km above sea level (not below it).
+  double lapse_rate_c_per_km = 6.5;  // [Units: °C/km] [Limit: [0, 50]]
+  // Moisture as annual precipitation: mean + amplitude * noise, clamped to >= 0.
+  NoiseParams moisture_noise;
+  // Optional graph sources: ids of preset graph nodes whose output (in [-1, 1]) replaces the
+  // temperature / moisture noise above (see ClimateSources). Empty: the noise.
+  std::string temperature_node;
+  std::string moisture_node;
+  double moisture_mean_mm = 800.0;       // [Units: mm/yr] [Limit: [0, 20000]]
+  double moisture_amplitude_mm = 600.0;  // [Units: mm/yr] [Limit: [0, 20000]]
+  // Boost near water (rivers, lakes, sea from a Hydrology): + boost * (Gaussian blur of the
+  // water mask, sigma = water_boost_distance_m). Only applied when a mask is given.
+  double water_boost_mm = 400.0;          // [Units: mm/yr] [Limit: [0, 20000]]
+  double water_boost_distance_m = 150.0;  // [Units: m] [Limit: (0, 1e5]]
+  double sea_level_m = 0.0;               // lapse rate reference [Units: m] finite
+
+  ClimateParams();
+  void validate(std::string_view path = "surface.climate") const;
+};
+
+struct Climate {
+  Field2D temperature_c;  // [Units: °C]
+  Field2D moisture_mm;    // [Units: mm/yr], >= 0
+};
+
+// The graph nodes named by ClimateParams::temperature_node / moisture_node, compiled with the
+// preset's seed so that they evaluate to the node's output v in [-1, 1] (null when not named).
+// Immutable; may be shared between threads.
+struct ClimateSources {
+  std::unique_ptr<CompiledGraph> temperature;
+  std::unique_ptr<CompiledGraph> moisture;
+};
+// Throws Error(invalid_argument) naming surface.climate.<field> when a node id is unknown.
+ClimateSources compile_climate_sources(const Preset& preset, const ClimateParams& params);
+
+// Climate of every sample of heights.grid. `water` is empty or one byte per sample (non-zero =
+// river, lake or sea); with it, moisture is boosted near water (a clamped-edge blur: whole maps
+// only, not seamless across chunks). With `sources`, a compiled node replaces the matching
+// noise (evaluated on heights.grid: as seamless as the graph). Throws Error on invalid params
+// or sizes, or when a node is named in params but missing from `sources`.
+void compute_climate(const ClimateParams& params, std::uint64_t seed, const Field2D& heights,
+                     std::span<const std::uint8_t> water, Climate& out, const ExecContext& ctx = {},
+                     const ClimateSources* sources = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// Biomes, splat layers, species: the preset's "surface" section
+
+// One splat (texture) layer and its rule. Raw weight of layer L at a cell:
+//   (sum_b biome_weight[b] * biome[b].splat[L]) * height_factor * slope_factor * noise_factor
+// where height_factor = smoothstep over [height_min_m, height_max_m] with edges widened by
+// height_blend_m, slope_factor likewise in degrees, noise_factor = 1 + noise_amplitude * n.
+struct SplatLayer {
+  std::string name;                                              // unique, non-empty
+  std::array<std::uint8_t, 3> colour{128, 128, 128};             // preview colour (sRGB)
+  double height_min_m = -kUnbounded, height_max_m = kUnbounded;  // [Units: m]
+  double height_blend_m = 2.0;                                   // [Units: m] [Limit: > 0]
+  double slope_min_deg = 0.0, slope_max_deg = 90.0;  // [Units: degrees] [Limit: [0, 90]]
+  double slope_blend_deg = 4.0;                      // [Units: degrees] [Limit: > 0]
+  NoiseParams noise;                                 // seed offset, combined with the world seed
+  double noise_amplitude = 0.0;                      // [Limit: [0, 1]]
+};
+
+// One row of the Whittaker-style table: a box in (temperature, moisture, height). Missing
+// bounds are unbounded. Boxes must not overlap (with positive volume).
+struct Biome {
+  std::string name;                                                        // unique, non-empty
+  double temperature_min_c = -kUnbounded, temperature_max_c = kUnbounded;  // [Units: °C]
+  double moisture_min_mm = -kUnbounded, moisture_max_mm = kUnbounded;      // [Units: mm/yr]
+  double height_min_m = -kUnbounded, height_max_m = kUnbounded;            // [Units: m]
+  std::array<std::uint8_t, 3> colour{128, 128, 128};
+  std::vector<float> splat;    // one weight per SurfaceParams::layers entry [Limit: >= 0]
+  std::vector<float> scatter;  // density multiplier per species [Limit: >= 0]
+};
+
+// Half-widths of the smooth border between biomes: a biome's membership rises from 0 to 1
+// over [edge - blend, edge + blend] (smoothstep) on each bounded edge.
+struct BiomeBlend {
+  double temperature_c = 1.5;  // [Units: °C] [Limit: > 0]
+  double moisture_mm = 80.0;   // [Units: mm/yr] [Limit: > 0]
+  double height_m = 1.5;       // [Units: m] [Limit: > 0]
+};
+
+struct SpeciesExclusion {
+  int species = 0;          // index of an earlier species
+  double distance_m = 1.0;  // no point of this species within distance_m of one of `species`
+                            // [Units: m] [Limit: (0, 1000]]
+};
+
+struct Species {
+  std::string name;              // unique, non-empty
+  double density_per_m2 = 0.01;  // target accepted density on fully suitable land
+                                 // [Units: 1/m^2] [Limit: >= 0; density * pi * r^2 < 0.9]
+  double min_distance_m = 2.0;   // [Units: m] [Limit: (0, 1000]]
+  double height_min_m = -kUnbounded, height_max_m = kUnbounded;  // [Units: m]
+  double slope_max_deg = 35.0;     // [Units: degrees] [Limit: [0, 90]]
+  double min_biome_weight = 0.0;   // candidates need sum of weights of biomes whose scatter
+                                   // multiplier is > 0 at least this [Limit: [0, 1]]
+  NoiseParams cluster_noise;       // clustering: density *= clamp(1 + amp * n, 0, 2)
+  double cluster_amplitude = 0.0;  // [Limit: [0, 1]]
+  bool avoid_water = true;         // rejects below sea level and on water-mask cells
+  std::vector<SpeciesExclusion> exclusions;
+  double yaw_min_deg = 0.0, yaw_max_deg = 360.0;  // [Limit: finite, min <= max]
+  double scale_xz_min = 0.8, scale_xz_max = 1.2;  // [Limit: > 0, min <= max]
+  double scale_y_min = 0.8, scale_y_max = 1.2;    // [Limit: > 0, min <= max]
+  bool align_to_normal = false;  // instance normal = terrain normal, else straight up
+  std::uint64_t seed = 0;        // offset, combined with the world seed and species index
+};
+
+struct SurfaceParams {
+  ClimateParams climate;
+  BiomeBlend blend;
+  std::vector<SplatLayer> layers;  // [Limit: 1..kMaxSplatLayers]
+  std::vector<Biome> biomes;       // [Limit: 1..kMaxBiomes]
+  std::vector<Species> species;    // [Limit: 0..kMaxSpecies]
+  // Steep slopes go to rock: rock weight = smoothstep(rock_slope_deg - rock_blend_deg,
+  // rock_slope_deg + rock_blend_deg, slope); other layers keep (1 - rock weight) of theirs.
+  int rock_layer = -1;           // -1: no rock rule, else a layer index
+  double rock_slope_deg = 40.0;  // [Units: degrees] [Limit: (0, 90)]
+  double rock_blend_deg = 6.0;   // [Units: degrees] [Limit: > 0]
+  double sea_level_m = 0.0;      // water exclusion of species [Units: m]
+
+  // Checks every range, the biome table (non-empty, no overlapping boxes, vector sizes) and
+  // exclusions. Messages name `path` + the JSON field, the value and the allowed range.
+  void validate(std::string_view path = "surface") const;
+};
+
+// The built-in biome set (ocean, beach, snow, tundra, rock, desert, grassland, forest), eight
+// layers (seabed, sand, grass, forest_floor, dry_soil, moss, rock, snow) and three species
+// (tree, bush, boulder), tuned to `world` (sea level; the "arid" palette gets a hot, dry climate).
+SurfaceParams default_surface(const WorldSettings& world);
+
+// The preset's "surface" section (Preset::surface_json), over default_surface(preset.world).
+// Keys: climate{...}, blend{...}, layers[...], biomes[...], species[...], rock_layer (a layer
+// name), rock_slope_deg, rock_blend_deg; layers/biomes/species replace the defaults as a whole.
+// See docs/PRESETS.md. Throws Error(invalid_argument) naming source, JSON path, value, range.
+SurfaceParams parse_surface(const Preset& preset);
+
+// ---------------------------------------------------------------------------------------------
+// Biome weights
+
+struct BiomeWeights {
+  GridSpec grid;
+  int biome_count = 0;
+  std::vector<float> weights;          // plane per biome: weights[b * cells + c]; sum 1 per cell
+  std::vector<std::uint8_t> dominant;  // index of the largest weight (lowest index on ties)
+
+  float weight(int b, std::size_t cell) const {
+    return weights[std::size_t(b) * grid.sample_count() + cell];
+  }
+};
+
+// Membership of biome b: product over its bounded edges of smoothstep(edge - blend, edge +
+// blend, v) (lower edges) or 1 - smoothstep (upper edges), normalised over biomes. A cell that
+// no biome reaches (a gap in the table wider than the blend) belongs wholly to the biome whose
+// box is nearest in blend units. O(cells * biomes), parallel over rows.
+void compute_biome_weights(const SurfaceParams& params, const Field2D& heights,
+                           const Climate& climate, BiomeWeights& out, const ExecContext& ctx = {});
+
+// ---------------------------------------------------------------------------------------------
+// Splat weights
+
+struct SplatMap {
+  GridSpec grid;
+  int layer_count = 0;
+  std::vector<float> weights;  // plane per layer: weights[l * cells + c]; sum 1 per cell
+
+  float weight(int l, std::size_t cell) const {
+    return weights[std::size_t(l) * grid.sample_count() + cell];
+  }
+};
+
+// Splat weights of every cell (see SplatLayer and SurfaceParams::rock_layer), normalised so the
+// float sum is 1 (the largest weight absorbs the rounding). Cells whose raw weights are all 0
+// go wholly to the layer with the largest biome-mixed weight (layer 0 on ties).
+// slope_deg: same grid as heights (e.g. slope_deg_clamped()). Parallel over rows.
+void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2D& heights,
+                   const Field2D& slope_deg, const BiomeWeights& biomes, SplatMap& out,
+                   const ExecContext& ctx = {});
+
+// 8-bit weights, texel-interleaved (out[c * layers + l]), summing to exactly 255 per texel:
+// floor(w * 255), then the remaining units go to the largest remainders (lowest layer first
+// on ties). out is resized.
+void splat_to_u8(const SplatMap& splat, std::vector<std::uint8_t>& out,
+                 const ExecContext& ctx = {});
+
+// ---------------------------------------------------------------------------------------------
+// Scatter
+
+struct ScatterInstance {
+  double x_m = 0.0, z_m = 0.0;  // world position [Units: m]
+  float y_m = 0.0f;             // bilinear height of the surface at (x, z) [Units: m]
+  float yaw_deg = 0.0f;
+  float scale_xz = 1.0f, scale_y = 1.0f;
+  std::array<float, 3> normal{0.0f, 1.0f, 0.0f};  // up vector (terrain normal if aligned)
+  int species = 0;
+};
+
+// What scatter reads: heights and biome weights on one grid (same GridSpec), covering the query
+// region expanded by scatter_margin_m() (plus one cell); `water` is empty or one byte per cell.
+struct ScatterInput {
+  const Field2D* heights = nullptr;
+  const BiomeWeights* biomes = nullptr;
+  std::span<const std::uint8_t> water;
+};
+
+// Extra distance around a query region that ScatterInput must cover.
+double scatter_margin_m(const SurfaceParams& params);
+
+// Instances of every species with position in [x0_m, x1_m) x [z0_m, z1_m), appended to `out`
+// ordered by tile (256 m or more, z then x), species, then candidate cell (z, then x); work and
+// scratch memory are per tile, so the cost is O(region area) with bounded memory. Height and slope
+// at a point come from the bilinear patch of the 4 surrounding samples. Candidates: one per cell of
+// a grid of side min_distance / sqrt(2) anchored at the world origin, jittered, kept with
+// probability derived from the local density (compensated for Matérn-II thinning); a kept candidate
+// is accepted when it passes the height/slope/biome/water/exclusion tests and no other such
+// candidate of the species within min_distance has a higher priority (hash). Throws
+// Error(invalid_argument) when the input does not cover the region plus margin. Parallel over
+// candidate rows.
+void scatter_region(const SurfaceParams& params, std::uint64_t seed, const ScatterInput& input,
+                    double x0_m, double z0_m, double x1_m, double z1_m,
+                    std::vector<ScatterInstance>& out, const ExecContext& ctx = {});
+
+// Per-chunk query for a streamer: evaluates the graph, climate and biome weights on a grid
+// covering the region plus margin (aligned to the world lattice of spacing
+// graph.world().cell_size_m, origin 0) and scatters the region. No hydrology: water is what
+// lies below sea level. Seamless: identical points for any split of a region.
+void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std::uint64_t seed,
+                   double x0_m, double z0_m, double x1_m, double z1_m,
+                   std::vector<ScatterInstance>& out, const ExecContext& ctx = {},
+                   const ClimateSources* sources = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// Exports (atomic writes; messages start with the file's path)
+
+// Unity: ceil(layers / 4) RGBA PNGs (layers 4k..4k+3 in R, G, B, A; missing channels 0).
+// Row 0 is z = grid row 0. Returns the file names written (path_prefix + "_splat<k>.png").
+std::vector<std::filesystem::path> write_splat_unity(const std::filesystem::path& path_prefix,
+                                                     const SplatMap& splat,
+                                                     const ExecContext& ctx = {});
+// Unreal: one 8-bit greyscale PNG per layer (path_prefix + "_<layer name>.png").
+std::vector<std::filesystem::path> write_splat_unreal(const std::filesystem::path& path_prefix,
+                                                      const SurfaceParams& params,
+                                                      const SplatMap& splat,
+                                                      const ExecContext& ctx = {});
+// RGB preview: layer colours mixed by weight.
+void write_splat_preview_png(const std::filesystem::path& path, const SurfaceParams& params,
+                             const SplatMap& splat);
+// Biome-id map: 8-bit greyscale, value = dominant biome index.
+void write_biome_id_png(const std::filesystem::path& path, const BiomeWeights& biomes);
+// Biome preview: biome colours mixed by weight, hill-shaded by `heights`, with scatter points
+// drawn as dots in a per-species colour.
+void write_biome_preview_png(const std::filesystem::path& path, const SurfaceParams& params,
+                             const Field2D& heights, const BiomeWeights& biomes,
+                             std::span<const ScatterInstance> instances);
+// CSV "x,y,z,yaw,scale_xz,scale_y,species" (metres, degrees, species index), one line each.
+void write_scatter_csv(const std::filesystem::path& path,
+                       std::span<const ScatterInstance> instances);
+// Unity TreeInstance-style CSV "x,y,z,rotation,width_scale,height_scale,prototype": x, z
+// normalised to [0, 1] over the grid's extent, y over [height_min_m, height_max_m], rotation in
+// radians.
+void write_scatter_unity_csv(const std::filesystem::path& path,
+                             std::span<const ScatterInstance> instances, const GridSpec& grid,
+                             double height_min_m, double height_max_m);
+// JSON manifest: species (name, id, count, density, min distance, scale/yaw ranges,
+// align_to_normal), region, instance count, and the listed files.
+void write_scatter_manifest(const std::filesystem::path& path, const SurfaceParams& params,
+                            std::span<const ScatterInstance> instances, const GridSpec& grid,
+                            std::span<const std::string> files);
+
+}  // namespace terrane

@@ -1,0 +1,399 @@
+// Seamless Poisson-disk scatter by Matérn type-II thinning (Matérn 1960, "Spatial variation";
+// the hard-core process where each point survives if no neighbour within the hard-core radius
+// has a higher mark). Candidates sit on a jittered grid anchored at the world origin with cell
+// side <= r / sqrt(2), each derived from a hash of (seed, species, cell), so the candidate set
+// is a pure function of the world; a candidate's fate reads only candidates within r (and, for
+// exclusions, accepted points of earlier species within the exclusion distance, themselves
+// decided the same way). Whole regions and chunks in any order therefore give the same points.
+//
+// Density: Matérn-II thinning of a Poisson process of intensity lambda keeps
+// (1 - exp(-lambda A)) / A points per unit area (A = pi r^2); inverting gives the candidate
+// intensity lambda = -ln(1 - rho A) / A for a target density rho (rho A < 1).
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "surface/surface_internal.hpp"
+
+namespace terrane {
+
+using surface_detail::fail;
+
+namespace {
+
+constexpr double kCellFactor = 0.7071;  // cell side / min distance, <= 1 / sqrt(2)
+constexpr double kTileSideM = 256.0;    // scatter_region works tile by tile
+
+struct Candidate {
+  double x = 0.0, z = 0.0;
+  std::uint64_t priority = 0;
+  std::uint64_t hash = 0;
+  float y = 0.0f;
+  float nx = 0.0f, ny = 1.0f, nz = 0.0f;
+  bool alive = false;
+};
+
+// A dense block of candidate cells [gx0, gx0 + w) x [gz0, gz0 + h).
+struct CellBlock {
+  std::int64_t gx0 = 0, gz0 = 0;
+  std::int64_t w = 0, h = 0;
+  std::vector<Candidate> cells;
+  Candidate& at(std::int64_t gx, std::int64_t gz) {
+    return cells[std::size_t((gz - gz0) * w + (gx - gx0))];
+  }
+  const Candidate& at(std::int64_t gx, std::int64_t gz) const {
+    return cells[std::size_t((gz - gz0) * w + (gx - gx0))];
+  }
+};
+
+struct Plan {
+  double r = 1.0, r2 = 1.0, cell = 1.0;
+  std::int64_t K = 2;
+  double area = 1.0;  // pi r^2
+  double tan2_slope = 0.0;
+  double max_multiplier = 0.0;
+  double margin_m = 0.0;  // acceptance region = query region grown by this
+  std::uint64_t seed = 0;
+  NoiseParams cluster;
+};
+
+struct SurfaceSample {
+  double y = 0.0, dhdx = 0.0, dhdz = 0.0;
+  std::size_t nearest = 0;
+};
+
+class InputSampler {
+ public:
+  explicit InputSampler(const ScatterInput& in)
+      : h_(*in.heights), b_(*in.biomes), water_(in.water), g_(in.heights->grid) {}
+
+  SurfaceSample at(double x, double z) const {
+    const double u = (x - g_.origin_x_m) / g_.spacing_m;
+    const double v = (z - g_.origin_z_m) / g_.spacing_m;
+    const double fu = std::floor(u), fv = std::floor(v);
+    const std::int64_t i =
+        std::clamp<std::int64_t>(std::int64_t(fu) - g_.index_x0, 0, g_.width - 2);
+    const std::int64_t j =
+        std::clamp<std::int64_t>(std::int64_t(fv) - g_.index_z0, 0, g_.height - 2);
+    const double fx = u - fu, fz = v - fv;
+    const std::size_t W = std::size_t(g_.width);
+    const std::size_t c00 = std::size_t(j) * W + std::size_t(i);
+    const double h00 = h_.data[c00], h10 = h_.data[c00 + 1];
+    const double h01 = h_.data[c00 + W], h11 = h_.data[c00 + W + 1];
+    SurfaceSample s;
+    const double top = h00 + (h10 - h00) * fx;
+    const double bottom = h01 + (h11 - h01) * fx;
+    s.y = top + (bottom - top) * fz;
+    s.dhdx = ((h10 - h00) * (1.0 - fz) + (h11 - h01) * fz) / g_.spacing_m;
+    s.dhdz = ((h01 - h00) * (1.0 - fx) + (h11 - h10) * fx) / g_.spacing_m;
+    s.nearest = std::size_t(j + (fz >= 0.5 ? 1 : 0)) * W + std::size_t(i + (fx >= 0.5 ? 1 : 0));
+    return s;
+  }
+  float biome_weight(int b, std::size_t c) const { return b_.weight(b, c); }
+  bool water(std::size_t c) const { return !water_.empty() && water_[c] != 0; }
+
+ private:
+  const Field2D& h_;
+  const BiomeWeights& b_;
+  std::span<const std::uint8_t> water_;
+  const GridSpec& g_;
+};
+
+std::int64_t cell_of(double x, double cell) {
+  return std::int64_t(std::floor(x / cell));
+}
+
+std::vector<Plan> make_plans(const SurfaceParams& params, std::uint64_t seed) {
+  const std::size_t ns = params.species.size();
+  std::vector<Plan> plans(ns);
+  for (std::size_t s = 0; s < ns; ++s) {
+    const Species& S = params.species[s];
+    Plan& p = plans[s];
+    p.r = S.min_distance_m;
+    p.r2 = p.r * p.r;
+    p.cell = p.r * kCellFactor;
+    p.K = std::int64_t(std::ceil(p.r / p.cell));
+    p.area = std::numbers::pi * p.r2;
+    const double t = std::tan(S.slope_max_deg * std::numbers::pi / 180.0);
+    p.tan2_slope = S.slope_max_deg >= 90.0 ? INFINITY : t * t;
+    for (const Biome& b : params.biomes)
+      p.max_multiplier = std::max(p.max_multiplier, double(b.scatter[s]));
+    p.seed = surface_detail::purpose_seed(seed, surface_detail::kTagScatter,
+                                          hash_combine(S.seed, std::uint64_t(s)));
+    p.cluster = S.cluster_noise;
+    p.cluster.seed =
+        surface_detail::purpose_seed(seed, surface_detail::kTagCluster, S.cluster_noise.seed);
+  }
+  // Earlier species must be known wherever a later one tests its exclusions.
+  for (std::size_t t = ns; t-- > 0;) {
+    const Plan& pt = plans[t];
+    for (const SpeciesExclusion& x : params.species[t].exclusions) {
+      Plan& pe = plans[std::size_t(x.species)];
+      pe.margin_m = std::max(pe.margin_m, pt.margin_m + double(pt.K + 1) * pt.cell + x.distance_m);
+    }
+  }
+  return plans;
+}
+
+// Keep probability of a candidate cell at target density rho.
+double keep_probability(const Plan& p, double rho) {
+  const double x = std::min(rho * p.area, 0.999);
+  if (x <= 0.0) return 0.0;
+  const double lambda = -std::log1p(-x) / p.area;
+  return std::min(lambda * p.cell * p.cell, 1.0);
+}
+
+// Scatter of the region [x0_m, x1_m) x [z0_m, z1_m) from scratch (its own margins), appended
+// to `out`. Any split of a region into tiles gives the same points (see the file comment).
+void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
+                  const InputSampler& sampler, double x0_m, double z0_m, double x1_m, double z1_m,
+                  std::vector<ScatterInstance>& out, const ExecContext& ctx) {
+  const float sea = float(params.sea_level_m);
+  const int nb = int(params.biomes.size());
+  std::vector<CellBlock> accepted(plans.size());
+
+  for (std::size_t s = 0; s < plans.size(); ++s) {
+    const Species& S = params.species[s];
+    const Plan& p = plans[s];
+    CellBlock& acc = accepted[s];
+    acc.gx0 = cell_of(x0_m - p.margin_m, p.cell);
+    acc.gz0 = cell_of(z0_m - p.margin_m, p.cell);
+    acc.w = cell_of(x1_m + p.margin_m, p.cell) - acc.gx0 + 1;
+    acc.h = cell_of(z1_m + p.margin_m, p.cell) - acc.gz0 + 1;
+    CellBlock cand;
+    cand.gx0 = acc.gx0 - p.K;
+    cand.gz0 = acc.gz0 - p.K;
+    cand.w = acc.w + 2 * p.K;
+    cand.h = acc.h + 2 * p.K;
+    if (double(cand.w) * double(cand.h) > double(kMaxGridSamples)) {
+      throw Error(ErrorCategory::limit,
+                  "scatter_region: species '" + S.name +
+                      "' needs more than 2^30 candidate cells for this region");
+    }
+    cand.cells.assign(std::size_t(cand.w * cand.h), Candidate{});
+    const double p_max =
+        keep_probability(p, S.density_per_m2 * p.max_multiplier * (1.0 + S.cluster_amplitude));
+    const double rho0 = S.density_per_m2;
+
+    // Stage 1: each candidate alone (density, height, slope, biome, water, exclusions).
+    parallel_for(ctx, cand.h, 8, [&](std::int64_t r0, std::int64_t r1) {
+      for (std::int64_t r = r0; r < r1; ++r) {
+        if (ctx.cancelled()) throw Error(ErrorCategory::internal, "cancelled");
+        const std::int64_t gz = cand.gz0 + r;
+        for (std::int64_t k = 0; k < cand.w; ++k) {
+          const std::int64_t gx = cand.gx0 + k;
+          Candidate& c = cand.cells[std::size_t(r * cand.w + k)];
+          const std::uint64_t h =
+              hash_combine(hash_combine(p.seed, std::uint64_t(gx)), std::uint64_t(gz));
+          const double keep_u = double(unit_float(mix64(h + 1)));
+          if (keep_u >= p_max) continue;
+          c.x = (double(gx) + double(unit_float(mix64(h + 2)))) * p.cell;
+          c.z = (double(gz) + double(unit_float(mix64(h + 3)))) * p.cell;
+          const SurfaceSample at = sampler.at(c.x, c.z);
+          if (at.y < S.height_min_m || at.y > S.height_max_m) continue;
+          if (at.dhdx * at.dhdx + at.dhdz * at.dhdz > p.tan2_slope) continue;
+          if (S.avoid_water && (at.y < double(sea) || sampler.water(at.nearest))) continue;
+          double mult = 0.0, allowed = 0.0;
+          for (int b = 0; b < nb; ++b) {
+            const float f = params.biomes[std::size_t(b)].scatter[s];
+            if (f <= 0.0f) continue;
+            const double w = sampler.biome_weight(b, at.nearest);
+            mult += w * double(f);
+            allowed += w;
+          }
+          if (mult <= 0.0 || allowed < S.min_biome_weight) continue;
+          double rho = rho0 * mult;
+          if (S.cluster_amplitude > 0.0) {
+            rho *= std::clamp(1.0 + S.cluster_amplitude * double(noise_at(p.cluster, c.x, c.z)),
+                              0.0, 2.0);
+          }
+          if (keep_u >= keep_probability(p, rho)) continue;
+          bool excluded = false;
+          for (const SpeciesExclusion& x : S.exclusions) {
+            const CellBlock& other = accepted[std::size_t(x.species)];
+            const double oc = plans[std::size_t(x.species)].cell;
+            const double d2 = x.distance_m * x.distance_m;
+            const std::int64_t ax0 = std::max(cell_of(c.x - x.distance_m, oc), other.gx0);
+            const std::int64_t ax1 =
+                std::min(cell_of(c.x + x.distance_m, oc), other.gx0 + other.w - 1);
+            const std::int64_t az0 = std::max(cell_of(c.z - x.distance_m, oc), other.gz0);
+            const std::int64_t az1 =
+                std::min(cell_of(c.z + x.distance_m, oc), other.gz0 + other.h - 1);
+            for (std::int64_t oz = az0; oz <= az1 && !excluded; ++oz) {
+              for (std::int64_t ox = ax0; ox <= ax1; ++ox) {
+                const Candidate& o = other.at(ox, oz);
+                if (!o.alive) continue;
+                const double dx = o.x - c.x, dz = o.z - c.z;
+                if (dx * dx + dz * dz < d2) {
+                  excluded = true;
+                  break;
+                }
+              }
+            }
+            if (excluded) break;
+          }
+          if (excluded) continue;
+          c.alive = true;
+          c.hash = h;
+          c.priority = mix64(h + 4);
+          c.y = float(at.y);
+          if (S.align_to_normal) {
+            const double len = std::sqrt(at.dhdx * at.dhdx + 1.0 + at.dhdz * at.dhdz);
+            c.nx = float(-at.dhdx / len);
+            c.ny = float(1.0 / len);
+            c.nz = float(-at.dhdz / len);
+          }
+        }
+      }
+    });
+
+    // Stage 2: a survivor is accepted when no survivor within r outranks it.
+    acc.cells.assign(std::size_t(acc.w * acc.h), Candidate{});
+    parallel_for(ctx, acc.h, 8, [&](std::int64_t r0, std::int64_t r1) {
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const std::int64_t gz = acc.gz0 + r;
+        for (std::int64_t k = 0; k < acc.w; ++k) {
+          const std::int64_t gx = acc.gx0 + k;
+          const Candidate& c = cand.at(gx, gz);
+          if (!c.alive) continue;
+          bool beaten = false;
+          for (std::int64_t nz = gz - p.K; nz <= gz + p.K && !beaten; ++nz) {
+            for (std::int64_t nx = gx - p.K; nx <= gx + p.K; ++nx) {
+              if (nx == gx && nz == gz) continue;
+              const Candidate& o = cand.at(nx, nz);
+              if (!o.alive) continue;
+              const double dx = o.x - c.x, dz = o.z - c.z;
+              if (dx * dx + dz * dz >= p.r2) continue;
+              const bool higher = o.priority > c.priority ||
+                                  (o.priority == c.priority && (nz > gz || (nz == gz && nx > gx)));
+              if (higher) {
+                beaten = true;
+                break;
+              }
+            }
+          }
+          if (!beaten) acc.cells[std::size_t(r * acc.w + k)] = c;
+        }
+      }
+    });
+
+    for (const Candidate& c : acc.cells) {
+      if (!c.alive || c.x < x0_m || c.x >= x1_m || c.z < z0_m || c.z >= z1_m) continue;
+      ScatterInstance inst;
+      inst.x_m = c.x;
+      inst.z_m = c.z;
+      inst.y_m = c.y;
+      inst.yaw_deg = float(S.yaw_min_deg +
+                           (S.yaw_max_deg - S.yaw_min_deg) * double(unit_float(mix64(c.hash + 5))));
+      inst.scale_xz = float(S.scale_xz_min + (S.scale_xz_max - S.scale_xz_min) *
+                                                 double(unit_float(mix64(c.hash + 6))));
+      inst.scale_y = float(S.scale_y_min +
+                           (S.scale_y_max - S.scale_y_min) * double(unit_float(mix64(c.hash + 7))));
+      inst.normal = {c.nx, c.ny, c.nz};
+      inst.species = int(s);
+      out.push_back(inst);
+    }
+  }
+}
+
+}  // namespace
+
+double scatter_margin_m(const SurfaceParams& params) {
+  params.validate();
+  double m = 0.0;
+  for (const Plan& p : make_plans(params, 0))
+    m = std::max(m, p.margin_m + double(p.K + 1) * p.cell);
+  return m;
+}
+
+void scatter_region(const SurfaceParams& params, std::uint64_t seed, const ScatterInput& input,
+                    double x0_m, double z0_m, double x1_m, double z1_m,
+                    std::vector<ScatterInstance>& out, const ExecContext& ctx) {
+  params.validate();
+  if (input.heights == nullptr || input.biomes == nullptr)
+    fail("scatter_region", "heights and biome weights are required");
+  const GridSpec& g = input.heights->grid;
+  if (input.heights->data.size() != g.sample_count() ||
+      input.biomes->biome_count != int(params.biomes.size()) ||
+      input.biomes->weights.size() != g.sample_count() * params.biomes.size() ||
+      input.biomes->grid.width != g.width || input.biomes->grid.height != g.height ||
+      input.biomes->grid.index_x0 != g.index_x0 || input.biomes->grid.index_z0 != g.index_z0) {
+    fail("scatter_region", "heights and biome weights must share one grid and the biome table");
+  }
+  if (!input.water.empty() && input.water.size() != g.sample_count()) {
+    fail("scatter_region", "water mask size does not match the grid");
+  }
+  if (!(std::isfinite(x0_m) && std::isfinite(x1_m) && std::isfinite(z0_m) && std::isfinite(z1_m)) ||
+      !(x0_m <= x1_m && z0_m <= z1_m)) {
+    fail("scatter_region", "invalid region [" + surface_detail::format_number(x0_m) + ", " +
+                               surface_detail::format_number(x1_m) + ") x [" +
+                               surface_detail::format_number(z0_m) + ", " +
+                               surface_detail::format_number(z1_m) + ")");
+  }
+  if (g.width < 2 || g.height < 2)
+    fail("scatter_region", "the input grid needs at least 2 x 2 samples");
+  const std::vector<Plan> plans = make_plans(params, seed);
+  double margin = 0.0;
+  for (const Plan& p : plans) margin = std::max(margin, p.margin_m + double(p.K + 1) * p.cell);
+  const double need_x0 = x0_m - margin - g.spacing_m, need_x1 = x1_m + margin + g.spacing_m;
+  const double need_z0 = z0_m - margin - g.spacing_m, need_z1 = z1_m + margin + g.spacing_m;
+  if (need_x0 < g.x_m(0) || need_x1 > g.x_m(g.width - 1) || need_z0 < g.z_m(0) ||
+      need_z1 > g.z_m(g.height - 1)) {
+    fail("scatter_region", "the input grid [" + surface_detail::format_number(g.x_m(0)) + ", " +
+                               surface_detail::format_number(g.x_m(g.width - 1)) + "] x [" +
+                               surface_detail::format_number(g.z_m(0)) + ", " +
+                               surface_detail::format_number(g.z_m(g.height - 1)) +
+                               "] m does not cover the region plus the scatter margin (" +
+                               surface_detail::format_number(margin) + " m) plus one cell");
+  }
+  const InputSampler sampler(input);
+  // Tiles bound the candidate arrays (memory O(tile area), not O(region area)); every tile
+  // recomputes its own margin, so the result does not depend on the tiling.
+  double largest_cell = 0.0;
+  for (const Plan& p : plans) largest_cell = std::max(largest_cell, p.cell);
+  const double tile = std::max(kTileSideM, 64.0 * largest_cell);
+  const std::int64_t tiles_x =
+      std::max<std::int64_t>(1, std::int64_t(std::ceil((x1_m - x0_m) / tile)));
+  const std::int64_t tiles_z =
+      std::max<std::int64_t>(1, std::int64_t(std::ceil((z1_m - z0_m) / tile)));
+  for (std::int64_t tz = 0; tz < tiles_z; ++tz) {
+    const double tz0 = z0_m + double(tz) * tile;
+    const double tz1 = tz + 1 == tiles_z ? z1_m : z0_m + double(tz + 1) * tile;
+    for (std::int64_t tx = 0; tx < tiles_x; ++tx) {
+      const double tx0 = x0_m + double(tx) * tile;
+      const double tx1 = tx + 1 == tiles_x ? x1_m : x0_m + double(tx + 1) * tile;
+      scatter_tile(params, plans, sampler, tx0, tz0, tx1, tz1, out, ctx);
+    }
+  }
+}
+
+void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std::uint64_t seed,
+                   double x0_m, double z0_m, double x1_m, double z1_m,
+                   std::vector<ScatterInstance>& out, const ExecContext& ctx,
+                   const ClimateSources* sources) {
+  const double margin = scatter_margin_m(params);
+  const double sp = graph.world().cell_size_m;
+  const std::int64_t i0 = std::int64_t(std::floor((x0_m - margin) / sp)) - 2;
+  const std::int64_t i1 = std::int64_t(std::ceil((x1_m + margin) / sp)) + 2;
+  const std::int64_t j0 = std::int64_t(std::floor((z0_m - margin) / sp)) - 2;
+  const std::int64_t j1 = std::int64_t(std::ceil((z1_m + margin) / sp)) + 2;
+  if (i1 - i0 + 1 > kMaxGridSide || j1 - j0 + 1 > kMaxGridSide) {
+    throw Error(ErrorCategory::limit, "scatter_chunk: region too large for one query");
+  }
+  GridSpec grid{.width = int(i1 - i0 + 1),
+                .height = int(j1 - j0 + 1),
+                .spacing_m = sp,
+                .index_x0 = i0,
+                .index_z0 = j0};
+  Field2D heights(grid);
+  evaluate(graph, grid, heights.data, ctx);
+  Climate climate;
+  compute_climate(params.climate, seed, heights, {}, climate, ctx, sources);
+  BiomeWeights biomes;
+  compute_biome_weights(params, heights, climate, biomes, ctx);
+  scatter_region(params, seed, ScatterInput{&heights, &biomes, {}}, x0_m, z0_m, x1_m, z1_m, out,
+                 ctx);
+}
+
+}  // namespace terrane

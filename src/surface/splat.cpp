@@ -1,0 +1,195 @@
+// Splat (texture-layer) weights: each layer's rule over height, slope, biome weights and a
+// noise, smoothstep transitions, steep slopes to rock, normalised to sum 1 per cell; and the
+// 8-bit quantisation by largest remainders (Hamilton's method) so each texel sums to 255.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "surface/surface_internal.hpp"
+
+namespace terrane {
+
+using surface_detail::fail;
+using surface_detail::smooth01;
+using surface_detail::soft_edge;
+using surface_detail::SoftEdge;
+
+void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2D& heights,
+                   const Field2D& slope_deg, const BiomeWeights& biomes, SplatMap& out,
+                   const ExecContext& ctx) {
+  params.validate();
+  const GridSpec& grid = heights.grid;
+  const std::size_t n = grid.sample_count();
+  const int nb = int(params.biomes.size());
+  const int nl = int(params.layers.size());
+  if (heights.data.size() != n || slope_deg.data.size() != n || biomes.biome_count != nb ||
+      biomes.weights.size() != n * std::size_t(nb)) {
+    fail("compute_splat",
+         "heights, slope and biome weights must share one grid and the biome table");
+  }
+  struct LayerRule {
+    SoftEdge h_lo, h_hi, s_lo, s_hi;
+    float amplitude = 0.0f;
+  };
+  std::vector<LayerRule> rules(static_cast<std::size_t>(nl));
+  std::vector<std::unique_ptr<NoiseGridSampler>> noise(static_cast<std::size_t>(nl));
+  for (int l = 0; l < nl; ++l) {
+    const SplatLayer& L = params.layers[std::size_t(l)];
+    // Slope bounds at 0 and 90 degrees are open ends.
+    rules[std::size_t(l)] = {
+        soft_edge(L.height_min_m, L.height_blend_m, false),
+        soft_edge(L.height_max_m, L.height_blend_m, true),
+        soft_edge(L.slope_min_deg > 0.0 ? L.slope_min_deg : -kUnbounded, L.slope_blend_deg, false),
+        soft_edge(L.slope_max_deg < 90.0 ? L.slope_max_deg : kUnbounded, L.slope_blend_deg, true),
+        float(L.noise_amplitude)};
+    if (L.noise_amplitude > 0.0) {
+      NoiseParams np = L.noise;
+      np.seed = surface_detail::purpose_seed(seed, surface_detail::kTagSplat, np.seed);
+      noise[std::size_t(l)] = std::make_unique<NoiseGridSampler>(np, grid);
+    }
+  }
+  const SoftEdge rock = soft_edge(params.rock_slope_deg, params.rock_blend_deg, false);
+  out.grid = grid;
+  out.layer_count = nl;
+  out.weights.resize(n * std::size_t(nl));  // every plane is fully written below
+  parallel_for(ctx, grid.height, 16, [&](std::int64_t j0, std::int64_t j1) {
+    const std::size_t W = std::size_t(grid.width);
+    std::vector<float> mix(W * std::size_t(nl)), sum(W), nrow(W), inv(W), rock_w(W), best_w(W),
+        rest(W);
+    std::vector<float> big(W);
+    for (std::int64_t j = j0; j < j1; ++j) {
+      if (ctx.cancelled()) throw Error(ErrorCategory::internal, "cancelled");
+      const std::size_t row0 = std::size_t(j) * W;
+      const float* h = heights.data.data() + row0;
+      const float* s = slope_deg.data.data() + row0;
+      // Biome-mixed weight per layer (kept for the all-zero fallback).
+      std::fill(mix.begin(), mix.end(), 0.0f);
+      for (int b = 0; b < nb; ++b) {
+        const float* wb = biomes.weights.data() + std::size_t(b) * n + row0;
+        const std::vector<float>& splat = params.biomes[std::size_t(b)].splat;
+        for (int l = 0; l < nl; ++l) {
+          const float f = splat[std::size_t(l)];
+          if (f == 0.0f) continue;
+          float* ml = mix.data() + std::size_t(l) * W;
+          for (std::size_t i = 0; i < W; ++i) ml[i] += wb[i] * f;
+        }
+      }
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      for (int l = 0; l < nl; ++l) {
+        const LayerRule& r = rules[std::size_t(l)];
+        float* out_l = out.weights.data() + std::size_t(l) * n + row0;
+        std::copy_n(mix.data() + std::size_t(l) * W, W, out_l);
+        surface_detail::apply_edge(r.h_lo, h, out_l, W);
+        surface_detail::apply_edge(r.h_hi, h, out_l, W);
+        surface_detail::apply_edge(r.s_lo, s, out_l, W);
+        surface_detail::apply_edge(r.s_hi, s, out_l, W);
+        if (noise[std::size_t(l)]) {
+          noise[std::size_t(l)]->row(int(j), 0, nrow);
+          const float a = r.amplitude;
+          for (std::size_t i = 0; i < W; ++i) out_l[i] *= 1.0f + a * nrow[i];
+        }
+        for (std::size_t i = 0; i < W; ++i) sum[i] += out_l[i];
+      }
+      for (std::size_t i = 0; i < W; ++i) inv[i] = sum[i] > 0.0f ? 1.0f / sum[i] : 0.0f;
+      if (params.rock_layer >= 0) {
+        for (std::size_t i = 0; i < W; ++i)
+          rock_w[i] = surface_detail::smooth01(s[i] * rock.scale + rock.offset);
+        for (std::size_t i = 0; i < W; ++i) inv[i] *= 1.0f - rock_w[i];
+      }
+      std::fill(best_w.begin(), best_w.end(), -1.0f);
+      for (int l = 0; l < nl; ++l) {
+        float* out_l = out.weights.data() + std::size_t(l) * n + row0;
+        for (std::size_t i = 0; i < W; ++i) out_l[i] *= inv[i];
+      }
+      for (std::size_t i = 0; i < W; ++i) {
+        if (sum[i] > 0.0f) continue;
+        // No layer applies: the one with the largest biome-mixed weight takes the cell.
+        int best = 0;
+        for (int l = 1; l < nl; ++l) {
+          if (mix[std::size_t(l) * W + i] > mix[std::size_t(best) * W + i]) best = l;
+        }
+        const float keep = params.rock_layer >= 0 ? 1.0f - rock_w[i] : 1.0f;
+        out.weights[std::size_t(best) * n + row0 + i] = keep;
+      }
+      if (params.rock_layer >= 0) {
+        float* rk = out.weights.data() + std::size_t(params.rock_layer) * n + row0;
+        for (std::size_t i = 0; i < W; ++i) rk[i] += rock_w[i];
+      }
+      // Exact float sum of 1: the largest weight absorbs the rounding.
+      // Layer ids are kept as floats so the compare-and-select loops vectorise.
+      float* bw = best_w.data();
+      float* bg = big.data();
+      float* rs = rest.data();
+      std::fill(big.begin(), big.end(), 0.0f);
+      for (int l = 0; l < nl; ++l) {
+        const float* out_l = out.weights.data() + std::size_t(l) * n + row0;
+        const float id = float(l);
+        for (std::size_t i = 0; i < W; ++i) {
+          const float v = out_l[i], old = bw[i], old_id = bg[i];
+          const float gt = v > old ? 1.0f : 0.0f;  // exact: ids are small integers
+          bw[i] = std::max(old, v);
+          bg[i] = old_id + gt * (id - old_id);
+        }
+      }
+      std::fill(rest.begin(), rest.end(), 0.0f);
+      for (int l = 0; l < nl; ++l) {
+        const float* out_l = out.weights.data() + std::size_t(l) * n + row0;
+        const float id = float(l);
+        for (std::size_t i = 0; i < W; ++i) {
+          const float v = out_l[i];
+          rs[i] += bg[i] == id ? 0.0f : v;
+        }
+      }
+      for (std::size_t i = 0; i < W; ++i) {
+        out.weights[std::size_t(bg[i]) * n + row0 + i] = std::max(1.0f - rs[i], 0.0f);
+      }
+    }
+  });
+}
+
+void splat_to_u8(const SplatMap& splat, std::vector<std::uint8_t>& out, const ExecContext& ctx) {
+  const std::size_t n = splat.grid.sample_count();
+  const int nl = splat.layer_count;
+  if (nl <= 0 || splat.weights.size() != n * std::size_t(nl)) {
+    fail("splat_to_u8", "splat map weights do not match its grid and layer count");
+  }
+  out.assign(n * std::size_t(nl), 0);
+  parallel_for(ctx, std::int64_t(n), 4096, [&](std::int64_t c0, std::int64_t c1) {
+    std::vector<float> rem(static_cast<std::size_t>(nl));
+    for (std::int64_t c = c0; c < c1; ++c) {
+      int total = 0;
+      std::uint8_t* q = out.data() + std::size_t(c) * std::size_t(nl);
+      for (int l = 0; l < nl; ++l) {
+        const float v =
+            std::clamp(splat.weights[std::size_t(l) * n + std::size_t(c)], 0.0f, 1.0f) * 255.0f;
+        const float f = std::floor(v);
+        q[l] = std::uint8_t(f);
+        rem[std::size_t(l)] = v - f;
+        total += q[l];
+      }
+      // Hand the missing units to the largest remainders (lowest layer first on ties); remove
+      // surplus units (possible only for weights summing above 1) from the smallest remainders.
+      while (total < 255) {
+        int best = -1;
+        for (int l = 0; l < nl; ++l) {
+          if (q[l] < 255 && (best < 0 || rem[std::size_t(l)] > rem[std::size_t(best)])) best = l;
+        }
+        ++q[best];
+        rem[std::size_t(best)] = -1.0f;
+        ++total;
+      }
+      while (total > 255) {
+        int worst = -1;
+        for (int l = 0; l < nl; ++l) {
+          if (q[l] > 0 && (worst < 0 || rem[std::size_t(l)] < rem[std::size_t(worst)])) worst = l;
+        }
+        --q[worst];
+        rem[std::size_t(worst)] = 2.0f;
+        --total;
+      }
+    }
+  });
+}
+
+}  // namespace terrane

@@ -1,0 +1,221 @@
+// Surface exports: splat maps for Unity (RGBA control maps) and Unreal (one greyscale PNG per
+// layer), previews, the biome-id map, and scatter instances as CSV + a JSON manifest.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "surface/surface_internal.hpp"
+#include "terrane/io.hpp"
+
+namespace terrane {
+namespace {
+
+namespace fs = std::filesystem;
+using surface_detail::fail;
+
+void write_text(const fs::path& path, const std::string& text) {
+  write_file_atomic(path, std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
+}
+
+// Shortest decimal that round-trips ("%.9g" for float, "%.17g" for double).
+void append_number(std::string& s, double v, bool is_float) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, is_float ? "%.9g" : "%.17g", v);
+  s += buf;
+}
+
+constexpr std::array<std::array<std::uint8_t, 3>, 6> kSpeciesColours = {
+    {{20, 60, 20}, {200, 40, 40}, {30, 30, 30}, {250, 200, 0}, {180, 0, 200}, {0, 180, 220}}};
+
+}  // namespace
+
+std::vector<fs::path> write_splat_unity(const fs::path& path_prefix, const SplatMap& splat,
+                                        const ExecContext& ctx) {
+  std::vector<std::uint8_t> q;
+  splat_to_u8(splat, q, ctx);
+  const int nl = splat.layer_count;
+  const std::size_t n = splat.grid.sample_count();
+  std::vector<fs::path> files;
+  for (int k = 0; k * 4 < nl; ++k) {
+    std::vector<std::uint8_t> rgba(n * 4, 0);
+    for (std::size_t c = 0; c < n; ++c) {
+      for (int ch = 0; ch < 4 && k * 4 + ch < nl; ++ch) {
+        rgba[c * 4 + std::size_t(ch)] = q[c * std::size_t(nl) + std::size_t(k * 4 + ch)];
+      }
+    }
+    fs::path p = path_prefix;
+    p += "_splat" + std::to_string(k) + ".png";
+    write_png8(p, splat.grid.width, splat.grid.height, 4, rgba);
+    files.push_back(p);
+  }
+  return files;
+}
+
+std::vector<fs::path> write_splat_unreal(const fs::path& path_prefix, const SurfaceParams& params,
+                                         const SplatMap& splat, const ExecContext& ctx) {
+  if (int(params.layers.size()) != splat.layer_count) {
+    fail("write_splat_unreal", "the splat map has " + std::to_string(splat.layer_count) +
+                                   " layers, the parameters " +
+                                   std::to_string(params.layers.size()));
+  }
+  std::vector<std::uint8_t> q;
+  splat_to_u8(splat, q, ctx);
+  const int nl = splat.layer_count;
+  const std::size_t n = splat.grid.sample_count();
+  std::vector<fs::path> files;
+  std::vector<std::uint8_t> grey(n);
+  for (int l = 0; l < nl; ++l) {
+    for (std::size_t c = 0; c < n; ++c) grey[c] = q[c * std::size_t(nl) + std::size_t(l)];
+    fs::path p = path_prefix;
+    p += "_" + params.layers[std::size_t(l)].name + ".png";
+    write_png8(p, splat.grid.width, splat.grid.height, 1, grey);
+    files.push_back(p);
+  }
+  return files;
+}
+
+void write_splat_preview_png(const fs::path& path, const SurfaceParams& params,
+                             const SplatMap& splat) {
+  const std::size_t n = splat.grid.sample_count();
+  std::vector<std::uint8_t> rgb(n * 3);
+  for (std::size_t c = 0; c < n; ++c) {
+    float acc[3] = {0, 0, 0};
+    for (int l = 0; l < splat.layer_count; ++l) {
+      const float w = splat.weight(l, c);
+      for (int ch = 0; ch < 3; ++ch)
+        acc[ch] += w * float(params.layers[std::size_t(l)].colour[std::size_t(ch)]);
+    }
+    for (int ch = 0; ch < 3; ++ch)
+      rgb[c * 3 + std::size_t(ch)] = std::uint8_t(std::lround(std::clamp(acc[ch], 0.0f, 255.0f)));
+  }
+  write_png8(path, splat.grid.width, splat.grid.height, 3, rgb);
+}
+
+void write_biome_id_png(const fs::path& path, const BiomeWeights& biomes) {
+  write_png8(path, biomes.grid.width, biomes.grid.height, 1, biomes.dominant);
+}
+
+void write_biome_preview_png(const fs::path& path, const SurfaceParams& params,
+                             const Field2D& heights, const BiomeWeights& biomes,
+                             std::span<const ScatterInstance> instances) {
+  const GridSpec& g = biomes.grid;
+  const std::size_t W = std::size_t(g.width), n = g.sample_count();
+  if (heights.data.size() != n)
+    fail("write_biome_preview_png", "heights and biomes differ in size");
+  std::vector<std::uint8_t> rgb(n * 3);
+  for (int j = 0; j < g.height; ++j) {
+    for (int i = 0; i < g.width; ++i) {
+      const std::size_t c = std::size_t(j) * W + std::size_t(i);
+      // Lambert shading, light from the north-west, 45 degrees up.
+      const double hx =
+          (heights.at(std::min(i + 1, g.width - 1), j) - heights.at(std::max(i - 1, 0), j)) /
+          (2.0 * g.spacing_m);
+      const double hz =
+          (heights.at(i, std::min(j + 1, g.height - 1)) - heights.at(i, std::max(j - 1, 0))) /
+          (2.0 * g.spacing_m);
+      const double len = std::sqrt(hx * hx + 1.0 + hz * hz);
+      const double lambert = (hx * 0.5 + 1.0 * 0.70710678 + hz * 0.5) / len / 0.70710678;
+      const double shade = std::min(0.35 + 0.65 * std::max(lambert, 0.0), 1.3);
+      double acc[3] = {0, 0, 0};
+      for (int b = 0; b < biomes.biome_count; ++b) {
+        const double w = biomes.weight(b, c);
+        for (int ch = 0; ch < 3; ++ch)
+          acc[ch] += w * params.biomes[std::size_t(b)].colour[std::size_t(ch)];
+      }
+      for (int ch = 0; ch < 3; ++ch)
+        rgb[c * 3 + std::size_t(ch)] =
+            std::uint8_t(std::lround(std::clamp(acc[ch] * shade, 0.0, 255.0)));
+    }
+  }
+  for (const ScatterInstance& s : instances) {
+    const double u = (s.x_m - g.x_m(0)) / g.spacing_m, v = (s.z_m - g.z_m(0)) / g.spacing_m;
+    const std::int64_t i = std::llround(u), j = std::llround(v);
+    if (i < 0 || j < 0 || i >= g.width || j >= g.height) continue;
+    const auto& col = kSpeciesColours[std::size_t(s.species) % kSpeciesColours.size()];
+    const std::size_t c = std::size_t(j) * W + std::size_t(i);
+    for (int ch = 0; ch < 3; ++ch) rgb[c * 3 + std::size_t(ch)] = col[std::size_t(ch)];
+  }
+  write_png8(path, g.width, g.height, 3, rgb);
+}
+
+void write_scatter_csv(const fs::path& path, std::span<const ScatterInstance> instances) {
+  std::string s = "x,y,z,yaw,scale_xz,scale_y,species\n";
+  s.reserve(instances.size() * 64 + s.size());
+  for (const ScatterInstance& in : instances) {
+    append_number(s, in.x_m, false);
+    s += ',';
+    append_number(s, in.y_m, true);
+    s += ',';
+    append_number(s, in.z_m, false);
+    s += ',';
+    append_number(s, in.yaw_deg, true);
+    s += ',';
+    append_number(s, in.scale_xz, true);
+    s += ',';
+    append_number(s, in.scale_y, true);
+    s += ',' + std::to_string(in.species) + '\n';
+  }
+  write_text(path, s);
+}
+
+void write_scatter_unity_csv(const fs::path& path, std::span<const ScatterInstance> instances,
+                             const GridSpec& grid, double height_min_m, double height_max_m) {
+  if (!(height_max_m > height_min_m) || grid.width < 2 || grid.height < 2) {
+    fail(path.string(), "needs a grid of at least 2 x 2 samples and height_max_m > height_min_m");
+  }
+  const double sx = double(grid.width - 1) * grid.spacing_m;
+  const double sz = double(grid.height - 1) * grid.spacing_m;
+  std::string s = "x,y,z,rotation,width_scale,height_scale,prototype\n";
+  for (const ScatterInstance& in : instances) {
+    append_number(s, float((in.x_m - grid.x_m(0)) / sx), true);
+    s += ',';
+    append_number(s, float((double(in.y_m) - height_min_m) / (height_max_m - height_min_m)), true);
+    s += ',';
+    append_number(s, float((in.z_m - grid.z_m(0)) / sz), true);
+    s += ',';
+    append_number(s, float(double(in.yaw_deg) * std::numbers::pi / 180.0), true);
+    s += ',';
+    append_number(s, in.scale_xz, true);
+    s += ',';
+    append_number(s, in.scale_y, true);
+    s += ',' + std::to_string(in.species) + '\n';
+  }
+  write_text(path, s);
+}
+
+void write_scatter_manifest(const fs::path& path, const SurfaceParams& params,
+                            std::span<const ScatterInstance> instances, const GridSpec& grid,
+                            std::span<const std::string> files) {
+  nlohmann::ordered_json doc;
+  std::vector<std::int64_t> counts(params.species.size(), 0);
+  for (const ScatterInstance& in : instances) ++counts[std::size_t(in.species)];
+  doc["columns"] = "x,y,z,yaw,scale_xz,scale_y,species";
+  doc["units"] = {{"position", "m"}, {"yaw", "degrees about +Y"}, {"scale", "factor"}};
+  doc["region"] = {{"x0_m", grid.x_m(0)},
+                   {"z0_m", grid.z_m(0)},
+                   {"x1_m", grid.x_m(grid.width - 1)},
+                   {"z1_m", grid.z_m(grid.height - 1)}};
+  doc["instances"] = instances.size();
+  nlohmann::ordered_json species = nlohmann::ordered_json::array();
+  for (std::size_t s = 0; s < params.species.size(); ++s) {
+    const Species& S = params.species[s];
+    species.push_back({{"id", s},
+                       {"name", S.name},
+                       {"count", counts[s]},
+                       {"density_per_m2", S.density_per_m2},
+                       {"min_distance_m", S.min_distance_m},
+                       {"yaw_deg", {S.yaw_min_deg, S.yaw_max_deg}},
+                       {"scale_xz", {S.scale_xz_min, S.scale_xz_max}},
+                       {"scale_y", {S.scale_y_min, S.scale_y_max}},
+                       {"align_to_normal", S.align_to_normal}});
+  }
+  doc["species"] = species;
+  doc["files"] = std::vector<std::string>(files.begin(), files.end());
+  write_text(path, doc.dump(2) + "\n");
+}
+
+}  // namespace terrane

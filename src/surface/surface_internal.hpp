@@ -1,0 +1,65 @@
+// Helpers shared by the surface module's files (not public API).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "terrane/surface.hpp"
+
+namespace terrane::surface_detail {
+
+// Hermite smoothstep of t clamped to [0, 1]; plain float arithmetic in a fixed order.
+inline float smooth01(float t) {
+  t = std::min(std::max(t, 0.0f), 1.0f);
+  return t * t * (3.0f - 2.0f * t);
+}
+
+// One soft edge of a range: smooth01(v * scale + offset) rises from 0 at edge - blend to 1 at
+// edge + blend (a lower edge) or falls from 1 to 0 (an upper edge: 1 - s(t) = s(1 - t), so the
+// scale is negated). An infinite bound is inactive and always 1 (scale 0, offset 1), which
+// keeps evaluation branch-free so row loops vectorise.
+struct SoftEdge {
+  bool active = false;
+  float scale = 0.0f;
+  float offset = 1.0f;
+  float eval(float v) const { return smooth01(v * scale + offset); }
+};
+
+inline SoftEdge soft_edge(double edge, double blend, bool upper) {
+  SoftEdge e;
+  if (!std::isfinite(edge)) return e;
+  e.active = true;
+  const double scale = 1.0 / (2.0 * blend);
+  const double offset = -(edge - blend) / (2.0 * blend);
+  e.scale = float(upper ? -scale : scale);
+  e.offset = float(upper ? 1.0 - offset : offset);
+  return e;
+}
+
+// w[i] *= edge(v[i]) over a row (skipped for an inactive edge).
+inline void apply_edge(const SoftEdge& e, const float* __restrict v, float* __restrict w,
+                       std::size_t n) {
+  if (!e.active) return;
+  const float a = e.scale, b = e.offset;
+  for (std::size_t i = 0; i < n; ++i) w[i] *= smooth01(v[i] * a + b);
+}
+
+// Seed of a sub-purpose: the world seed combined with a module tag and an offset.
+inline std::uint64_t purpose_seed(std::uint64_t seed, std::uint64_t tag, std::uint64_t offset) {
+  return hash_combine(hash_combine(seed, tag), offset);
+}
+
+inline constexpr std::uint64_t kTagTemperature = 0x7465'6D70ull;
+inline constexpr std::uint64_t kTagMoisture = 0x6D6F'6973ull;
+inline constexpr std::uint64_t kTagSplat = 0x7370'6C74ull;
+inline constexpr std::uint64_t kTagScatter = 0x7363'6174ull;
+inline constexpr std::uint64_t kTagCluster = 0x636C'7374ull;
+
+[[noreturn]] inline void fail(std::string_view path, const std::string& what) {
+  throw Error(ErrorCategory::invalid_argument, std::string(path) + ": " + what);
+}
+
+std::string format_number(double v);
+
+}  // namespace terrane::surface_detail
