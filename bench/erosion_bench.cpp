@@ -5,23 +5,12 @@
 #include <vector>
 
 #include "droplet_baseline.hpp"
+#include "erosion_workload.hpp"
 #include "terrane/erosion.hpp"
 #include "terrane/noise.hpp"
 
 namespace {
 using namespace terrane;
-
-Field2D terrain(int side, double amplitude_m) {
-  NoiseParams p;
-  p.type = NoiseType::opensimplex2;
-  p.fractal = FractalType::fbm;
-  p.octaves = 6;
-  p.frequency = 2.0 / side;
-  Field2D f(GridSpec{.width = side, .height = side, .spacing_m = 1.0});
-  noise_fill(p, f.grid, f.data);
-  for (float& v : f.data) v *= float(amplitude_m);
-  return f;
-}
 
 DropletParams published(std::int64_t droplets) {
   DropletParams p;  // Lague's defaults: inertia 0.05, capacity 4, lifetime 30, radius 3, ...
@@ -30,7 +19,7 @@ DropletParams published(std::int64_t droplets) {
 }
 
 void Droplets1M_Baseline(benchmark::State& state) {
-  const Field2D src = terrain(1024, 200.0);
+  const Field2D src = bench::erosion_bench_terrain(1024, 200.0);
   std::int64_t steps = 0;
   for (auto _ : state) {
     Field2D f = src;
@@ -42,7 +31,7 @@ void Droplets1M_Baseline(benchmark::State& state) {
 }
 
 void Droplets1M(benchmark::State& state) {
-  const Field2D src = terrain(1024, 200.0);
+  const Field2D src = bench::erosion_bench_terrain(1024, 200.0);
   std::int64_t steps = 0;
   for (auto _ : state) {
     Field2D f = src;
@@ -54,7 +43,7 @@ void Droplets1M(benchmark::State& state) {
 }
 
 void Thermal1024(benchmark::State& state) {
-  Field2D f = terrain(1024, 300.0);
+  Field2D f = bench::erosion_bench_terrain(1024, 300.0);
   ThermalParams p;
   p.iterations = 20;
   for (auto _ : state) {
@@ -65,7 +54,7 @@ void Thermal1024(benchmark::State& state) {
 }
 
 void StreamPowerStep1024(benchmark::State& state) {
-  Field2D f = terrain(1024, 300.0);
+  Field2D f = bench::erosion_bench_terrain(1024, 300.0);
   StreamPowerParams p;
   p.steps = 1;
   p.diffusivity_m2_per_yr = 0.01;

@@ -9,23 +9,12 @@
 
 #include "commands.hpp"
 #include "droplet_baseline.hpp"
+#include "erosion_workload.hpp"
 #include "terrane/erosion.hpp"
 #include "terrane/noise.hpp"
 
 namespace terrane::cli {
 namespace {
-
-Field2D bench_terrain(int side, double amplitude_m) {
-  NoiseParams p;
-  p.type = NoiseType::opensimplex2;
-  p.fractal = FractalType::fbm;
-  p.octaves = 6;
-  p.frequency = 2.0 / side;
-  Field2D f(GridSpec{.width = side, .height = side, .spacing_m = 1.0});
-  noise_fill(p, f.grid, f.data);
-  for (float& v : f.data) v *= float(amplitude_m);
-  return f;
-}
 
 template <class F>
 double median_seconds(int repeats, F&& run) {
@@ -50,7 +39,7 @@ int run_bench_erosion(const BenchOptions& opt) {
   const ExecContext ctx{.threads = opt.threads};
   const int threads = opt.threads;
   if (want("droplets")) {
-    const Field2D src = bench_terrain(1024, 200.0);
+    const Field2D src = bench::erosion_bench_terrain(1024, 200.0);
     DropletParams p;  // published parameters (Lague's defaults)
     p.droplets = 1000000;
     std::int64_t steps = 0, base_steps = 0;
@@ -71,7 +60,7 @@ int run_bench_erosion(const BenchOptions& opt) {
     std::fflush(stdout);
   }
   if (want("thermal")) {
-    Field2D f = bench_terrain(1024, 300.0);
+    Field2D f = bench::erosion_bench_terrain(1024, 300.0);
     ThermalParams p;
     p.iterations = 50;
     const double s = median_seconds(opt.repeats, [&] { thermal_erosion(f, p, ctx); });
@@ -81,7 +70,7 @@ int run_bench_erosion(const BenchOptions& opt) {
     std::fflush(stdout);
   }
   if (want("stream_power")) {
-    Field2D f = bench_terrain(1024, 300.0);
+    Field2D f = bench::erosion_bench_terrain(1024, 300.0);
     StreamPowerParams p;
     p.steps = 1;
     p.diffusivity_m2_per_yr = 0.01;

@@ -68,6 +68,36 @@ HWY_INLINE VU Hash(VU seed, VU xp, VU yp, VU zp) {
   return hn::Xor(h, hn::ShiftRight<15>(h));
 }
 
+// Hashes of the corners of the lattice cell at (cx, cz) [2D] or (cx, cy, cz) [3D]: h[k] with
+// bit 0 of k = +1 along x, bit 1 = +1 along z (2D) or y (3D), bit 2 = +1 along z (3D).
+struct CellHashes2 {
+  VU h00, h10, h01, h11;
+};
+HWY_INLINE CellHashes2 CellHashes(std::uint32_t seed, VU cx, VU cz) {
+  const DU du;
+  const VU s = hn::Set(du, seed);
+  const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
+  const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
+  const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
+  const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
+  return {Hash(s, x0, z0), Hash(s, x1, z0), Hash(s, x0, z1), Hash(s, x1, z1)};
+}
+struct CellHashes3 {
+  VU h000, h100, h010, h110, h001, h101, h011, h111;
+};
+HWY_INLINE CellHashes3 CellHashes(std::uint32_t seed, VU cx, VU cy, VU cz) {
+  const DU du;
+  const VU s = hn::Set(du, seed);
+  const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
+  const VU y0 = hn::Mul(cy, hn::Set(du, kPrimeY));
+  const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
+  const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
+  const VU y1 = hn::Add(y0, hn::Set(du, kPrimeY));
+  const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
+  return {Hash(s, x0, y0, z0), Hash(s, x1, y0, z0), Hash(s, x0, y1, z0), Hash(s, x1, y1, z0),
+          Hash(s, x0, y0, z1), Hash(s, x1, y0, z1), Hash(s, x0, y1, z1), Hash(s, x1, y1, z1)};
+}
+
 // Hash to a float in [-1, 1) using the 24 high bits.
 HWY_INLINE VF HashToUnit(VU h) {
   const DF d;

@@ -56,15 +56,9 @@ struct PerlinBasis {
   };
   static HWY_INLINE Cell2 Corners2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz) {
     const DF d;
-    const DU du;
-    const VU s = hn::Set(du, seed);
-    const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
-    const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
-    const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
-    const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
+    const CellHashes2 h = CellHashes(seed, cx, cz);
     const VF one = hn::Set(d, 1.0f);
-    return {Hash(s, x0, z0), Hash(s, x1, z0), Hash(s, x0, z1), Hash(s, x1, z1),
-            hn::Sub(fx, one), hn::Sub(fz, one), Quintic(fx), Quintic(fz)};
+    return {h.h00, h.h10, h.h01, h.h11, hn::Sub(fx, one), hn::Sub(fz, one), Quintic(fx), Quintic(fz)};
   }
   // Interpolated gradient noise with the gradients chosen by hash bits (31 - kShift)..
   template <int kShift>
@@ -92,25 +86,18 @@ struct PerlinBasis {
   static HWY_INLINE VF Eval3(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz,
                              const BasisArgs&) {
     const DF d;
-    const DU du;
-    const VU s = hn::Set(du, seed);
-    const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
-    const VU y0 = hn::Mul(cy, hn::Set(du, kPrimeY));
-    const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
-    const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
-    const VU y1 = hn::Add(y0, hn::Set(du, kPrimeY));
-    const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
+    const CellHashes3 h = CellHashes(seed, cx, cy, cz);
     const VF one = hn::Set(d, 1.0f);
     const VF gx = hn::Sub(fx, one), gy = hn::Sub(fy, one), gz = hn::Sub(fz, one);
     const VF u = Quintic(fx), v = Quintic(fy), w = Quintic(fz);
-    const VF n000 = GradDot3(Hash(s, x0, y0, z0), fx, fy, fz);
-    const VF n100 = GradDot3(Hash(s, x1, y0, z0), gx, fy, fz);
-    const VF n010 = GradDot3(Hash(s, x0, y1, z0), fx, gy, fz);
-    const VF n110 = GradDot3(Hash(s, x1, y1, z0), gx, gy, fz);
-    const VF n001 = GradDot3(Hash(s, x0, y0, z1), fx, fy, gz);
-    const VF n101 = GradDot3(Hash(s, x1, y0, z1), gx, fy, gz);
-    const VF n011 = GradDot3(Hash(s, x0, y1, z1), fx, gy, gz);
-    const VF n111 = GradDot3(Hash(s, x1, y1, z1), gx, gy, gz);
+    const VF n000 = GradDot3(h.h000, fx, fy, fz);
+    const VF n100 = GradDot3(h.h100, gx, fy, fz);
+    const VF n010 = GradDot3(h.h010, fx, gy, fz);
+    const VF n110 = GradDot3(h.h110, gx, gy, fz);
+    const VF n001 = GradDot3(h.h001, fx, fy, gz);
+    const VF n101 = GradDot3(h.h101, gx, fy, gz);
+    const VF n011 = GradDot3(h.h011, fx, gy, gz);
+    const VF n111 = GradDot3(h.h111, gx, gy, gz);
     const VF a = Lerp(Lerp(n000, n100, u), Lerp(n010, n110, u), v);
     const VF b = Lerp(Lerp(n001, n101, u), Lerp(n011, n111, u), v);
     return ClampUnit(hn::Mul(Lerp(a, b, w), hn::Set(d, 1.0f / 1.04f)));

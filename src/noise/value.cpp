@@ -18,32 +18,21 @@ struct ValueBasis {
   static constexpr bool kSheared = false;
 
   static HWY_INLINE VF Eval2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&) {
-    const DU du;
-    const VU s = hn::Set(du, seed);
-    const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
-    const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
-    const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
-    const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
+    const CellHashes2 h = CellHashes(seed, cx, cz);
     const VF u = Quintic(fx), v = Quintic(fz);
-    const VF a = Lerp(HashToUnit(Hash(s, x0, z0)), HashToUnit(Hash(s, x1, z0)), u);
-    const VF b = Lerp(HashToUnit(Hash(s, x0, z1)), HashToUnit(Hash(s, x1, z1)), u);
+    const VF a = Lerp(HashToUnit(h.h00), HashToUnit(h.h10), u);
+    const VF b = Lerp(HashToUnit(h.h01), HashToUnit(h.h11), u);
     return ClampUnit(Lerp(a, b, v));
   }
 
   static HWY_INLINE VF Eval3(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz,
                              const BasisArgs&) {
-    const DU du;
-    const VU s = hn::Set(du, seed);
-    const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
-    const VU y0 = hn::Mul(cy, hn::Set(du, kPrimeY));
-    const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
-    const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
-    const VU y1 = hn::Add(y0, hn::Set(du, kPrimeY));
-    const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
+    const CellHashes3 h = CellHashes(seed, cx, cy, cz);
     const VF u = Quintic(fx), v = Quintic(fy), w = Quintic(fz);
-    auto at = [&](VU x, VU y, VU z) { return HashToUnit(Hash(s, x, y, z)); };
-    const VF a = Lerp(Lerp(at(x0, y0, z0), at(x1, y0, z0), u), Lerp(at(x0, y1, z0), at(x1, y1, z0), u), v);
-    const VF b = Lerp(Lerp(at(x0, y0, z1), at(x1, y0, z1), u), Lerp(at(x0, y1, z1), at(x1, y1, z1), u), v);
+    const VF a = Lerp(Lerp(HashToUnit(h.h000), HashToUnit(h.h100), u),
+                      Lerp(HashToUnit(h.h010), HashToUnit(h.h110), u), v);
+    const VF b = Lerp(Lerp(HashToUnit(h.h001), HashToUnit(h.h101), u),
+                      Lerp(HashToUnit(h.h011), HashToUnit(h.h111), u), v);
     return ClampUnit(Lerp(a, b, w));
   }
 };
