@@ -10,12 +10,15 @@
 #include <string>
 
 #include "erosion/erosion_internal.hpp"
+#include "graph/json_fields.hpp"
 #include "terrane/erosion.hpp"
 #include "terrane/field.hpp"
 
 namespace terrane {
 
 namespace ed = erosion_detail;
+using graph_detail::describe;
+using graph_detail::JsonFields;
 using json = nlohmann::json;
 
 const char* to_string(RegionOpKind k) {
@@ -44,86 +47,6 @@ RegionOp default_region_op(RegionOpKind kind) {
   return op;
 }
 
-namespace {
-
-[[noreturn]] void fail_at(const std::string& where, const std::string& what) {
-  throw Error(ErrorCategory::invalid_argument, where + ": " + what);
-}
-
-std::string type_of(const json& v) {
-  return std::string(v.type_name()) + " " + v.dump().substr(0, 40);
-}
-
-// Reads the fields of one op object; `take` marks each key as known.
-class Fields {
- public:
-  Fields(const json& obj, std::string where) : obj_(obj), where_(std::move(where)) {}
-
-  void number(const char* key, double& out) {
-    known_.push_back(key);
-    auto it = obj_.find(key);
-    if (it == obj_.end()) return;
-    if (!it->is_number()) fail_at(where_ + "." + key, "expected a number, got " + type_of(*it));
-    out = it->get<double>();
-  }
-  template <class Int>
-  void integer(const char* key, Int& out) {
-    known_.push_back(key);
-    auto it = obj_.find(key);
-    if (it == obj_.end()) return;
-    if (!it->is_number_integer()) {
-      fail_at(where_ + "." + key, "expected an integer, got " + type_of(*it));
-    }
-    if (it->is_number_unsigned()) {
-      const std::uint64_t u = it->get<std::uint64_t>();
-      if constexpr (std::is_same_v<Int, std::uint64_t>) {
-        out = u;
-        return;
-      }
-      out = u > std::uint64_t(std::numeric_limits<Int>::max()) ? std::numeric_limits<Int>::max() : Int(u);
-      return;
-    }
-    const std::int64_t v = it->get<std::int64_t>();
-    if constexpr (std::is_same_v<Int, std::uint64_t>) {
-      if (v < 0) fail_at(where_ + "." + key, std::to_string(v) + " is outside the allowed range [0, 2^64)");
-      out = std::uint64_t(v);
-    } else {
-      out = Int(std::clamp<std::int64_t>(v, std::numeric_limits<Int>::min(), std::numeric_limits<Int>::max()));
-    }
-  }
-  void boolean(const char* key, bool& out) {
-    known_.push_back(key);
-    auto it = obj_.find(key);
-    if (it == obj_.end()) return;
-    if (!it->is_boolean()) fail_at(where_ + "." + key, "expected true or false, got " + type_of(*it));
-    out = it->get<bool>();
-  }
-  void string(const char* key, std::string& out) {
-    known_.push_back(key);
-    auto it = obj_.find(key);
-    if (it == obj_.end()) return;
-    if (!it->is_string()) fail_at(where_ + "." + key, "expected a string, got " + type_of(*it));
-    out = it->get<std::string>();
-  }
-  // Every key of the object must have been read.
-  void finish(std::string_view op) const {
-    for (auto it = obj_.begin(); it != obj_.end(); ++it) {
-      if (it.key() == "op" || std::find(known_.begin(), known_.end(), it.key()) != known_.end()) continue;
-      std::string allowed = "op";
-      for (const std::string& k : known_) allowed += ", " + k;
-      fail_at(where_ + "." + it.key(),
-              "unknown key for a '" + std::string(op) + "' operation; allowed keys: " + allowed);
-    }
-  }
-
- private:
-  const json& obj_;
-  std::string where_;
-  std::vector<std::string> known_;
-};
-
-}  // namespace
-
 std::vector<RegionOp> parse_region_ops(const Preset& preset) {
   json doc;
   try {
@@ -131,24 +54,25 @@ std::vector<RegionOp> parse_region_ops(const Preset& preset) {
   } catch (const json::exception& e) {
     throw Error(ErrorCategory::parse, preset.source + ": post: malformed JSON: " + e.what());
   }
-  if (!doc.is_array()) fail_at(preset.source + ": post", "expected an array, got " + type_of(doc));
+  if (!doc.is_array()) JsonFields::fail(preset.source + ": post", "expected an array, got " + describe(doc));
   std::vector<RegionOp> ops;
   for (std::size_t i = 0; i < doc.size(); ++i) {
     const std::string path = "post[" + std::to_string(i) + "]";
     const std::string where = preset.source + ": " + path;
     const json& obj = doc[i];
-    if (!obj.is_object()) fail_at(where, "expected an object {\"op\": ...}, got " + type_of(obj));
+    if (!obj.is_object()) JsonFields::fail(where, "expected an object {\"op\": ...}, got " + describe(obj));
     auto op_it = obj.find("op");
     if (op_it == obj.end() || !op_it->is_string()) {
-      fail_at(where + ".op", "missing or not a string (allowed: thermal, droplets, stream_power, blur)");
+      JsonFields::fail(where + ".op", "missing or not a string (allowed: thermal, droplets, stream_power, blur)");
     }
     RegionOp op;
     try {
       op.kind = parse_region_op_kind(op_it->get<std::string>());
     } catch (const Error& e) {
-      fail_at(where + ".op", e.what());
+      JsonFields::fail(where + ".op", e.what());
     }
-    Fields f(obj, where);
+    JsonFields f(obj, where);
+    f.find("op");
     const std::string vpath = preset.source + ": " + path;
     switch (op.kind) {
       case RegionOpKind::thermal: {
@@ -156,7 +80,7 @@ std::vector<RegionOp> parse_region_ops(const Preset& preset) {
         f.number("talus_deg", t.talus_deg);
         f.number("strength", t.strength);
         f.integer("iterations", t.iterations);
-        f.finish("thermal");
+        f.finish("a 'thermal' operation");
         t.validate(vpath);
         break;
       }
@@ -178,7 +102,7 @@ std::vector<RegionOp> parse_region_ops(const Preset& preset) {
         f.number("height_unit_m", d.height_unit_m);
         f.number("reference_spacing_m", d.reference_spacing_m);
         f.number("border_falloff_m", d.border_falloff_m);
-        f.finish("droplets");
+        f.finish("a 'droplets' operation");
         d.validate(vpath);
         break;
       }
@@ -194,20 +118,20 @@ std::vector<RegionOp> parse_region_ops(const Preset& preset) {
         f.boolean("use_sea_level", s.routing.use_sea_level);
         f.number("sea_level_m", s.routing.sea_level_m);
         f.string("uplift_node", op.uplift_node);
-        f.finish("stream_power");
+        f.finish("a 'stream_power' operation");
         s.validate(vpath);
         if (!op.uplift_node.empty()) {
           const auto& nodes = preset.graph.nodes;
           if (std::none_of(nodes.begin(), nodes.end(),
                            [&](const GraphNode& n) { return n.id == op.uplift_node; })) {
-            fail_at(where + ".uplift_node", "'" + op.uplift_node + "' is not a node of the graph");
+            JsonFields::fail(where + ".uplift_node", "'" + op.uplift_node + "' is not a node of the graph");
           }
         }
         break;
       }
       case RegionOpKind::blur:
         f.number("sigma_m", op.blur_sigma_m);
-        f.finish("blur");
+        f.finish("a 'blur' operation");
         ed::check_range(vpath, "sigma_m", op.blur_sigma_m, 0.0, 1e4);
         break;
     }

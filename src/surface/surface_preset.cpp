@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/json_fields.hpp"
 #include "surface/surface_internal.hpp"
 
 namespace terrane {
@@ -12,30 +13,15 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string type_of(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "the number " + v.dump();
-  if (v.is_string()) return "the string " + v.dump();
-  if (v.is_array()) return "an array";
-  return "an object";
-}
+using graph_detail::describe;
 
-// Reads the known keys of one JSON object; finish() rejects the rest.
-class Fields {
+// The shared preset-section reader (graph/json_fields.hpp) plus the surface's value kinds:
+// numbers where null means "unbounded", colours and noise sources.
+class Fields : public graph_detail::JsonFields {
  public:
-  Fields(const json& obj, std::string where) : obj_(obj), where_(std::move(where)) {
-    if (!obj_.is_object()) fail(where_, "expected an object, got " + type_of(obj_));
-  }
-  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    surface_detail::fail(path, what);
-  }
-  std::string at(const char* key) const { return where_ + "." + key; }
-  const json* find(const char* key) {
-    known_.push_back(key);
-    auto it = obj_.find(key);
-    return it == obj_.end() ? nullptr : &*it;
-  }
+  using JsonFields::JsonFields;
+  std::string at(const char* key) const { return path(key); }
+  // null = unbounded: -inf for keys containing "min", +inf otherwise.
   void number(const char* key, double& out) {
     const json* v = find(key);
     if (v == nullptr) return;
@@ -43,37 +29,18 @@ class Fields {
       out = std::string_view(key).find("min") != std::string_view::npos ? -kUnbounded : kUnbounded;
       return;
     }
-    if (!v->is_number()) fail(at(key), "expected a number, got " + type_of(*v));
+    if (!v->is_number()) fail(at(key), "expected a number, got " + describe(*v));
     out = v->get<double>();
-  }
-  void boolean(const char* key, bool& out) {
-    const json* v = find(key);
-    if (v == nullptr) return;
-    if (!v->is_boolean()) fail(at(key), "expected true or false, got " + type_of(*v));
-    out = v->get<bool>();
-  }
-  void string(const char* key, std::string& out) {
-    const json* v = find(key);
-    if (v == nullptr) return;
-    if (!v->is_string()) fail(at(key), "expected a string, got " + type_of(*v));
-    out = v->get<std::string>();
-  }
-  void seed(const char* key, std::uint64_t& out) {
-    const json* v = find(key);
-    if (v == nullptr) return;
-    if (!v->is_number_unsigned())
-      fail(at(key), "expected a non-negative integer, got " + type_of(*v));
-    out = v->get<std::uint64_t>();
   }
   void colour(const char* key, std::array<std::uint8_t, 3>& out) {
     const json* v = find(key);
     if (v == nullptr) return;
-    if (!v->is_array() || v->size() != 3) fail(at(key), "expected [r, g, b], got " + type_of(*v));
+    if (!v->is_array() || v->size() != 3) fail(at(key), "expected [r, g, b], got " + describe(*v));
     for (std::size_t k = 0; k < 3; ++k) {
       const json& c = (*v)[k];
       if (!c.is_number_integer() || c.get<std::int64_t>() < 0 || c.get<std::int64_t>() > 255) {
         fail(at(key) + "[" + std::to_string(k) + "]",
-             type_of(c) + " is not an integer in [0, 255]");
+             describe(c) + " is not an integer in [0, 255]");
       }
       out[k] = std::uint8_t(c.get<std::int64_t>());
     }
@@ -94,32 +61,16 @@ class Fields {
     }
     f.number("frequency", out.frequency);
     f.seed("seed", out.seed);
-    double octaves = out.octaves;
-    f.number("octaves", octaves);
-    out.octaves = int(octaves);
+    f.integer("octaves", out.octaves);
     f.number("lacunarity", out.lacunarity);
     f.number("gain", out.gain);
     f.finish();
   }
-  // Every key of the object must have been read.
-  void finish() const {
-    for (auto it = obj_.begin(); it != obj_.end(); ++it) {
-      if (std::find(known_.begin(), known_.end(), it.key()) != known_.end()) continue;
-      std::string allowed;
-      for (const std::string& k : known_) allowed += (allowed.empty() ? "" : ", ") + k;
-      fail(where_ + "." + it.key(), "unknown key; allowed keys: " + allowed);
-    }
-  }
-
- private:
-  const json& obj_;
-  std::string where_;
-  std::vector<std::string> known_;
 };
 
 const json& array_at(const json& doc, const char* key, const std::string& where) {
   const json& v = doc[key];
-  if (!v.is_array()) surface_detail::fail(where, "expected an array, got " + type_of(v));
+  if (!v.is_array()) surface_detail::fail(where, "expected an array, got " + describe(v));
   return v;
 }
 
@@ -129,7 +80,7 @@ std::vector<float> by_name(const json& obj, const std::vector<T>& items, const s
                            const char* what) {
   std::vector<float> out(items.size(), 0.0f);
   if (!obj.is_object())
-    surface_detail::fail(where, "expected an object {name: value}, got " + type_of(obj));
+    surface_detail::fail(where, "expected an object {name: value}, got " + describe(obj));
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     std::size_t k = 0;
     while (k < items.size() && items[k].name != it.key()) ++k;
@@ -140,7 +91,7 @@ std::vector<float> by_name(const json& obj, const std::vector<T>& items, const s
                            std::string("unknown ") + what + " (known: " + names + ")");
     }
     if (!it->is_number())
-      surface_detail::fail(where + "." + it.key(), "expected a number, got " + type_of(*it));
+      surface_detail::fail(where + "." + it.key(), "expected a number, got " + describe(*it));
     out[k] = it->get<float>();
   }
   return out;
@@ -243,7 +194,7 @@ SurfaceParams parse_surface(const Preset& preset) {
       f.seed("seed", S.seed);
       if (const json* ex = f.find("exclude")) {
         if (!ex->is_array())
-          surface_detail::fail(where + ".exclude", "expected an array, got " + type_of(*ex));
+          surface_detail::fail(where + ".exclude", "expected an array, got " + describe(*ex));
         for (std::size_t e = 0; e < ex->size(); ++e) {
           const std::string xw = where + ".exclude[" + std::to_string(e) + "]";
           Fields xf((*ex)[e], xw);
@@ -299,7 +250,7 @@ SurfaceParams parse_surface(const Preset& preset) {
     } else {
       if (!rl->is_string())
         surface_detail::fail(root + ".rock_layer",
-                             "expected a layer name or null, got " + type_of(*rl));
+                             "expected a layer name or null, got " + describe(*rl));
       p.rock_layer = -1;
       for (std::size_t l = 0; l < p.layers.size(); ++l) {
         if (p.layers[l].name == rl->get<std::string>()) p.rock_layer = int(l);
