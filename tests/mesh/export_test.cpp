@@ -291,18 +291,6 @@ TEST_F(MeshFiles, ManifestListsTiles) {
   EXPECT_EQ(j["files"][0]["tx"], 1);
 }
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.category(), ErrorCategory::invalid_argument);
-    return e.what();
-  }
-  ADD_FAILURE() << "no error thrown";
-  return {};
-}
-
 TEST(RegionMesh, BadInputIsRejectedWithPreciseMessages) {
   const GridSpec g{.width = 1025, .height = 1025};
   EXPECT_EQ(error_of([&] { plan_tiles(g, 3, 0); }),

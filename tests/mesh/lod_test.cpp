@@ -334,18 +334,6 @@ TEST(ChunkMesh, RebuildIsDeterministicAndReusesStorage) {
   EXPECT_EQ(a.indices16, b.indices16);
 }
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.category(), ErrorCategory::invalid_argument);
-    return e.what();
-  }
-  ADD_FAILURE() << "no error thrown";
-  return {};
-}
-
 TEST(ChunkMesh, BadInputIsRejectedWithPreciseMessages) {
   const StitchTable table(128);
   const Field2D h = chunk_heights(kWorld, 128, 0, 0);

@@ -115,4 +115,17 @@ inline long find_vertex(const Mesh& m, double x, double z, std::size_t lattice_v
   return -1;
 }
 
+// The message of the Error(invalid_argument) that f throws; a test failure when it throws none.
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::invalid_argument);
+    return e.what();
+  }
+  ADD_FAILURE() << "no error thrown";
+  return {};
+}
+
 }  // namespace terrane::mesh_test
