@@ -120,6 +120,9 @@ struct ChunkMeshParams {
   double skirt_depth_m = 10.0;      // [Units: m] [Limit: > 0, finite] used when skirts
   double uv_world_wrap_m = 4096.0;  // [Units: m] [Limit: > 0, finite]
   bool geomorph = true;             // fill Mesh::morph_y
+  // Fill the index buffers. Off: both are left empty (surface_index_count 0), for renderers that
+  // share the StitchTable's pieces between chunks instead of storing indices per chunk.
+  bool indices = true;
 
   // Throws Error(invalid_argument) naming the field, its value and the allowed range.
   void validate(int cells) const;

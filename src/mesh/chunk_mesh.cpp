@@ -176,6 +176,12 @@ void build_chunk_mesh(const Field2D& heights_with_halo, const ChunkMeshParams& p
     }
   }
   const std::size_t nv = lattice + skirt_vertices;
+  if (!params.indices) {
+    out.indices16.clear();
+    out.indices32.clear();
+    out.surface_index_count = 0;
+    return;
+  }
   if (nv <= 65535) {
     out.indices32.clear();
     fill_indices(table, params, n, std::uint32_t(lattice), surface + skirt_indices, out.indices16);

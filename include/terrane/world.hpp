@@ -1,0 +1,310 @@
+// terrane world: an infinite world of chunks (module `world`; depends on core, graph, mesh).
+//
+// - ChunkGenerator: the pure function (preset, seed, chunk key, stitch mask) -> chunk data
+//   (heights with a halo, mesh with normals and geomorph targets, bounds). Same bytes whatever
+//   the order, thread or machine it runs on.
+// - Chunks form a quadtree (CDLOD after F. Strugar, JGT 2009): a node of level L covers
+//   2^L x 2^L level-0 chunks and is meshed with the same N x N cells at spacing 2^L * s. The
+//   finer of two neighbouring nodes stitches its edge to the coarser one's vertices (mesh
+//   StitchTable, level difference d on that edge), so any visible set of nodes whose neighbour
+//   differences are at most log2 N is crack-free.
+// - Streamer: viewers -> LOD selection (distance bands with hysteresis) -> prioritised,
+//   cancellable jobs on its own worker threads -> LRU cache with a byte budget -> a visible set
+//   that never has a hole (a coarser ancestor covers the area until finer chunks are ready).
+// - TerrainQuery: height_at / normal_at / raycast exact to the level-0 triangles, from any thread.
+//
+// Coordinates (DESIGN.md §3): metres, Y up, the height field lies in X/Z. With cell size s (the
+// preset's world.cell_size_m) and N cells per chunk, node (cx, cz) of level L covers
+// x in [cx * N * s * 2^L, (cx + 1) * N * s * 2^L), likewise z. Its vertex (i, j), 0 <= i, j <= N,
+// is the world sample at index (cx * N + i, cz * N + j) of the level-L lattice (spacing s * 2^L,
+// origin 0): the same double expression as GridSpec::x_m, so a vertex shared by two nodes of any
+// levels has bit-identical coordinates and height. Mesh positions are floats relative to the
+// node's vertex (0, 0) (big worlds: 10^8 m from the origin keeps the chunk's float precision).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "terrane/core.hpp"
+#include "terrane/graph.hpp"
+#include "terrane/mesh.hpp"
+
+namespace terrane {
+
+// Largest |x| or |z| the world module accepts [Units: m] (2^40 m, about 1.1e12 m: int64 chunk keys
+// and double coordinates stay exact far beyond it; the noise lattice wraps at 2^32 cells).
+inline constexpr double kMaxWorldCoordinate = 1099511627776.0;
+// Deepest quadtree level (a level-L node spans 2^L level-0 chunks per side).
+inline constexpr int kMaxChunkLevel = 20;
+
+// ---------------------------------------------------------------------------------------------
+// Chunk keys and generation
+
+struct ChunkKey {
+  std::int64_t cx = 0;  // node column at its level
+  std::int64_t cz = 0;  // node row at its level
+  int level = 0;        // [Limit: 0..kMaxChunkLevel]
+
+  friend bool operator==(const ChunkKey&, const ChunkKey&) = default;
+  // The node of level `level + up` that contains this one (floor division of cx, cz by 2^up).
+  ChunkKey ancestor(int up) const;
+  // Child q (0..3: q & 1 = +x half, q & 2 = +z half) one level finer. level must be > 0.
+  ChunkKey child(int q) const;
+};
+std::uint64_t hash(const ChunkKey& key);
+
+struct ChunkSettings {
+  int cells = 128;  // N: cells per chunk side [Limit: power of two, 8..1024]
+  bool skirts = false;           // hang skirts below the border (see ChunkMeshParams)
+  double skirt_depth_m = 10.0;   // [Units: m] [Limit: > 0, finite]
+  bool geomorph = true;          // fill Mesh::morph_y (the level-(L+1) surface of this node)
+  double uv_world_wrap_m = 4096.0;  // see ChunkMeshParams [Units: m] [Limit: > 0, finite]
+  // Build index buffers into ChunkData::mesh. The Streamer turns this off: the indices of a node
+  // depend only on its stitch mask, so a renderer shares them between chunks (draw
+  // StitchTable::interior(0) plus StitchTable::edge(0, e, stitch[e]) for each edge).
+  bool indices = true;
+  // Throws Error(invalid_argument) naming the field, its value and the allowed range.
+  void validate() const;
+};
+
+// What one chunk needs: everything is a pure function of (preset, seed, key, stitch).
+struct ChunkData {
+  ChunkKey key;
+  std::array<int, 4> stitch{0, 0, 0, 0};  // per Edge: levels coarser the neighbour is (see Mesh)
+  // (N+3)^2 heights [Units: m]: the node's vertices plus a one-sample halo, on the level-L
+  // lattice (grid spacing s * 2^L, index offsets (cx*N - 1, cz*N - 1)). Vertex (i, j) of the
+  // mesh is heights.at(i + 1, j + 1).
+  Field2D heights;
+  // Level-0 lattice of the node's own grid (N+1)^2 vertices: positions, normals (central
+  // differences at the node's spacing), UVs, geomorph targets; indices only when
+  // ChunkSettings::indices. Origin: world position of vertex (0, 0).
+  Mesh mesh;
+  float height_min_m = 0.0f;  // over the (N+1)^2 vertices [Units: m]
+  float height_max_m = 0.0f;
+
+  // Bytes held by the data's buffers (capacity, not size).
+  std::size_t bytes() const;
+  // FNV-1a hash over the key, stitch, heights, positions, normals, UVs, geomorph targets and
+  // indices: equal hashes <=> equal bytes (for determinism tests and goldens).
+  std::uint64_t content_hash() const;
+};
+
+class ChunkGenerator {
+ public:
+  // Compiles the preset's graph (its `post` region operations are not applied: they need whole
+  // regions; see post_ignored()). Throws Error for an invalid preset or settings.
+  ChunkGenerator(const Preset& preset, const ChunkSettings& settings = {});
+
+  const ChunkSettings& settings() const { return settings_; }
+  const CompiledGraph& graph() const { return graph_; }
+  const StitchTable& stitch_table() const { return *table_; }
+  double cell_size_m() const { return cell_size_m_; }
+  // Side of a level-L node [Units: m]: cells * cell_size_m * 2^L.
+  double chunk_size_m(int level) const;
+  // True when the preset has `post` operations, which chunked generation does not apply.
+  bool post_ignored() const { return post_ignored_; }
+  // The key of the level-L node that contains world (x, z).
+  ChunkKey key_at(double x_m, double z_m, int level) const;
+  // Heights grid of a node: (N+3)^2 samples with a 1-sample halo at spacing s * 2^L.
+  GridSpec height_grid(const ChunkKey& key) const;
+  // Throws Error(invalid_argument) when the level is outside 0..kMaxChunkLevel or the node lies
+  // beyond kMaxWorldCoordinate, naming the key.
+  void validate_key(const ChunkKey& key) const;
+  // Bytes of one chunk's data once generated: exact for stitch {0,0,0,0} or without indices
+  // (stitched edges have fewer triangles), an upper bound otherwise.
+  std::size_t chunk_bytes() const;
+
+  // Generates the node into `out`, reusing its buffers' capacity (no allocation once `out` has
+  // held a chunk of these settings, apart from the graph evaluation's scratch). stitch[e] in
+  // 0..log2 N. Reentrant: call from any number of threads with distinct `out`s. Throws Error for
+  // an invalid key or stitch mask, Error(internal, "cancelled") when *cancel becomes true.
+  void generate(const ChunkKey& key, const std::array<int, 4>& stitch, ChunkData& out,
+                const std::atomic<bool>* cancel = nullptr) const;
+
+ private:
+  ChunkSettings settings_;
+  CompiledGraph graph_;
+  std::shared_ptr<const StitchTable> table_;
+  double cell_size_m_ = 1.0;
+  bool post_ignored_ = false;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Queries for gameplay and physics
+
+struct RayHit {
+  double distance_m = 0.0;           // along the (normalised) direction
+  double x_m = 0.0, y_m = 0.0, z_m = 0.0;  // hit point
+  std::array<float, 3> normal{0.0f, 1.0f, 0.0f};  // geometric normal of the triangle hit
+};
+
+// Exact queries against the level-0 triangles of the world (the meshes ChunkGenerator builds at
+// level 0 with no stitching: cell (i, j) of chunk-local indices split along the radial diagonal
+// of mesh::StitchTable). Heights come from the pure function (the compiled graph's point API,
+// bit-identical to the chunk's samples), so answers never depend on what is loaded.
+// Immutable and thread-safe.
+class TerrainQuery {
+ public:
+  explicit TerrainQuery(std::shared_ptr<const ChunkGenerator> generator);
+
+  // Height of the level-0 surface at (x, z) [Units: m]. Throws Error(invalid_argument) for
+  // non-finite or out-of-range coordinates.
+  double height_at(double x_m, double z_m) const;
+  // Unit geometric normal of the level-0 triangle under (x, z) (on an edge: either triangle's).
+  std::array<float, 3> normal_at(double x_m, double z_m) const;
+  // First hit of the ray origin + t * dir (dir need not be normalised; t in metres along the
+  // normalised direction) with the level-0 surface for 0 <= t <= max_dist_m. A ray starting
+  // below the surface hits at t = 0. Throws Error(invalid_argument) for a zero or non-finite
+  // direction, a negative or non-finite distance, or max_dist_m > kMaxRayDistance.
+  std::optional<RayHit> raycast(double ox_m, double oy_m, double oz_m, double dx, double dy,
+                                double dz, double max_dist_m) const;
+
+  static constexpr double kMaxRayDistance = 1.0e6;  // [Units: m]
+
+ private:
+  std::shared_ptr<const ChunkGenerator> generator_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Streaming
+
+// A view frustum for prioritisation, reduced to the horizontal plane: chunks within
+// half_angle_rad of the forward direction (x, z) are "in view" and generated first.
+struct ViewFrustum {
+  double forward_x = 0.0, forward_z = 1.0;  // need not be normalised; not both zero
+  double half_angle_rad = 1.0;              // [Limit: (0, pi]]
+};
+
+struct Viewer {
+  double x_m = 0.0, y_m = 0.0, z_m = 0.0;       // position [Units: m] [Limit: |x|, |z| <= kMaxWorldCoordinate]
+  double vx_m_s = 0.0, vy_m_s = 0.0, vz_m_s = 0.0;  // velocity [Units: m/s] [Limit: speed <= kMaxViewerSpeed]
+  std::optional<ViewFrustum> frustum;
+};
+
+inline constexpr double kMaxViewerSpeed = 20000.0;  // [Units: m/s]
+inline constexpr std::size_t kMaxViewers = 64;
+
+struct StreamerParams {
+  ChunkSettings chunk;           // chunk.indices is ignored (always off in the streamer)
+  double view_distance_m = 2000.0;  // visible disc radius around each viewer [Limit: > 0, <= 1e6]
+  // Level-0 band: nodes closer than this to a viewer are level 0; the band of level L reaches
+  // lod0_distance_m * 2^L. 0 = automatic (2 * level-0 chunk size). [Limit: 0 or >= chunk size]
+  double lod0_distance_m = 0.0;
+  // A split node merges only once the viewer is (1 + hysteresis) times its split distance away.
+  double hysteresis = 0.2;  // [Limit: 0..1]
+  // Coarsest nodes (the quadtree roots) are also requested this many seconds ahead of each
+  // viewer's velocity, so the area a viewer enters is already covered.
+  double lookahead_s = 2.0;  // [Limit: 0..60]
+  std::size_t budget_bytes = std::size_t{256} << 20;  // resident + in-flight chunk data
+  int threads = 0;  // worker threads; 0 = hardware threads [Limit: 0..256]
+  void validate() const;
+};
+
+// One chunk of the visible set: draw `data->mesh` with the stitch mask's index pieces.
+struct VisibleChunk {
+  ChunkKey key;
+  std::array<int, 4> stitch{0, 0, 0, 0};  // per Edge: levels coarser the visible neighbour is
+  const ChunkData* data = nullptr;        // valid until the next update()
+};
+
+enum class ChunkEventKind {
+  ready,    // generated and resident: upload its buffers (data valid until `evicted`)
+  evicted,  // left the cache: free its buffers (data is no longer valid)
+};
+struct ChunkEvent {
+  ChunkEventKind kind = ChunkEventKind::ready;
+  ChunkKey key;
+  const ChunkData* data = nullptr;  // ready only
+};
+
+struct PollBudget {
+  std::size_t max_chunks = SIZE_MAX;  // deliver at most this many finished chunks
+  double max_ms = 1.0;                // stop once this much time has been spent [Units: ms]
+};
+
+struct StreamerStats {
+  std::size_t desired = 0;          // nodes the selection wants resident
+  std::size_t queued = 0;           // jobs waiting for a worker
+  std::size_t running = 0;          // jobs on a worker or finished but not yet polled
+  std::size_t resident_chunks = 0;  // generated chunks in the cache
+  std::size_t resident_bytes = 0;   // chunk data bytes held: resident + in flight
+  std::size_t budget_bytes = 0;
+  std::size_t chunk_bytes = 0;      // per chunk
+  std::size_t visible = 0;
+  std::size_t holes = 0;            // selected leaves the visible set does not cover (this frame)
+  bool view_complete = false;       // every selected node is resident and visible
+  std::uint64_t generated = 0;      // chunks delivered since construction
+  std::uint64_t cancelled = 0;      // jobs cancelled before a worker started them
+  std::uint64_t dropped = 0;        // jobs finished after they stopped being wanted
+  std::uint64_t evicted = 0;
+};
+
+// Streams chunks around viewers. The owner calls, once per frame on one thread:
+//   set_viewers(...); update(); poll(budget); then reads events() and visible().
+// update() and poll() never wait for a worker and do not allocate in steady state (all tables
+// are sized from the budget at construction; chunk buffers are pooled and reused). Workers are
+// the streamer's own threads; the destructor cancels and joins them.
+class Streamer {
+ public:
+  // Throws Error(invalid_argument) for invalid params or a preset that does not compile, and
+  // when the budget cannot hold the minimum visible set (the message names the minimum).
+  Streamer(const Preset& preset, const StreamerParams& params);
+  ~Streamer();
+  Streamer(const Streamer&) = delete;
+  Streamer& operator=(const Streamer&) = delete;
+
+  // Throws Error(invalid_argument) for more than kMaxViewers, non-finite or out-of-range
+  // positions, or speeds above kMaxViewerSpeed.
+  void set_viewers(std::span<const Viewer> viewers);
+  // LOD selection, cancellation of unwanted jobs, scheduling, eviction, visible set.
+  void update();
+  // Takes finished chunks into the cache (ready events) within the budget, then refreshes the
+  // visible set. Returns the number delivered.
+  std::size_t poll(const PollBudget& budget = {});
+
+  // Events since the start of the last update() (ready, evicted), in order.
+  std::span<const ChunkEvent> events() const;
+  // The visible set after the last update()/poll(): disjoint nodes covering every viewer's view
+  // disc (unless stats().holes > 0), with stitch masks for their neighbours.
+  std::span<const VisibleChunk> visible() const;
+  // The selected leaves (what the visible set converges to), for checks and debugging.
+  std::span<const ChunkKey> selected() const;
+  StreamerStats stats() const;
+
+  const ChunkGenerator& generator() const { return *generator_; }
+  std::shared_ptr<const ChunkGenerator> shared_generator() const { return generator_; }
+  const StreamerParams& params() const { return params_; }
+  // Coarsest level used (quadtree roots) and the level-0 band.
+  int root_level() const;
+  double lod0_distance_m() const;
+  // Smallest budget that holds the minimum visible set of one viewer plus in-flight jobs.
+  std::size_t minimum_budget_bytes() const;
+  // Queries (thread-safe, independent of what is resident).
+  const TerrainQuery& query() const { return *query_; }
+
+  struct Impl;
+
+ private:
+  StreamerParams params_;
+  std::shared_ptr<const ChunkGenerator> generator_;
+  std::unique_ptr<TerrainQuery> query_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Checks of a visible set (used by tests and `terrane stream`; cost O(visible * N)).
+struct SeamReport {
+  std::size_t overlaps = 0;     // pairs of visible nodes where one contains the other
+  std::size_t cracks = 0;       // edges where the stitch mask disagrees with the neighbour's
+                                // level, is beyond the stitching's range, or shared border
+                                // vertices differ in height
+  std::size_t edges_checked = 0;
+};
+SeamReport check_seams(std::span<const VisibleChunk> visible, const ChunkGenerator& generator);
+
+}  // namespace terrane

@@ -1,0 +1,182 @@
+// Chunk generation: the pure function (preset, seed, key, stitch mask) -> ChunkData. A node of
+// level L is the chunk mesh of N cells on the level-L lattice (spacing s * 2^L): its heights are
+// the compiled graph evaluated on that lattice with a one-sample halo, meshed at lod 0.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "terrane/world.hpp"
+
+namespace terrane {
+
+namespace {
+
+std::string key_text(const ChunkKey& k) {
+  return "(" + std::to_string(k.cx) + ", " + std::to_string(k.cz) + ", level " +
+         std::to_string(k.level) + ")";
+}
+
+template <class T>
+std::uint64_t hash_vector(const std::vector<T>& v, std::uint64_t h) {
+  return v.empty() ? h : hash_bytes(v.data(), v.size() * sizeof(T), h);
+}
+
+template <class T>
+std::size_t capacity_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+
+}  // namespace
+
+ChunkKey ChunkKey::ancestor(int up) const {
+  // Arithmetic right shift is floor division by 2^up (C++20 defines it for negative values).
+  return ChunkKey{cx >> up, cz >> up, level + up};
+}
+
+ChunkKey ChunkKey::child(int q) const {
+  return ChunkKey{cx * 2 + (q & 1), cz * 2 + ((q >> 1) & 1), level - 1};
+}
+
+std::uint64_t hash(const ChunkKey& key) {
+  return hash_combine(hash_combine(std::uint64_t(key.cx), std::uint64_t(key.cz)),
+                      std::uint64_t(key.level));
+}
+
+void ChunkSettings::validate() const {
+  const int levels = chunk_levels(cells);
+  if (levels < 3 || cells > 1024) {
+    throw Error(ErrorCategory::invalid_argument,
+                "chunk.cells " + std::to_string(cells) + " must be a power of two in [8, 1024]");
+  }
+  ChunkMeshParams p;
+  p.skirts = skirts;
+  p.skirt_depth_m = skirt_depth_m;
+  p.uv_world_wrap_m = uv_world_wrap_m;
+  try {
+    p.validate(cells);
+  } catch (const Error& e) {
+    throw Error(ErrorCategory::invalid_argument, std::string("chunk.") + e.what());
+  }
+}
+
+std::size_t ChunkData::bytes() const {
+  return capacity_bytes(heights.data) + capacity_bytes(mesh.positions) +
+         capacity_bytes(mesh.normals) + capacity_bytes(mesh.uv_local) +
+         capacity_bytes(mesh.uv_world) + capacity_bytes(mesh.morph_y) +
+         capacity_bytes(mesh.indices16) + capacity_bytes(mesh.indices32) + sizeof(ChunkData);
+}
+
+std::uint64_t ChunkData::content_hash() const {
+  std::uint64_t h = hash(key);
+  h = hash_bytes(stitch.data(), sizeof(stitch), h);
+  h = hash_vector(heights.data, h);
+  h = hash_vector(mesh.positions, h);
+  h = hash_vector(mesh.normals, h);
+  h = hash_vector(mesh.uv_local, h);
+  h = hash_vector(mesh.uv_world, h);
+  h = hash_vector(mesh.morph_y, h);
+  h = hash_vector(mesh.indices16, h);
+  h = hash_vector(mesh.indices32, h);
+  const double origin[3] = {mesh.origin_x_m, mesh.origin_y_m, mesh.origin_z_m};
+  return hash_bytes(origin, sizeof(origin), h);
+}
+
+ChunkGenerator::ChunkGenerator(const Preset& preset, const ChunkSettings& settings)
+    : settings_(settings) {
+  settings_.validate();
+  graph_ = compile(preset);
+  cell_size_m_ = preset.world.cell_size_m;
+  post_ignored_ = preset.post_json != "[]" && !preset.post_json.empty();
+  table_ = std::make_shared<const StitchTable>(settings_.cells);
+}
+
+double ChunkGenerator::chunk_size_m(int level) const {
+  return std::ldexp(double(settings_.cells) * cell_size_m_, level);
+}
+
+ChunkKey ChunkGenerator::key_at(double x_m, double z_m, int level) const {
+  const double size = chunk_size_m(level);
+  return ChunkKey{std::int64_t(std::floor(x_m / size)), std::int64_t(std::floor(z_m / size)),
+                  level};
+}
+
+GridSpec ChunkGenerator::height_grid(const ChunkKey& key) const {
+  const int n = settings_.cells;
+  GridSpec g;
+  g.width = n + 3;
+  g.height = n + 3;
+  g.spacing_m = std::ldexp(cell_size_m_, key.level);
+  g.index_x0 = key.cx * n - 1;
+  g.index_z0 = key.cz * n - 1;
+  return g;
+}
+
+void ChunkGenerator::validate_key(const ChunkKey& key) const {
+  if (key.level < 0 || key.level > kMaxChunkLevel) {
+    throw Error(ErrorCategory::invalid_argument,
+                "chunk " + key_text(key) + ": level must be in 0.." + std::to_string(kMaxChunkLevel));
+  }
+  const double size = chunk_size_m(key.level);
+  const double limit = kMaxWorldCoordinate / size;
+  if (!(std::abs(double(key.cx)) <= limit && std::abs(double(key.cz)) <= limit)) {
+    throw Error(ErrorCategory::invalid_argument,
+                "chunk " + key_text(key) + " lies beyond the world limit of " +
+                    std::to_string(kMaxWorldCoordinate) + " m from the origin");
+  }
+}
+
+std::size_t ChunkGenerator::chunk_bytes() const {
+  // Exact: every buffer of a generated chunk is resized once from empty to its final size.
+  const std::size_t n1 = std::size_t(settings_.cells) + 1;
+  std::size_t vertices = n1 * n1 + (settings_.skirts ? 4 * n1 : 0);
+  std::size_t b = sizeof(ChunkData) + (n1 + 2) * (n1 + 2) * sizeof(float);
+  b += vertices * (3 + 3 + 2 + 2 + (settings_.geomorph ? 1 : 0)) * sizeof(float);
+  if (settings_.indices) {
+    const std::size_t idx = 6 * std::size_t(settings_.cells) * std::size_t(settings_.cells) +
+                            (settings_.skirts ? 4 * 6 * std::size_t(settings_.cells) : 0);
+    b += idx * (vertices <= 65535 ? 2 : 4);
+  }
+  return b;
+}
+
+void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& stitch, ChunkData& out,
+                              const std::atomic<bool>* cancel) const {
+  validate_key(key);
+  ChunkMeshParams p;
+  p.lod = 0;
+  p.coarser_neighbour = stitch;
+  p.skirts = settings_.skirts;
+  p.skirt_depth_m = settings_.skirt_depth_m;
+  p.uv_world_wrap_m = settings_.uv_world_wrap_m;
+  p.geomorph = settings_.geomorph;
+  p.indices = settings_.indices;
+  p.validate(settings_.cells);
+
+  out.key = key;
+  out.stitch = stitch;
+  out.heights.grid = height_grid(key);
+  out.heights.data.resize(out.heights.grid.sample_count());
+  ExecContext ctx;
+  ctx.threads = 1;
+  ctx.cancel = cancel;
+  evaluate(graph_, out.heights.grid, out.heights.data, ctx);
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+    throw Error(ErrorCategory::internal, "cancelled");
+  }
+  build_chunk_mesh(out.heights, p, *table_, out.mesh);
+
+  const int w = out.heights.grid.width;
+  float lo = out.heights.data[std::size_t(w) + 1];
+  float hi = lo;
+  for (int j = 1; j < w - 1; ++j) {
+    const float* row = out.heights.data.data() + std::size_t(j) * std::size_t(w);
+    for (int i = 1; i < w - 1; ++i) {
+      lo = std::min(lo, row[i]);
+      hi = std::max(hi, row[i]);
+    }
+  }
+  out.height_min_m = lo;
+  out.height_max_m = hi;
+}
+
+}  // namespace terrane

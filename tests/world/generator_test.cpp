@@ -1,0 +1,131 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "terrane/world.hpp"
+
+namespace terrane {
+namespace {
+
+Preset default_preset() { return parse_preset(builtin_preset_json("default"), "default"); }
+
+TEST(ChunkKeyTest, AncestorIsFloorDivision) {
+  EXPECT_EQ((ChunkKey{-1, -3, 0}.ancestor(1)), (ChunkKey{-1, -2, 1}));
+  EXPECT_EQ((ChunkKey{5, 4, 2}.ancestor(2)), (ChunkKey{1, 1, 4}));
+  for (int q = 0; q < 4; ++q) EXPECT_EQ((ChunkKey{-7, 3, 3}.child(q).ancestor(1)), (ChunkKey{-7, 3, 3}));
+}
+
+TEST(ChunkGeneratorTest, BytesMatchTheFormula) {
+  for (bool indices : {true, false}) {
+    ChunkSettings s;
+    s.cells = 32;
+    s.indices = indices;
+    ChunkGenerator gen(default_preset(), s);
+    ChunkData d;
+    gen.generate({3, -2, 1}, {0, 1, 0, 2}, d);
+    EXPECT_LE(d.bytes(), gen.chunk_bytes()) << indices;
+    if (!indices) EXPECT_EQ(d.bytes(), gen.chunk_bytes());
+    d.mesh.validate();
+    ChunkData fresh;
+    gen.generate({3, -2, 1}, {0, 0, 0, 0}, fresh);
+    EXPECT_EQ(fresh.bytes(), gen.chunk_bytes()) << indices;
+  }
+}
+
+TEST(ChunkGeneratorTest, IdenticalBytesForAnyOrderAndThread) {
+  ChunkSettings s;
+  s.cells = 32;
+  const ChunkGenerator gen(default_preset(), s);
+  std::vector<ChunkKey> keys;
+  for (int l = 0; l < 3; ++l)
+    for (int z = -2; z < 2; ++z)
+      for (int x = -2; x < 2; ++x) keys.push_back({x, z, l});
+  std::vector<std::uint64_t> ref(keys.size());
+  ChunkData d;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    gen.generate(keys[k], {0, 0, 0, 0}, d);
+    ref[k] = d.content_hash();
+  }
+  for (int threads : {2, 4}) {
+    std::vector<std::size_t> order(keys.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::shuffle(order.begin(), order.end(), std::mt19937(unsigned(threads)));
+    std::vector<std::uint64_t> got(keys.size());
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        ChunkData local;
+        for (std::size_t k = std::size_t(t); k < order.size(); k += std::size_t(threads)) {
+          gen.generate(keys[order[k]], {0, 0, 0, 0}, local);
+          got[order[k]] = local.content_hash();
+        }
+      });
+    }
+    for (auto& th : pool) th.join();
+    EXPECT_EQ(got, ref) << threads << " threads";
+  }
+}
+
+TEST(ChunkGeneratorTest, SharedVerticesOfDifferentLevelsAreBitIdentical) {
+  ChunkSettings s;
+  s.cells = 16;
+  const ChunkGenerator gen(default_preset(), s);
+  // A level-0 node and the level-1 node east of its parent: the level-0 node's east border
+  // vertices at even positions are the level-1 node's west border vertices.
+  ChunkData fine, coarse;
+  const ChunkKey f{1, 2, 0};  // parent (0, 1, 1); east neighbour of the parent: (1, 1, 1)
+  gen.generate(f, {0, 0, 0, 0}, fine);
+  gen.generate({1, 1, 1}, {0, 0, 0, 0}, coarse);
+  const int n = s.cells;
+  // fine vertex (n, j) at world index (2n, 2n + j) of level 0 = coarse vertex (0, j') with
+  // 2 * (n + j') = 2n + j  ->  j' = j / 2 for the lower half of the coarse edge... fine z index
+  // = 2n + j (level 0), coarse z index at level 1 = n + j'; equal positions: 2n + j = 2(n + j').
+  for (int j = 0; j <= n; j += 2) {
+    const int jc = j / 2;
+    EXPECT_EQ(fine.heights.at(n + 1, j + 1), coarse.heights.at(1, jc + 1)) << j;
+    const double fx = fine.mesh.origin_x_m + double(fine.mesh.positions[3 * std::size_t(j * (n + 1) + n)]);
+    const double cx = coarse.mesh.origin_x_m + double(coarse.mesh.positions[3 * std::size_t(jc * (n + 1))]);
+    EXPECT_EQ(fx, cx);
+  }
+}
+
+TEST(ChunkGeneratorTest, BigWorldChunksKeepTheirQuality) {
+  ChunkSettings s;
+  s.cells = 32;
+  s.indices = false;
+  const ChunkGenerator gen(default_preset(), s);
+  const ChunkKey far = gen.key_at(1.0e8, -1.0e8, 0);
+  ChunkData d;
+  gen.generate(far, {0, 0, 0, 0}, d);
+  EXPECT_NEAR(d.mesh.origin_x_m, 1.0e8, gen.chunk_size_m(0));
+  // Vertex spacing stays exact in the chunk-relative floats.
+  for (int i = 0; i <= s.cells; ++i) EXPECT_EQ(d.mesh.positions[3 * std::size_t(i)], float(i * gen.cell_size_m()));
+  // Heights vary like near the origin (not a constant, not quantised to a few values).
+  std::vector<float> h(d.heights.data);
+  std::sort(h.begin(), h.end());
+  const auto distinct = std::unique(h.begin(), h.end()) - h.begin();
+  EXPECT_GT(distinct, std::ptrdiff_t(h.size() / 2));
+}
+
+TEST(ChunkGeneratorTest, BadInputIsRefusedPrecisely) {
+  ChunkSettings s;
+  s.cells = 100;
+  EXPECT_THROW(ChunkGenerator(default_preset(), s), Error);
+  try {
+    ChunkGenerator(default_preset(), s);
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("chunk.cells 100"), std::string::npos) << e.what();
+  }
+  s.cells = 16;
+  const ChunkGenerator gen(default_preset(), s);
+  ChunkData d;
+  EXPECT_THROW(gen.generate({0, 0, kMaxChunkLevel + 1}, {0, 0, 0, 0}, d), Error);
+  EXPECT_THROW(gen.generate({std::int64_t(1) << 40, 0, 0}, {0, 0, 0, 0}, d), Error);
+  EXPECT_THROW(gen.generate({0, 0, 0}, {0, 5, 0, 0}, d), Error);
+}
+
+}  // namespace
+}  // namespace terrane
