@@ -1,0 +1,628 @@
+// The streamer: LOD selection around viewers, a prioritised and cancellable job queue on its own
+// worker threads, an LRU cache of chunk buffers within a byte budget, and a visible set in which
+// a resident ancestor covers every area whose finer chunks are not ready yet.
+//
+// Ownership. Chunk buffers live in a fixed array of slots sized from the budget at construction
+// (budget / chunk bytes). A slot is free, queued (in the shared job queue), running (a worker
+// owns its buffer), done (in the completion queue) or resident (in the cache). Only the owner's
+// thread moves slots between states, except queued -> running (a worker, under the queue's
+// mutex) and running -> done (a worker, under the completion mutex). Critical sections are a few
+// hundred instructions: update() and poll() never wait for a generation to finish.
+//
+// Memory. Resident + in-flight slots never exceed the budget by construction; a slot's buffers
+// are allocated by the worker that first fills it and reused afterwards, so the process holds at
+// most budget bytes of chunk data whatever the flight. update()/poll() allocate nothing: every
+// table is sized at construction.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "world/world_internal.hpp"
+
+namespace terrane {
+
+using world_detail::KeyMap;
+using world_detail::LodGeometry;
+using world_detail::Selection;
+using world_detail::SelNode;
+
+namespace {
+
+enum class SlotState : std::uint8_t { free, queued, running, done, resident };
+
+struct Slot {
+  ChunkData data;
+  ChunkKey key;
+  std::atomic<SlotState> state{SlotState::free};
+  bool failed = false;          // generation threw (message in Impl::error_)
+  std::uint64_t last_used = 0;  // frame it was last wanted or visible (LRU)
+  std::atomic<bool> cancel{false};
+};
+
+struct QueuedJob {
+  int slot = -1;
+  double priority = 0.0;  // lower first
+};
+
+std::string mib(std::size_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.1f MiB", double(bytes) / 1048576.0);
+  return buf;
+}
+
+std::string metres(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%g m", v);
+  return buf;
+}
+
+constexpr std::size_t kMaxSelectionNodes = 1 << 15;
+constexpr std::size_t kMaxSlots = 1 << 16;
+
+}  // namespace
+
+void StreamerParams::validate() const {
+  chunk.validate();
+  auto fail = [](const std::string& m) { throw Error(ErrorCategory::invalid_argument, m); };
+  if (!(std::isfinite(view_distance_m) && view_distance_m > 0.0 && view_distance_m <= 1.0e6)) {
+    fail("view_distance_m " + metres(view_distance_m) + " must be in (0, 1e6] m");
+  }
+  if (!(std::isfinite(lod0_distance_m) && lod0_distance_m >= 0.0)) {
+    fail("lod0_distance_m " + metres(lod0_distance_m) + " must be 0 (automatic) or a positive distance");
+  }
+  if (!(std::isfinite(hysteresis) && hysteresis >= 0.0 && hysteresis <= 1.0)) {
+    fail("hysteresis " + std::to_string(hysteresis) + " must be in [0, 1]");
+  }
+  if (!(std::isfinite(lookahead_s) && lookahead_s >= 0.0 && lookahead_s <= 60.0)) {
+    fail("lookahead_s " + std::to_string(lookahead_s) + " must be in [0, 60] s");
+  }
+  if (threads < 0 || threads > 256) fail("threads " + std::to_string(threads) + " must be in 0..256");
+  if (budget_bytes == 0) fail("budget_bytes must be > 0");
+}
+
+struct Streamer::Impl {
+  const ChunkGenerator& gen;
+  LodGeometry geo;
+  std::size_t chunk_bytes = 0;
+  std::size_t minimum = 0;  // minimum_bytes() at construction
+  int threads = 1;
+  std::size_t max_queue = 0;
+
+  // Slots and the cache (owner thread, apart from the documented transitions).
+  std::unique_ptr<Slot[]> slots;
+  std::size_t slot_count = 0;
+  std::vector<int> free_slots;  // stack
+  KeyMap by_key;                // key -> slot, for every non-free slot
+  std::size_t in_use = 0;
+  std::size_t peak_in_use = 0;
+
+  // Selection and visible set (owner thread).
+  std::vector<Viewer> viewers;
+  Selection sel[2];
+  int cur = 0;
+  KeyMap visible_index;
+  std::vector<VisibleChunk> visible;
+  std::vector<ChunkEvent> events;
+  std::vector<QueuedJob> candidates;
+  std::uint64_t frame = 0;
+  std::size_t holes = 0;
+  bool complete = false;
+  StreamerStats counters;
+
+  // Shared with workers.
+  std::mutex queue_mutex;
+  std::condition_variable queue_cv;
+  std::vector<QueuedJob> queue;  // capacity max_queue
+  std::size_t running = 0;       // under queue_mutex
+  bool stopping = false;
+  std::mutex done_mutex;
+  std::vector<int> done;  // capacity slot_count
+  std::string error;      // first generation error (under done_mutex)
+  std::vector<std::thread> workers;
+
+  Impl(const ChunkGenerator& g, const StreamerParams& p) : gen(g) {
+    geo.chunk_m = gen.chunk_size_m(0);
+    geo.lod0_m = p.lod0_distance_m > 0.0 ? p.lod0_distance_m : 2.0 * geo.chunk_m;
+    geo.view_m = p.view_distance_m;
+    geo.hysteresis = p.hysteresis;
+    geo.lookahead_s = p.lookahead_s;
+    geo.max_stitch = chunk_levels(gen.settings().cells);
+    geo.root_level = 0;
+    while (geo.root_level < kMaxChunkLevel && std::ldexp(geo.lod0_m, geo.root_level) < geo.view_m) {
+      ++geo.root_level;
+    }
+    if (p.lod0_distance_m > 0.0 && p.lod0_distance_m < geo.chunk_m) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "lod0_distance_m " + metres(p.lod0_distance_m) +
+                      " must be 0 (automatic) or at least the level-0 chunk size " + metres(geo.chunk_m));
+    }
+    chunk_bytes = gen.chunk_bytes();
+    threads = p.threads > 0 ? p.threads : std::max(1, int(std::thread::hardware_concurrency()));
+    max_queue = std::size_t(8 * threads + 8);
+    for (Selection& s : sel) s.init(kMaxSelectionNodes);
+
+    minimum = minimum_bytes();
+    if (p.budget_bytes < minimum) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "budget " + mib(p.budget_bytes) + " is too small: a view of " + metres(geo.view_m) +
+                      " with " + std::to_string(gen.settings().cells) + "-cell chunks of " +
+                      mib(chunk_bytes) + " needs at least " + mib(minimum) + " (" +
+                      std::to_string(minimum / chunk_bytes) + " chunks including " +
+                      std::to_string(threads) + " in flight)");
+    }
+    slot_count = std::min(kMaxSlots, p.budget_bytes / chunk_bytes);
+    slots = std::make_unique<Slot[]>(slot_count);
+    free_slots.reserve(slot_count);
+    for (std::size_t i = slot_count; i-- > 0;) free_slots.push_back(int(i));
+    by_key.init(slot_count);
+    visible_index.init(kMaxSelectionNodes);
+    visible.reserve(kMaxSelectionNodes);
+    events.reserve(4 * slot_count + 16);
+    candidates.reserve(kMaxSelectionNodes);
+    queue.reserve(max_queue);
+    done.reserve(slot_count);
+    viewers.reserve(kMaxViewers);
+    counters.budget_bytes = p.budget_bytes;
+    counters.chunk_bytes = chunk_bytes;
+    for (int t = 0; t < threads; ++t) workers.emplace_back([this] { work(); });
+  }
+
+  ~Impl() {
+    {
+      std::lock_guard lock(queue_mutex);
+      stopping = true;
+      for (std::size_t i = 0; i < slot_count; ++i) slots[i].cancel.store(true);
+    }
+    queue_cv.notify_all();
+    for (std::thread& t : workers) t.join();
+  }
+
+  // The largest selection of one viewer over positions sampled across a root (with every
+  // split at its hysteresis distance), plus the workers' jobs.
+  std::size_t minimum_bytes() {
+    LodGeometry worst = geo;
+    worst.lod0_m = geo.lod0_m * (1.0 + geo.hysteresis);
+    KeyMap none;
+    none.init(1);
+    std::size_t most = 0;
+    const double root = geo.node_size(geo.root_level);
+    for (int a = 0; a < 4; ++a) {
+      for (int b = 0; b < 4; ++b) {
+        Viewer v;
+        v.x_m = root * (0.125 + 0.25 * a);
+        v.z_m = root * (0.125 + 0.25 * b);
+        world_detail::select_lod(worst, {&v, 1}, none, sel[0]);
+        most = std::max(most, sel[0].leaves.size() + sel[0].roots.size());
+      }
+    }
+    return (most + std::size_t(threads)) * chunk_bytes;
+  }
+
+  // ---- workers
+
+  void work() {
+    for (;;) {
+      int s = -1;
+      {
+        std::unique_lock lock(queue_mutex);
+        queue_cv.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (stopping) return;
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < queue.size(); ++i) {
+          if (queue[i].priority < queue[best].priority) best = i;
+        }
+        s = queue[best].slot;
+        queue[best] = queue.back();
+        queue.pop_back();
+        slots[std::size_t(s)].state = SlotState::running;
+        ++running;
+      }
+      Slot& slot = slots[std::size_t(s)];
+      slot.failed = false;
+      std::string message;
+      try {
+        gen.generate(slot.key, {0, 0, 0, 0}, slot.data, &slot.cancel);
+      } catch (const Error& e) {
+        slot.failed = true;
+        if (!slot.cancel.load()) message = e.what();
+      } catch (const std::exception& e) {
+        slot.failed = true;
+        message = e.what();
+      }
+      {
+        std::lock_guard lock(done_mutex);
+        if (!message.empty() && error.empty()) error = message;
+        slot.state = SlotState::done;
+        done.push_back(s);
+      }
+      {
+        std::lock_guard lock(queue_mutex);
+        --running;
+      }
+    }
+  }
+
+  // ---- owner thread
+
+  bool resident(const ChunkKey& key) const {
+    const int* s = by_key.find(key);
+    return s != nullptr && slots[std::size_t(*s)].state == SlotState::resident;
+  }
+  const Selection& selection() const { return sel[cur]; }
+  bool wanted(const ChunkKey& key) const { return selection().index.contains(key); }
+
+  void release(int s) {
+    Slot& slot = slots[std::size_t(s)];
+    by_key.erase(slot.key);
+    slot.state = SlotState::free;
+    slot.cancel.store(false, std::memory_order_relaxed);
+    free_slots.push_back(s);
+    --in_use;
+  }
+
+  void push_visible(const ChunkKey& key) {
+    const int s = *by_key.find(key);
+    slots[std::size_t(s)].last_used = frame;
+    visible_index.put(key, int(visible.size()));
+    visible.push_back(VisibleChunk{key, {0, 0, 0, 0}, &slots[std::size_t(s)].data});
+  }
+
+  double view_distance(const ChunkKey& key) const {
+    double d = INFINITY;
+    for (const Viewer& v : viewers) d = std::min(d, world_detail::node_distance(geo, key, v.x_m, v.z_m));
+    return d;
+  }
+
+  // Covers `key` (not resident) with resident descendants down to `depth` levels.
+  bool cover_from_descendants(const ChunkKey& key, int depth) {
+    if (depth == 0 || key.level == 0) return false;
+    const std::size_t mark = visible.size();
+    for (int q = 0; q < 4; ++q) {
+      const ChunkKey c = key.child(q);
+      if (!(view_distance(c) < geo.view_m)) continue;
+      if (resident(c)) {
+        push_visible(c);
+      } else if (!cover_from_descendants(c, depth - 1)) {
+        unwind(mark);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void unwind(std::size_t mark) {
+    while (visible.size() > mark) {
+      visible_index.erase(visible.back().key);
+      visible.pop_back();
+    }
+  }
+
+  // Appends a cover of node `id` to the visible set. Strict: all or nothing. Best effort: covers
+  // what it can and counts the selected leaves left uncovered in `holes`.
+  bool emit(int id, bool best_effort) {
+    const SelNode& n = selection().nodes[std::size_t(id)];
+    if (n.leaf) {
+      if (resident(n.key)) {
+        push_visible(n.key);
+        return true;
+      }
+      if (cover_from_descendants(n.key, 2)) return true;
+      if (best_effort) ++holes;
+      return false;
+    }
+    const std::size_t mark = visible.size();
+    bool ok = true;
+    for (int q = 0; q < 4 && ok; ++q) {
+      if (n.child[q] >= 0) ok = emit(n.child[q], false);
+    }
+    if (ok) return true;
+    unwind(mark);
+    if (resident(n.key)) {
+      push_visible(n.key);
+      return true;
+    }
+    if (best_effort) {
+      for (int q = 0; q < 4; ++q) {
+        if (n.child[q] >= 0) emit(n.child[q], true);
+      }
+    }
+    return false;
+  }
+
+  void rebuild_visible() {
+    visible.clear();
+    visible_index.clear();
+    holes = 0;
+    for (int r : selection().roots) {
+      if (!emit(r, false)) emit(r, true);
+    }
+    // Stitch masks: the coarser neighbour across each edge, found by walking up the levels.
+    for (VisibleChunk& v : visible) {
+      for (int e = 0; e < 4; ++e) {
+        ChunkKey nb = v.key;
+        switch (Edge(e)) {
+          case Edge::west: nb.cx -= 1; break;
+          case Edge::east: nb.cx += 1; break;
+          case Edge::north: nb.cz -= 1; break;
+          case Edge::south: nb.cz += 1; break;
+        }
+        int d = 0;
+        for (int up = 1; v.key.level + up <= geo.root_level; ++up) {
+          if (visible_index.contains(nb.ancestor(up))) {
+            d = up;
+            break;
+          }
+        }
+        v.stitch[std::size_t(e)] = std::min(d, geo.max_stitch);
+      }
+    }
+    complete = holes == 0 && visible.size() == selection().leaves.size();
+    if (complete) {
+      for (const ChunkKey& k : selection().leaves) {
+        if (!visible_index.contains(k)) {
+          complete = false;
+          break;
+        }
+      }
+    }
+  }
+
+  double priority(const ChunkKey& key, bool in_view) const {
+    // Holes first (in view and nothing resident above it), then by distance, favouring the
+    // frustum and the direction of travel.
+    bool covered = false;
+    for (int up = 0; key.level + up <= geo.root_level; ++up) {
+      if (resident(key.ancestor(up))) {
+        covered = true;
+        break;
+      }
+    }
+    const double size = geo.node_size(key.level);
+    const double cx = (double(key.cx) + 0.5) * size;
+    const double cz = (double(key.cz) + 0.5) * size;
+    double best = INFINITY;
+    for (const Viewer& v : viewers) {
+      double d = world_detail::node_distance(geo, key, v.x_m, v.z_m);
+      const double tx = cx - v.x_m, tz = cz - v.z_m;
+      const double tl = std::sqrt(tx * tx + tz * tz);
+      if (v.frustum && tl > 0.0) {
+        const ViewFrustum& f = *v.frustum;
+        const double fl = std::sqrt(f.forward_x * f.forward_x + f.forward_z * f.forward_z);
+        const double c = (tx * f.forward_x + tz * f.forward_z) / (tl * fl);
+        const double margin = std::asin(std::min(1.0, 0.7072 * size / tl));
+        if (std::acos(std::clamp(c, -1.0, 1.0)) > f.half_angle_rad + margin) d *= 2.0;
+      }
+      const double speed = std::sqrt(v.vx_m_s * v.vx_m_s + v.vz_m_s * v.vz_m_s);
+      if (speed > 0.1 && tl > 0.0) d *= 1.0 - 0.25 * (tx * v.vx_m_s + tz * v.vz_m_s) / (tl * speed);
+      best = std::min(best, d);
+    }
+    return (in_view && !covered ? 0.0 : 1.0e15) + best;
+  }
+
+  // Frees the least recently used resident slot that is neither wanted nor visible.
+  int evict_one() {
+    int victim = -1;
+    for (std::size_t i = 0; i < slot_count; ++i) {
+      const Slot& s = slots[i];
+      if (s.state != SlotState::resident || s.last_used == frame) continue;
+      if (victim < 0 || s.last_used < slots[std::size_t(victim)].last_used) victim = int(i);
+    }
+    if (victim < 0) return -1;
+    events.push_back(ChunkEvent{ChunkEventKind::evicted, slots[std::size_t(victim)].key, nullptr});
+    ++counters.evicted;
+    release(victim);
+    return victim;
+  }
+
+  void update() {
+    ++frame;
+    events.clear();
+    const int prev = cur;
+    cur ^= 1;
+    world_detail::select_lod(geo, viewers, sel[prev].split, sel[cur]);
+    const Selection& s = selection();
+    for (const SelNode& n : s.nodes) {
+      if (int* slot = by_key.find(n.key)) slots[std::size_t(*slot)].last_used = frame;
+    }
+
+    // Cancel queued jobs that are no longer wanted; flag running ones.
+    {
+      std::lock_guard lock(queue_mutex);
+      for (std::size_t i = 0; i < queue.size();) {
+        const int q = queue[i].slot;
+        if (!wanted(slots[std::size_t(q)].key)) {
+          queue[i] = queue.back();
+          queue.pop_back();
+          release(q);
+          ++counters.cancelled;
+        } else {
+          ++i;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < slot_count; ++i) {
+      Slot& sl = slots[i];
+      const SlotState st = sl.state.load(std::memory_order_relaxed);
+      if (st == SlotState::queued || st == SlotState::running || st == SlotState::done) {
+        // A job wanted again before it finished is un-cancelled (if its worker already gave
+        // up, the slot comes back failed and is dropped).
+        sl.cancel.store(!wanted(sl.key), std::memory_order_relaxed);
+      }
+    }
+
+    rebuild_visible();  // marks what is drawn as used this frame (not evictable)
+
+    // Candidates: wanted, not resident, not in flight.
+    candidates.clear();
+    for (std::size_t i = 0; i < s.nodes.size(); ++i) {
+      const SelNode& n = s.nodes[i];
+      if (!n.leaf && n.in_view) continue;  // internal nodes are covered by their children
+      if (by_key.find(n.key) != nullptr) continue;
+      candidates.push_back(QueuedJob{int(i), priority(n.key, n.in_view)});
+    }
+    // Internal in-view roots: they are the fallback cover, request them too.
+    for (int r : s.roots) {
+      const SelNode& n = s.nodes[std::size_t(r)];
+      if (n.leaf || by_key.find(n.key) != nullptr) continue;
+      candidates.push_back(QueuedJob{r, priority(n.key, true)});
+    }
+    std::sort(candidates.begin(), candidates.end(),
+              [](const QueuedJob& a, const QueuedJob& b) { return a.priority < b.priority; });
+
+    std::size_t added = 0;
+    {
+      std::lock_guard lock(queue_mutex);
+      // Re-prioritise what is still queued.
+      for (QueuedJob& j : queue) {
+        const ChunkKey& k = slots[std::size_t(j.slot)].key;
+        const int* id = s.index.find(k);
+        j.priority = priority(k, s.nodes[std::size_t(*id)].in_view);
+      }
+      for (const QueuedJob& c : candidates) {
+        if (queue.size() >= max_queue) break;
+        int slot = -1;
+        if (!free_slots.empty()) {
+          slot = free_slots.back();
+          free_slots.pop_back();
+        } else {
+          slot = evict_one();
+          if (slot < 0) break;
+          free_slots.pop_back();  // evict_one pushed it
+        }
+        Slot& sl = slots[std::size_t(slot)];
+        sl.key = s.nodes[std::size_t(c.slot)].key;
+        sl.state = SlotState::queued;
+        sl.last_used = frame;
+        sl.cancel.store(false, std::memory_order_relaxed);
+        by_key.put(sl.key, slot);
+        ++in_use;
+        queue.push_back(QueuedJob{slot, c.priority});
+        ++added;
+      }
+    }
+    peak_in_use = std::max(peak_in_use, in_use);
+    if (added > 0) queue_cv.notify_all();
+  }
+
+  std::size_t poll(const PollBudget& budget) {
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    std::size_t delivered = 0;
+    bool changed = false;
+    for (;;) {
+      if (delivered >= budget.max_chunks) break;
+      if (std::chrono::duration<double, std::milli>(clock::now() - start).count() >= budget.max_ms) break;
+      int s = -1;
+      {
+        std::lock_guard lock(done_mutex);
+        if (!error.empty()) {
+          const std::string message = error;
+          error.clear();
+          throw Error(ErrorCategory::internal, "chunk generation failed: " + message);
+        }
+        if (done.empty()) break;
+        s = done.back();
+        done.pop_back();
+      }
+      Slot& slot = slots[std::size_t(s)];
+      if (slot.failed || slot.cancel.load(std::memory_order_relaxed) || !wanted(slot.key)) {
+        release(s);
+        ++counters.dropped;
+        continue;
+      }
+      slot.state = SlotState::resident;
+      slot.last_used = frame;
+      events.push_back(ChunkEvent{ChunkEventKind::ready, slot.key, &slot.data});
+      ++counters.generated;
+      ++delivered;
+      changed = true;
+    }
+    if (changed) rebuild_visible();
+    return delivered;
+  }
+
+  StreamerStats stats() {
+    StreamerStats st = counters;
+    st.desired = selection().nodes.size();
+    {
+      std::lock_guard lock(queue_mutex);
+      st.queued = queue.size();
+    }
+    std::size_t res = 0;
+    for (std::size_t i = 0; i < slot_count; ++i) {
+      if (slots[i].state == SlotState::resident) ++res;
+    }
+    st.resident_chunks = res;
+    st.running = in_use - res - st.queued;
+    st.resident_bytes = in_use * chunk_bytes;
+    st.visible = visible.size();
+    st.holes = holes;
+    st.view_complete = complete;
+    return st;
+  }
+};
+
+Streamer::Streamer(const Preset& preset, const StreamerParams& params) : params_(params) {
+  params_.validate();
+  params_.chunk.indices = false;
+  generator_ = std::make_shared<const ChunkGenerator>(preset, params_.chunk);
+  query_ = std::make_unique<TerrainQuery>(generator_);
+  impl_ = std::make_unique<Impl>(*generator_, params_);
+}
+
+Streamer::~Streamer() = default;
+
+void Streamer::set_viewers(std::span<const Viewer> viewers) {
+  if (viewers.size() > kMaxViewers) {
+    throw Error(ErrorCategory::invalid_argument,
+                std::to_string(viewers.size()) + " viewers: at most " + std::to_string(kMaxViewers));
+  }
+  for (std::size_t i = 0; i < viewers.size(); ++i) {
+    const Viewer& v = viewers[i];
+    const std::string who = "viewer " + std::to_string(i);
+    const double p[3] = {v.x_m, v.y_m, v.z_m};
+    for (double c : p) {
+      if (!std::isfinite(c) || std::abs(c) > kMaxWorldCoordinate) {
+        throw Error(ErrorCategory::invalid_argument,
+                    who + ": position (" + std::to_string(v.x_m) + ", " + std::to_string(v.y_m) + ", " +
+                        std::to_string(v.z_m) + ") must be finite and within " +
+                        std::to_string(kMaxWorldCoordinate) + " m of the origin");
+      }
+    }
+    const double speed = std::sqrt(v.vx_m_s * v.vx_m_s + v.vy_m_s * v.vy_m_s + v.vz_m_s * v.vz_m_s);
+    if (!(speed <= kMaxViewerSpeed)) {
+      throw Error(ErrorCategory::invalid_argument,
+                  who + ": speed " + std::to_string(speed) + " m/s must be finite and at most " +
+                      std::to_string(kMaxViewerSpeed) + " m/s");
+    }
+    if (v.frustum) {
+      const ViewFrustum& f = *v.frustum;
+      if (!(std::isfinite(f.forward_x) && std::isfinite(f.forward_z) &&
+            (f.forward_x != 0.0 || f.forward_z != 0.0))) {
+        throw Error(ErrorCategory::invalid_argument, who + ": frustum forward direction must be finite and non-zero");
+      }
+      if (!(f.half_angle_rad > 0.0 && f.half_angle_rad <= 3.14159265358979323846)) {
+        throw Error(ErrorCategory::invalid_argument,
+                    who + ": frustum half_angle_rad " + std::to_string(f.half_angle_rad) + " must be in (0, pi]");
+      }
+    }
+  }
+  impl_->viewers.assign(viewers.begin(), viewers.end());
+}
+
+void Streamer::update() { impl_->update(); }
+std::size_t Streamer::poll(const PollBudget& budget) { return impl_->poll(budget); }
+std::span<const ChunkEvent> Streamer::events() const { return impl_->events; }
+std::span<const VisibleChunk> Streamer::visible() const { return impl_->visible; }
+std::span<const ChunkKey> Streamer::selected() const { return impl_->selection().leaves; }
+StreamerStats Streamer::stats() const { return impl_->stats(); }
+int Streamer::root_level() const { return impl_->geo.root_level; }
+double Streamer::lod0_distance_m() const { return impl_->geo.lod0_m; }
+std::size_t Streamer::minimum_budget_bytes() const { return impl_->minimum; }
+
+}  // namespace terrane

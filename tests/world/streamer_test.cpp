@@ -1,0 +1,278 @@
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <set>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "terrane/world.hpp"
+
+namespace terrane {
+namespace {
+
+Preset default_preset() { return parse_preset(builtin_preset_json("default"), "default"); }
+
+// Small chunks keep the tests fast: 32 cells of 4 m = 128 m; view 600 m.
+StreamerParams small_params(int threads) {
+  StreamerParams p;
+  p.chunk.cells = 32;
+  p.view_distance_m = 600.0;
+  p.threads = threads;
+  p.budget_bytes = std::size_t{64} << 20;
+  return p;
+}
+
+// Waits (in the test, not in the streamer) until every wanted chunk is resident.
+void drain(Streamer& s) {
+  for (int guard = 0; guard < 20000; ++guard) {
+    s.update();
+    s.poll();
+    if (s.stats().view_complete) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  FAIL() << "view never completed";
+}
+
+double node_size(const Streamer& s, int level) { return s.generator().chunk_size_m(level); }
+
+// How many visible nodes contain (x, z).
+int cover_count(const Streamer& s, double x, double z) {
+  int c = 0;
+  for (const VisibleChunk& v : s.visible()) {
+    const double size = node_size(s, v.key.level);
+    const double x0 = double(v.key.cx) * size, z0 = double(v.key.cz) * size;
+    if (x >= x0 && x < x0 + size && z >= z0 && z < z0 + size) ++c;
+  }
+  return c;
+}
+
+// Every point of every view disc (sampled every 20 m) is covered by exactly one visible node.
+void expect_tiles_view(const Streamer& s, std::span<const Viewer> viewers) {
+  const double r = s.params().view_distance_m;
+  int bad = 0;
+  for (const Viewer& v : viewers) {
+    for (double dz = -r; dz <= r; dz += 20.0) {
+      for (double dx = -r; dx <= r; dx += 20.0) {
+        if (dx * dx + dz * dz >= r * r) continue;
+        if (cover_count(s, v.x_m + dx, v.z_m + dz) != 1) ++bad;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+void expect_seamless(const Streamer& s) {
+  const SeamReport r = check_seams(s.visible(), s.generator());
+  EXPECT_EQ(r.overlaps, 0u);
+  EXPECT_EQ(r.cracks, 0u);
+}
+
+TEST(StreamerTest, FlightTilesTheViewWithoutHolesOrCracks) {
+  Streamer s(default_preset(), small_params(2));
+  Viewer v;
+  v.vx_m_s = 100.0;
+  v.vz_m_s = 30.0;
+  std::size_t edges = 0;
+  for (int frame = 0; frame < 120; ++frame) {
+    v.x_m = 100.0 * frame * (1.0 / 6.0);  // 10 frames per second of flight
+    v.z_m = 30.0 * frame * (1.0 / 6.0);
+    s.set_viewers({&v, 1});
+    drain(s);
+    const StreamerStats st = s.stats();
+    ASSERT_EQ(st.holes, 0u) << frame;
+    ASSERT_TRUE(st.view_complete);
+    EXPECT_LE(st.resident_bytes, st.budget_bytes);
+    expect_tiles_view(s, {&v, 1});
+    expect_seamless(s);
+    edges += check_seams(s.visible(), s.generator()).edges_checked;
+    // Neighbour levels are ones the stitching supports.
+    for (const VisibleChunk& c : s.visible()) {
+      for (int d : c.stitch) EXPECT_LE(d, chunk_levels(32));
+    }
+  }
+  EXPECT_GT(edges, 0u);
+  EXPECT_GT(s.root_level(), 0);
+}
+
+TEST(StreamerTest, VisibleSetAndChunksAreIdenticalForAnyThreadCount) {
+  using Frame = std::vector<std::tuple<std::int64_t, std::int64_t, int, std::array<int, 4>, std::uint64_t>>;
+  auto run = [](int threads) {
+    Streamer s(default_preset(), small_params(threads));
+    std::vector<Frame> frames;
+    std::mt19937 rng(7);
+    Viewer v;
+    for (int f = 0; f < 25; ++f) {
+      v.x_m += double(int(rng() % 400) - 200);
+      v.z_m += double(int(rng() % 400) - 200);
+      s.set_viewers({&v, 1});
+      drain(s);
+      Frame fr;
+      for (const VisibleChunk& c : s.visible()) {
+        fr.emplace_back(c.key.cx, c.key.cz, c.key.level, c.stitch, c.data->content_hash());
+      }
+      std::sort(fr.begin(), fr.end());
+      frames.push_back(fr);
+    }
+    return frames;
+  };
+  const auto one = run(1);
+  EXPECT_EQ(run(2), one);
+  EXPECT_EQ(run(4), one);
+}
+
+TEST(StreamerTest, StreamedChunksEqualDirectGeneration) {
+  Streamer s(default_preset(), small_params(2));
+  Viewer v{.x_m = -3000.0, .z_m = 5000.0};
+  s.set_viewers({&v, 1});
+  drain(s);
+  ChunkData direct;
+  for (const VisibleChunk& c : s.visible()) {
+    s.generator().generate(c.key, {0, 0, 0, 0}, direct);
+    EXPECT_EQ(direct.content_hash(), c.data->content_hash());
+  }
+}
+
+TEST(StreamerTest, HysteresisStopsFlipsAtABandEdge) {
+  for (double h : {0.2, 0.0}) {
+    StreamerParams p = small_params(1);
+    p.hysteresis = h;
+    Streamer s(default_preset(), p);
+    // A level-1 node's split distance is lod0; put the viewer on the +x side of node (0,0,1)
+    // at that distance and oscillate by 5% of it.
+    const double d = s.lod0_distance_m();
+    const double size = node_size(s, 1);
+    std::set<std::vector<std::tuple<std::int64_t, std::int64_t, int>>> seen;
+    int flips = 0;
+    std::vector<std::tuple<std::int64_t, std::int64_t, int>> last;
+    for (int f = 0; f < 40; ++f) {
+      Viewer v{.x_m = size + d + ((f % 2) ? 0.05 : -0.05) * d, .z_m = 0.5 * size};
+      s.set_viewers({&v, 1});
+      s.update();
+      std::vector<std::tuple<std::int64_t, std::int64_t, int>> keys;
+      for (const ChunkKey& k : s.selected()) keys.emplace_back(k.cx, k.cz, k.level);
+      std::sort(keys.begin(), keys.end());
+      if (f > 0 && keys != last) ++flips;
+      last = keys;
+    }
+    if (h > 0.0) {
+      EXPECT_LE(flips, 1) << "hysteresis " << h;  // at most the first split
+    } else {
+      EXPECT_GT(flips, 30) << "without hysteresis the test scenario must flip";
+    }
+  }
+}
+
+TEST(StreamerTest, CancelledJobsAreNeverDelivered) {
+  StreamerParams p = small_params(1);
+  Streamer s(default_preset(), p);
+  std::mt19937 rng(3);
+  std::uint64_t cancelled = 0;
+  for (int f = 0; f < 60; ++f) {
+    // Teleport every frame: most queued jobs stop being wanted before a worker reaches them.
+    Viewer v{.x_m = double(rng() % 200000), .z_m = double(rng() % 200000)};
+    s.set_viewers({&v, 1});
+    s.update();
+    s.poll();
+    for (const ChunkEvent& e : s.events()) {
+      if (e.kind != ChunkEventKind::ready) continue;
+      // Delivered chunks are wanted by the current selection (near the current viewer).
+      const double dist = std::hypot(v.x_m - (double(e.key.cx) + 0.5) * node_size(s, e.key.level),
+                                     v.z_m - (double(e.key.cz) + 0.5) * node_size(s, e.key.level));
+      EXPECT_LT(dist, p.view_distance_m + 2.0 * node_size(s, s.root_level()));
+    }
+    for (const VisibleChunk& c : s.visible()) {
+      const double dist = std::hypot(v.x_m - (double(c.key.cx) + 0.5) * node_size(s, c.key.level),
+                                     v.z_m - (double(c.key.cz) + 0.5) * node_size(s, c.key.level));
+      EXPECT_LT(dist, p.view_distance_m + node_size(s, c.key.level));
+    }
+    cancelled = s.stats().cancelled + s.stats().dropped;
+    EXPECT_LE(s.stats().resident_bytes, s.stats().budget_bytes);
+  }
+  EXPECT_GT(cancelled, 0u);
+}
+
+TEST(StreamerTest, LongRandomFlightStaysWithinBudget) {
+  StreamerParams p = small_params(2);
+  Streamer probe(default_preset(), p);
+  p.budget_bytes = probe.minimum_budget_bytes() + 4 * probe.stats().chunk_bytes;
+  Streamer s(default_preset(), p);
+  std::mt19937 rng(11);
+  Viewer v;
+  std::size_t peak = 0;
+  std::uint64_t evicted = 0;
+  for (int f = 0; f < 400; ++f) {
+    v.vx_m_s = double(int(rng() % 2001) - 1000);
+    v.vz_m_s = double(int(rng() % 2001) - 1000);
+    v.x_m += v.vx_m_s / 60.0;
+    v.z_m += v.vz_m_s / 60.0;
+    s.set_viewers({&v, 1});
+    s.update();
+    s.poll({.max_chunks = 8, .max_ms = 1.0});
+    const StreamerStats st = s.stats();
+    peak = std::max(peak, st.resident_bytes);
+    EXPECT_LE(st.resident_bytes, p.budget_bytes);
+    const SeamReport r = check_seams(s.visible(), s.generator());
+    EXPECT_EQ(r.overlaps, 0u);
+    EXPECT_EQ(r.cracks, 0u);
+    evicted = st.evicted;
+  }
+  EXPECT_LE(peak, p.budget_bytes);
+  EXPECT_GT(evicted, 0u);
+}
+
+TEST(StreamerTest, BigWorldViewerGetsTheSameQuality) {
+  Streamer s(default_preset(), small_params(2));
+  Viewer v{.x_m = 1.0e8, .z_m = -1.0e8};
+  s.set_viewers({&v, 1});
+  drain(s);
+  expect_tiles_view(s, {&v, 1});
+  expect_seamless(s);
+  for (const VisibleChunk& c : s.visible()) {
+    const Mesh& m = c.data->mesh;
+    const float step = float(s.generator().cell_size_m() * double(1 << c.key.level));
+    for (int i = 0; i <= 32; ++i) ASSERT_EQ(m.positions[3 * std::size_t(i)], float(i) * step);
+  }
+}
+
+TEST(StreamerTest, SeveralViewers) {
+  Streamer s(default_preset(), small_params(2));
+  const Viewer vs[2] = {{.x_m = 0.0, .z_m = 0.0}, {.x_m = 5000.0, .z_m = 0.0}};
+  s.set_viewers(vs);
+  drain(s);
+  expect_tiles_view(s, vs);
+  expect_seamless(s);
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(StreamerTest, BadInputIsRefusedPrecisely) {
+  StreamerParams p = small_params(1);
+  p.view_distance_m = 0.0;
+  EXPECT_NE(error_of([&] { Streamer s(default_preset(), p); }).find("view_distance_m 0 m"), std::string::npos);
+  p = small_params(1);
+  p.budget_bytes = 1 << 20;
+  const std::string small = error_of([&] { Streamer s(default_preset(), p); });
+  EXPECT_NE(small.find("too small"), std::string::npos) << small;
+  EXPECT_NE(small.find("needs at least"), std::string::npos) << small;
+  p = small_params(1);
+  Streamer s(default_preset(), p);
+  Viewer fast{.vx_m_s = 1.0e6};
+  EXPECT_NE(error_of([&] { s.set_viewers({&fast, 1}); }).find("speed 1000000"), std::string::npos);
+  Viewer nan{.x_m = std::nan("")};
+  EXPECT_NE(error_of([&] { s.set_viewers({&nan, 1}); }).find("must be finite"), std::string::npos);
+  Viewer far{.x_m = 1.0e13};
+  EXPECT_FALSE(error_of([&] { s.set_viewers({&far, 1}); }).empty());
+}
+
+}  // namespace
+}  // namespace terrane
