@@ -56,6 +56,26 @@ struct BenchOptions {
 
 int run_generate(const GenerateOptions& opt);
 
+// terrane stream (stream.cpp): a headless flight through the streamed world.
+struct StreamOptions {
+  std::string preset = "default";
+  std::vector<std::string> overrides;
+  bool has_seed = false;
+  std::uint64_t seed = 0;
+  std::string path = "line";  // line | circle | random
+  double speed = 100.0;       // m/s
+  double seconds = 20.0;
+  double view_m = 2000.0;
+  double budget_mb = 256.0;
+  int threads = 0;
+  int cells = 128;
+  double poll_ms = 0.25;      // poll() time budget per frame
+  std::string csv;
+  bool json = false;
+  bool fast = false;          // do not pace frames in real time
+};
+int run_stream(const StreamOptions& opt);
+
 // A file written by generate: its name in the output directory and its sidecar format.
 struct WrittenFile {
   std::string file;

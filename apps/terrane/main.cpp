@@ -73,6 +73,25 @@ int main(int argc, char** argv) {
   g->add_flag("-q,--quiet", gen.quiet, "no progress bar");
   g->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
 
+  cli::StreamOptions st;
+  auto* sc = app.add_subcommand("stream", "fly a viewer through the streamed world (headless) and "
+                                          "report frame costs, throughput, memory, holes and cracks");
+  sc->add_option("preset", st.preset, "built-in preset name or path to a preset JSON file")
+      ->capture_default_str();
+  sc->add_option("--set", st.overrides, "override a preset field: a.b.c=value (repeatable)");
+  auto* st_seed = sc->add_option("--seed", st.seed, "world seed (overrides the preset's)");
+  sc->add_option("--path", st.path, "viewer path: line | circle | random")->capture_default_str();
+  sc->add_option("--speed", st.speed, "viewer speed in m/s")->capture_default_str();
+  sc->add_option("--seconds", st.seconds, "simulated seconds (60 frames each)")->capture_default_str();
+  sc->add_option("--view", st.view_m, "view distance in metres")->capture_default_str();
+  sc->add_option("--budget", st.budget_mb, "chunk memory budget in MiB")->capture_default_str();
+  sc->add_option("--threads", st.threads, "worker threads (0 = all cores)")->capture_default_str();
+  sc->add_option("--cells", st.cells, "cells per chunk side (power of two, 8..1024)")->capture_default_str();
+  sc->add_option("--poll-ms", st.poll_ms, "poll() time budget per frame in ms")->capture_default_str();
+  sc->add_option("--csv", st.csv, "write one row per frame to this CSV file");
+  sc->add_flag("--json", st.json, "print only the summary JSON line");
+  sc->add_flag("--fast", st.fast, "do not pace frames in real time (stress test)");
+
   app.add_subcommand("presets", "list the built-in presets");
 
   cli::BenchOptions bench;
@@ -124,6 +143,10 @@ int main(int argc, char** argv) {
         gen.has_origin = true;
       }
       return cli::run_generate(gen);
+    }
+    if (sc->parsed()) {
+      st.has_seed = st_seed->count() > 0;
+      return cli::run_stream(st);
     }
     if (app.got_subcommand("presets")) return cli::run_presets();
     if (bn->parsed()) return cli::run_bench_noise(bench);

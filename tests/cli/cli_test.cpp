@@ -266,6 +266,46 @@ TEST_F(CliTest, MeshBadInputExitsTwoAndWritesNothing) {
                  "larger than Unreal's largest recommended landscape size, 8129");
 }
 
+TEST_F(CliTest, StreamFliesWithoutHolesOrCracks) {
+  const fs::path csv = dir_ / "frames.csv";
+  const Result r = run("stream default --path circle --speed 100 --seconds 2 --view 600 --cells 32 "
+                       "--budget 64 --threads 2 --json --csv " + csv.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string last = r.out.substr(r.out.rfind('{'));
+  const auto j = nlohmann::json::parse(last);
+  for (const char* k : {"p50_us", "p99_us", "max_us", "chunks_per_s", "holes", "cracks",
+                        "time_to_complete_view_s", "peak_resident_bytes", "budget_bytes", "frames"}) {
+    EXPECT_TRUE(j.contains(k)) << k;
+  }
+  EXPECT_EQ(j["frames"].get<int>(), 120);
+  EXPECT_EQ(j["holes"].get<int>(), 0);
+  EXPECT_EQ(j["cracks"].get<int>(), 0);
+  EXPECT_FALSE(j["time_to_complete_view_s"].is_null());
+  EXPECT_LE(j["peak_resident_bytes"].get<double>(), j["budget_bytes"].get<double>());
+  EXPECT_GT(j["chunks_per_s"].get<double>(), 0.0);
+  std::ifstream in(csv);
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 121);  // header + one row per frame
+}
+
+TEST_F(CliTest, StreamRefusesBadInput) {
+  auto fails = [&](const std::string& args, const std::string& needle) {
+    const Result r = run("stream " + args + " --seconds 1 --fast");
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("error: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(needle), std::string::npos) << "missing '" << needle << "' in: " << r.out;
+  };
+  fails("--view 0", "view_distance_m 0 m must be in (0, 1e6]");
+  fails("--view -5", "view_distance_m -5 m");
+  fails("--budget 1", "needs at least");
+  fails("--speed 1e9", "--speed 1000000000");
+  fails("--path zigzag", "--path 'zigzag': expected line, circle or random");
+  fails("no_such_preset", "no_such_preset");
+  fails("--cells 100", "chunk.cells 100");
+}
+
 }  // namespace
 TEST_F(CliTest, SurfaceExportsSplatBiomesScatterAndBiomePreview) {
   const fs::path p = write_preset("small.json.in", kSmallPreset);

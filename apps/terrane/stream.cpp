@@ -1,0 +1,247 @@
+// terrane stream: a headless flight through the infinite world. Drives a Streamer frame by frame
+// at 60 Hz (paced in real time unless --fast) and reports the owner thread's per-frame cost of
+// update + poll, generation throughput, queue, residency, the time until the view is first
+// complete, and every frame whose visible set had a hole or a crack (check_seams).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <time.h>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "terrane/graph.hpp"
+#include "terrane/world.hpp"
+
+namespace terrane::cli {
+
+namespace {
+
+constexpr double kFrame = 1.0 / 60.0;
+constexpr double kPi = 3.14159265358979323846;
+
+struct Pose {
+  double x, z, vx, vz;
+};
+
+// The viewer's path: deterministic in time (random: a seeded smooth wander).
+class Path {
+ public:
+  Path(const std::string& kind, double speed, double view, std::uint64_t seed)
+      : kind_(kind), speed_(speed), radius_(std::max(2.0 * view, 1000.0)), seed_(seed) {}
+
+  Pose at(double t) {
+    if (kind_ == "line") return {speed_ * t, 0.0, speed_, 0.0};
+    if (kind_ == "circle") {
+      const double w = speed_ / radius_;
+      const double a = w * t;
+      return {radius_ * std::cos(a), radius_ * std::sin(a), -speed_ * std::sin(a), speed_ * std::cos(a)};
+    }
+    // random: the heading turns at a rate that changes every 2 s (hash of the seed and segment).
+    while (t_ + 1e-12 < t) {
+      const double step = std::min(kFrame, t - t_);
+      const std::uint64_t seg = std::uint64_t(t_ / 2.0);
+      const double turn = (double(unit_float(hash_combine(seed_, seg))) * 2.0 - 1.0) * 0.6;  // rad/s
+      heading_ += turn * step;
+      x_ += speed_ * std::cos(heading_) * step;
+      z_ += speed_ * std::sin(heading_) * step;
+      t_ += step;
+    }
+    return {x_, z_, speed_ * std::cos(heading_), speed_ * std::sin(heading_)};
+  }
+
+ private:
+  std::string kind_;
+  double speed_, radius_;
+  std::uint64_t seed_;
+  double t_ = 0.0, x_ = 0.0, z_ = 0.0, heading_ = 0.0;
+};
+
+// CPU time of the calling thread (excludes time the OS ran something else) [Units: us].
+double thread_cpu_us() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1.0e6 + double(ts.tv_nsec) * 1.0e-3;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t k = std::min(v.size() - 1, std::size_t(std::ceil(p * double(v.size()))) - (p > 0 ? 1 : 0));
+  return v[k];
+}
+
+}  // namespace
+
+int run_stream(const StreamOptions& opt) {
+  if (opt.path != "line" && opt.path != "circle" && opt.path != "random") {
+    throw Error(ErrorCategory::invalid_argument,
+                "--path '" + opt.path + "': expected line, circle or random");
+  }
+  if (!(std::isfinite(opt.speed) && opt.speed >= 0.0 && opt.speed <= kMaxViewerSpeed)) {
+    throw Error(ErrorCategory::invalid_argument,
+                "--speed " + std::to_string(opt.speed) + " m/s must be in [0, " +
+                    std::to_string(int(kMaxViewerSpeed)) + "]");
+  }
+  if (!(std::isfinite(opt.seconds) && opt.seconds > 0.0 && opt.seconds <= 86400.0)) {
+    throw Error(ErrorCategory::invalid_argument,
+                "--seconds " + std::to_string(opt.seconds) + " must be in (0, 86400]");
+  }
+  if (!(std::isfinite(opt.budget_mb) && opt.budget_mb > 0.0 && opt.budget_mb <= 1048576.0)) {
+    throw Error(ErrorCategory::invalid_argument,
+                "--budget " + std::to_string(opt.budget_mb) + " MB must be in (0, 1048576]");
+  }
+  if (!(std::isfinite(opt.poll_ms) && opt.poll_ms > 0.0 && opt.poll_ms <= 1000.0)) {
+    throw Error(ErrorCategory::invalid_argument,
+                "--poll-ms " + std::to_string(opt.poll_ms) + " must be in (0, 1000]");
+  }
+  std::vector<std::string> overrides = opt.overrides;
+  if (opt.has_seed) overrides.push_back("seed=" + std::to_string(opt.seed));
+  const Preset preset = load_preset(opt.preset, overrides);
+
+  StreamerParams params;
+  params.chunk.cells = opt.cells;
+  params.view_distance_m = opt.view_m;
+  params.budget_bytes = std::size_t(opt.budget_mb * 1048576.0);
+  params.threads = opt.threads;
+  Streamer streamer(preset, params);
+  if (streamer.generator().post_ignored() && !opt.json) {
+    std::fprintf(stderr, "note: preset '%s' has post operations (erosion, blur): streaming "
+                 "generates the graph only\n", preset.name.c_str());
+  }
+
+  std::ofstream csv;
+  if (!opt.csv.empty()) {
+    csv.open(opt.csv);
+    if (!csv) throw Error(ErrorCategory::io, opt.csv + ": cannot open for writing");
+    csv << "frame,time_s,x_m,z_m,cost_us,queued,running,resident_chunks,resident_bytes,visible,"
+           "holes,cracks,view_complete\n";
+  }
+
+  Path path(opt.path, opt.speed, opt.view_m, preset.seed);
+  const int frames = int(std::ceil(opt.seconds / kFrame));
+  std::vector<double> cost_us, cpu_us;
+  cost_us.reserve(std::size_t(frames));
+  cpu_us.reserve(std::size_t(frames));
+  std::size_t peak_bytes = 0, peak_queue = 0, peak_resident = 0;
+  double queue_sum = 0.0;
+  int hole_frames = 0, crack_frames = 0;
+  double time_to_complete = -1.0;
+  const PollBudget budget{.max_chunks = SIZE_MAX, .max_ms = opt.poll_ms};
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  for (int f = 0; f < frames; ++f) {
+    const double t = f * kFrame;
+    const Pose p = path.at(t);
+    Viewer v;
+    v.x_m = p.x;
+    v.z_m = p.z;
+    v.y_m = 0.0;
+    v.vx_m_s = p.vx;
+    v.vz_m_s = p.vz;
+    if (p.vx != 0.0 || p.vz != 0.0) v.frustum = ViewFrustum{p.vx, p.vz, kPi / 3.0};
+
+    const double c0 = thread_cpu_us();
+    const auto t0 = clock::now();
+    streamer.set_viewers({&v, 1});
+    streamer.update();
+    streamer.poll(budget);
+    const auto t1 = clock::now();
+    cpu_us.push_back(thread_cpu_us() - c0);
+    const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+    cost_us.push_back(us);
+
+    const StreamerStats st = streamer.stats();
+    const SeamReport seams = check_seams(streamer.visible(), streamer.generator());
+    const std::size_t cracks = seams.cracks + seams.overlaps;
+    if (time_to_complete < 0.0 && st.view_complete) {
+      time_to_complete = std::chrono::duration<double>(clock::now() - start).count();
+    }
+    if (time_to_complete >= 0.0 && st.holes > 0) ++hole_frames;
+    if (cracks > 0) ++crack_frames;
+    peak_bytes = std::max(peak_bytes, st.resident_bytes);
+    peak_queue = std::max(peak_queue, st.queued);
+    peak_resident = std::max(peak_resident, st.resident_chunks);
+    queue_sum += double(st.queued);
+    if (csv) {
+      csv << f << ',' << t << ',' << p.x << ',' << p.z << ',' << us << ',' << st.queued << ','
+          << st.running << ',' << st.resident_chunks << ',' << st.resident_bytes << ',' << st.visible
+          << ',' << st.holes << ',' << cracks << ',' << (st.view_complete ? 1 : 0) << '\n';
+    }
+    if (!opt.fast) std::this_thread::sleep_until(start + std::chrono::duration_cast<clock::duration>(
+                                                             std::chrono::duration<double>((f + 1) * kFrame)));
+  }
+  const double wall = std::chrono::duration<double>(clock::now() - start).count();
+  const StreamerStats st = streamer.stats();
+  if (csv) {
+    csv.close();
+    if (!csv) throw Error(ErrorCategory::io, opt.csv + ": write failed");
+  }
+
+  nlohmann::json j;
+  j["preset"] = preset.name;
+  j["path"] = opt.path;
+  j["speed_m_s"] = opt.speed;
+  j["view_m"] = opt.view_m;
+  j["cells"] = opt.cells;
+  j["chunk_m"] = streamer.generator().chunk_size_m(0);
+  j["root_level"] = streamer.root_level();
+  j["lod0_m"] = streamer.lod0_distance_m();
+  j["threads"] = opt.threads;
+  j["frames"] = frames;
+  j["seconds"] = wall;
+  j["p50_us"] = percentile(cost_us, 0.50);
+  j["p99_us"] = percentile(cost_us, 0.99);
+  j["max_us"] = *std::max_element(cost_us.begin(), cost_us.end());
+  // The same on the thread's CPU clock: without the time the OS gave the core to others.
+  j["p99_cpu_us"] = percentile(cpu_us, 0.99);
+  j["max_cpu_us"] = *std::max_element(cpu_us.begin(), cpu_us.end());
+  j["chunks_generated"] = st.generated;
+  j["chunks_per_s"] = double(st.generated) / wall;
+  j["queue_mean"] = queue_sum / double(frames);
+  j["queue_peak"] = peak_queue;
+  j["resident_chunks_peak"] = peak_resident;
+  j["resident_chunks"] = st.resident_chunks;
+  j["bytes_per_chunk"] = st.chunk_bytes;
+  j["peak_resident_bytes"] = peak_bytes;
+  j["budget_bytes"] = st.budget_bytes;
+  j["minimum_budget_bytes"] = streamer.minimum_budget_bytes();
+  j["cancelled"] = st.cancelled;
+  j["dropped"] = st.dropped;
+  j["evicted"] = st.evicted;
+  j["holes"] = hole_frames;
+  j["cracks"] = crack_frames;
+  j["time_to_complete_view_s"] = time_to_complete >= 0.0 ? nlohmann::json(time_to_complete) : nlohmann::json(nullptr);
+  if (!opt.json) {
+    std::printf("stream %s: %s path at %.0f m/s, view %.0f m, %d frames in %.1f s (%s)\n",
+                preset.name.c_str(), opt.path.c_str(), opt.speed, opt.view_m, frames, wall,
+                opt.fast ? "as fast as possible" : "real time");
+    std::printf("  update+poll per frame: p50 %.1f us, p99 %.1f us, max %.1f us (thread CPU time: "
+                "p99 %.1f us, max %.1f us)\n",
+                j["p50_us"].get<double>(), j["p99_us"].get<double>(), j["max_us"].get<double>(),
+                j["p99_cpu_us"].get<double>(), j["max_cpu_us"].get<double>());
+    std::printf("  chunks: %llu generated (%.0f /s), queue mean %.1f peak %zu, cancelled %llu, "
+                "dropped %llu, evicted %llu\n",
+                (unsigned long long)st.generated, j["chunks_per_s"].get<double>(),
+                j["queue_mean"].get<double>(), peak_queue, (unsigned long long)st.cancelled,
+                (unsigned long long)st.dropped, (unsigned long long)st.evicted);
+    std::printf("  memory: peak %.1f MiB of %.1f MiB budget, %.0f KiB per chunk, peak %zu resident\n",
+                double(peak_bytes) / 1048576.0, double(st.budget_bytes) / 1048576.0,
+                double(st.chunk_bytes) / 1024.0, peak_resident);
+    if (time_to_complete >= 0.0) {
+      std::printf("  view complete after %.3f s; frames with holes since: %d, with cracks: %d\n",
+                  time_to_complete, hole_frames, crack_frames);
+    } else {
+      std::printf("  view never complete; frames with cracks: %d\n", crack_frames);
+    }
+  }
+  std::printf("%s\n", j.dump().c_str());
+  return (hole_frames == 0 && crack_frames == 0) ? 0 : 1;
+}
+
+}  // namespace terrane::cli
