@@ -73,6 +73,7 @@ struct StreamOptions {
   std::string csv;
   bool json = false;
   bool fast = false;          // do not pace frames in real time
+  bool surface = false;       // chunks carry splat weights and scatter
 };
 int run_stream(const StreamOptions& opt);
 

@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
   sc->add_option("--csv", st.csv, "write one row per frame to this CSV file");
   sc->add_flag("--json", st.json, "print only the summary JSON line");
   sc->add_flag("--fast", st.fast, "do not pace frames in real time (stress test)");
+  sc->add_flag("--surface", st.surface, "chunks also carry splat weights and scatter instances");
 
   app.add_subcommand("presets", "list the built-in presets");
 

@@ -106,6 +106,7 @@ int run_stream(const StreamOptions& opt) {
 
   StreamerParams params;
   params.chunk.cells = opt.cells;
+  params.chunk.surface = opt.surface;
   params.view_distance_m = opt.view_m;
   params.budget_bytes = std::size_t(opt.budget_mb * 1048576.0);
   params.threads = opt.threads;
@@ -189,6 +190,7 @@ int run_stream(const StreamOptions& opt) {
   j["speed_m_s"] = opt.speed;
   j["view_m"] = opt.view_m;
   j["cells"] = opt.cells;
+  j["surface"] = opt.surface;
   j["chunk_m"] = streamer.generator().chunk_size_m(0);
   j["root_level"] = streamer.root_level();
   j["lod0_m"] = streamer.lod0_distance_m();

@@ -34,6 +34,7 @@
 #include "terrane/core.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/mesh.hpp"
+#include "terrane/surface.hpp"
 
 namespace terrane {
 
@@ -69,6 +70,9 @@ struct ChunkSettings {
   // depend only on its stitch mask, so a renderer shares them between chunks (draw
   // StitchTable::interior(0) plus StitchTable::edge(0, e, stitch[e]) for each edge).
   bool indices = true;
+  // Surface data per chunk from the preset's `surface` section (or the defaults): 8-bit splat
+  // weights for every height sample, and scatter instances (level-0 nodes only).
+  bool surface = false;
   // Throws Error(invalid_argument) naming the field, its value and the allowed range.
   void validate() const;
 };
@@ -87,6 +91,13 @@ struct ChunkData {
   Mesh mesh;
   float height_min_m = 0.0f;  // over the (N+1)^2 vertices [Units: m]
   float height_max_m = 0.0f;
+  // With ChunkSettings::surface: splat weights of the surface's layers for every sample of
+  // `heights` (texel-interleaved, splat[c * splat_layers + l], each texel summing to 255; the
+  // vertices' texels are seamless across chunks), and on level-0 nodes the scatter instances
+  // whose position lies in the node (the same instances a whole-map scatter places there).
+  int splat_layers = 0;
+  std::vector<std::uint8_t> splat;
+  std::vector<ScatterInstance> scatter;
 
   // Bytes held by the data's buffers (capacity, not size).
   std::size_t bytes() const;
@@ -117,7 +128,9 @@ class ChunkGenerator {
   // beyond kMaxWorldCoordinate, naming the key.
   void validate_key(const ChunkKey& key) const;
   // Bytes of one chunk's data once generated: exact for stitch {0,0,0,0} or without indices
-  // (stitched edges have fewer triangles), an upper bound otherwise.
+  // (stitched edges have fewer triangles), an upper bound otherwise. With surface data the
+  // scatter buffer's capacity is reserved at a packing bound (discs of min_distance / 2 cannot
+  // cover more than pi / sqrt(12) of the node grown by min_distance), so it never grows.
   std::size_t chunk_bytes() const;
 
   // Generates the node into `out`, reusing its buffers' capacity (no allocation once `out` has
@@ -128,11 +141,17 @@ class ChunkGenerator {
                 const std::atomic<bool>* cancel = nullptr) const;
 
  private:
+  void generate_surface(ChunkData& out, const ExecContext& ctx) const;
+
   ChunkSettings settings_;
   CompiledGraph graph_;
   std::shared_ptr<const StitchTable> table_;
   double cell_size_m_ = 1.0;
   bool post_ignored_ = false;
+  std::uint64_t seed_ = 0;
+  std::shared_ptr<const SurfaceParams> surface_;
+  std::shared_ptr<const ClimateSources> climate_sources_;
+  std::size_t scatter_capacity_ = 0;  // per level-0 chunk
 };
 
 // ---------------------------------------------------------------------------------------------

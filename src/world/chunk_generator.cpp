@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "terrane/field.hpp"
 #include "terrane/world.hpp"
 
 namespace terrane {
@@ -63,7 +64,8 @@ std::size_t ChunkData::bytes() const {
   return capacity_bytes(heights.data) + capacity_bytes(mesh.positions) +
          capacity_bytes(mesh.normals) + capacity_bytes(mesh.uv_local) +
          capacity_bytes(mesh.uv_world) + capacity_bytes(mesh.morph_y) +
-         capacity_bytes(mesh.indices16) + capacity_bytes(mesh.indices32) + sizeof(ChunkData);
+         capacity_bytes(mesh.indices16) + capacity_bytes(mesh.indices32) + capacity_bytes(splat) +
+         capacity_bytes(scatter) + sizeof(ChunkData);
 }
 
 std::uint64_t ChunkData::content_hash() const {
@@ -77,6 +79,14 @@ std::uint64_t ChunkData::content_hash() const {
   h = hash_vector(mesh.morph_y, h);
   h = hash_vector(mesh.indices16, h);
   h = hash_vector(mesh.indices32, h);
+  h = hash_vector(splat, h);
+  for (const ScatterInstance& p : scatter) {
+    const double xz[2] = {p.x_m, p.z_m};
+    const float f[7] = {p.y_m, p.yaw_deg, p.scale_xz, p.scale_y, p.normal[0], p.normal[1], p.normal[2]};
+    h = hash_bytes(xz, sizeof(xz), h);
+    h = hash_bytes(f, sizeof(f), h);
+    h = hash_bytes(&p.species, sizeof(p.species), h);
+  }
   const double origin[3] = {mesh.origin_x_m, mesh.origin_y_m, mesh.origin_z_m};
   return hash_bytes(origin, sizeof(origin), h);
 }
@@ -87,7 +97,28 @@ ChunkGenerator::ChunkGenerator(const Preset& preset, const ChunkSettings& settin
   graph_ = compile(preset);
   cell_size_m_ = preset.world.cell_size_m;
   post_ignored_ = preset.post_json != "[]" && !preset.post_json.empty();
+  seed_ = preset.seed;
   table_ = std::make_shared<const StitchTable>(settings_.cells);
+  if (settings_.surface) {
+    auto params = std::make_shared<SurfaceParams>(parse_surface(preset));
+    climate_sources_ = std::make_shared<const ClimateSources>(compile_climate_sources(preset, params->climate));
+    // Packing bound per species: points at least d apart in a square of side C have disjoint
+    // discs of radius d/2 inside the square grown by d/2 per side, covering at most pi/sqrt(12)
+    // of it: count <= (pi / sqrt(12)) * (C + d)^2 / (pi d^2 / 4) = 2 (C + d)^2 / (sqrt(3) d^2).
+    const double c = chunk_size_m(0);
+    double bound = 0.0;
+    for (const Species& sp : params->species) {
+      const double d = sp.min_distance_m;
+      bound += std::floor(2.0 * (c + d) * (c + d) / (std::sqrt(3.0) * d * d)) + 1.0;
+    }
+    if (bound > 1.0e7) {
+      throw Error(ErrorCategory::limit,
+                  "chunk surface: the species' min_distance_m allow up to " + std::to_string(bound) +
+                      " instances per chunk (at most 1e7); use smaller chunks or larger distances");
+    }
+    scatter_capacity_ = std::size_t(bound);
+    surface_ = std::move(params);
+  }
 }
 
 double ChunkGenerator::chunk_size_m(int level) const {
@@ -136,6 +167,10 @@ std::size_t ChunkGenerator::chunk_bytes() const {
                             (settings_.skirts ? 4 * 6 * std::size_t(settings_.cells) : 0);
     b += idx * (vertices <= 65535 ? 2 : 4);
   }
+  if (surface_) {
+    b += (n1 + 2) * (n1 + 2) * surface_->layers.size();
+    b += scatter_capacity_ * sizeof(ScatterInstance);
+  }
   return b;
 }
 
@@ -177,6 +212,37 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
   }
   out.height_min_m = lo;
   out.height_max_m = hi;
+  if (surface_) generate_surface(out, ctx);
+}
+
+void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx) const {
+  // Per-thread scratch: climate, biome weights, slope and float splat of one chunk.
+  struct Scratch {
+    Climate climate;
+    BiomeWeights biomes;
+    Field2D slope;
+    SplatMap splat;
+  };
+  thread_local Scratch s;
+  const SurfaceParams& params = *surface_;
+  compute_climate(params.climate, seed_, out.heights, {}, s.climate, ctx, climate_sources_.get());
+  compute_biome_weights(params, out.heights, s.climate, s.biomes, ctx);
+  if (s.slope.grid.width != out.heights.grid.width || s.slope.grid.height != out.heights.grid.height) {
+    s.slope = Field2D(out.heights.grid);
+  }
+  slope_deg_clamped(out.heights, s.slope, ctx);
+  compute_splat(params, seed_, out.heights, s.slope, s.biomes, s.splat, ctx);
+  out.splat_layers = s.splat.layer_count;
+  splat_to_u8(s.splat, out.splat, ctx);
+  if (out.scatter.capacity() < scatter_capacity_) out.scatter.reserve(scatter_capacity_);
+  out.scatter.clear();
+  if (out.key.level == 0) {
+    const double size = chunk_size_m(0);
+    const double x0 = double(out.key.cx) * size;
+    const double z0 = double(out.key.cz) * size;
+    scatter_chunk(graph_, params, seed_, x0, z0, x0 + size, z0 + size, out.scatter, ctx,
+                  climate_sources_.get());
+  }
 }
 
 }  // namespace terrane

@@ -129,5 +129,52 @@ TEST(ChunkGeneratorTest, BadInputIsRefusedPrecisely) {
   EXPECT_THROW(gen.generate({0, 0, 0}, {0, 5, 0, 0}, d), Error);
 }
 
+TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
+  ChunkSettings s;
+  s.cells = 32;
+  s.indices = false;
+  s.surface = true;
+  const ChunkGenerator gen(default_preset(), s);
+  ChunkData a, b;
+  gen.generate({4, -3, 0}, {0, 0, 0, 0}, a);
+  gen.generate({5, -3, 0}, {0, 0, 0, 0}, b);  // east neighbour
+  EXPECT_EQ(a.bytes(), gen.chunk_bytes());
+  ASSERT_GT(a.splat_layers, 0);
+  const int w = s.cells + 3;
+  ASSERT_EQ(a.splat.size(), std::size_t(w) * std::size_t(w) * std::size_t(a.splat_layers));
+  for (std::size_t c = 0; c < std::size_t(w) * std::size_t(w); ++c) {
+    int sum = 0;
+    for (int l = 0; l < a.splat_layers; ++l) sum += a.splat[c * std::size_t(a.splat_layers) + std::size_t(l)];
+    ASSERT_EQ(sum, 255) << c;
+  }
+  // Shared border vertices: a's vertex (N, j) is b's vertex (0, j); compare their texels.
+  for (int j = 0; j <= s.cells; ++j) {
+    for (int l = 0; l < a.splat_layers; ++l) {
+      const std::size_t ca = (std::size_t(j + 1) * std::size_t(w) + std::size_t(s.cells + 1)) * std::size_t(a.splat_layers);
+      const std::size_t cb = (std::size_t(j + 1) * std::size_t(w) + 1) * std::size_t(a.splat_layers);
+      ASSERT_EQ(a.splat[ca + std::size_t(l)], b.splat[cb + std::size_t(l)]) << j << " " << l;
+    }
+  }
+  // Scatter: inside the node, and the two chunks together equal one query over both.
+  const double size = gen.chunk_size_m(0);
+  for (const ScatterInstance& p : a.scatter) {
+    EXPECT_GE(p.x_m, 4 * size);
+    EXPECT_LT(p.x_m, 5 * size);
+    EXPECT_GE(p.z_m, -3 * size);
+    EXPECT_LT(p.z_m, -2 * size);
+  }
+  std::vector<ScatterInstance> whole;
+  scatter_chunk(gen.graph(), parse_surface(default_preset()), default_preset().seed, 4 * size,
+                -3 * size, 6 * size, -2 * size, whole, {},
+                nullptr);
+  EXPECT_EQ(whole.size(), a.scatter.size() + b.scatter.size());
+  EXPECT_GT(a.scatter.size() + b.scatter.size(), 0u);
+  // Coarse nodes carry splat weights but no scatter.
+  ChunkData c;
+  gen.generate({0, 0, 2}, {0, 0, 0, 0}, c);
+  EXPECT_TRUE(c.scatter.empty());
+  EXPECT_FALSE(c.splat.empty());
+}
+
 }  // namespace
 }  // namespace terrane
