@@ -129,8 +129,9 @@ class ChunkGenerator {
   void validate_key(const ChunkKey& key) const;
   // Bytes of one chunk's data once generated: exact for stitch {0,0,0,0} or without indices
   // (stitched edges have fewer triangles), an upper bound otherwise. With surface data the
-  // scatter buffer's capacity is reserved at a packing bound (discs of min_distance / 2 cannot
-  // cover more than pi / sqrt(12) of the node grown by min_distance), so it never grows.
+  // scatter buffer's capacity is reserved at the smaller of a packing bound and mean + 6 sigma
+  // of the species' densities (see chunk_generator.cpp): it grows (and bytes() says so) with a
+  // probability below 1e-9 per chunk.
   std::size_t chunk_bytes() const;
 
   // Generates the node into `out`, reusing its buffers' capacity (no allocation once `out` has

@@ -102,19 +102,25 @@ ChunkGenerator::ChunkGenerator(const Preset& preset, const ChunkSettings& settin
   if (settings_.surface) {
     auto params = std::make_shared<SurfaceParams>(parse_surface(preset));
     climate_sources_ = std::make_shared<const ClimateSources>(compile_climate_sources(preset, params->climate));
-    // Packing bound per species: points at least d apart in a square of side C have disjoint
-    // discs of radius d/2 inside the square grown by d/2 per side, covering at most pi/sqrt(12)
-    // of it: count <= (pi / sqrt(12)) * (C + d)^2 / (pi d^2 / 4) = 2 (C + d)^2 / (sqrt(3) d^2).
+    // Reserve per species: the smaller of a hard packing bound and a statistical one. Packing:
+    // points at least d apart in a square of side C have disjoint discs of radius d/2 inside the
+    // square grown by d/2 per side, covering at most pi/sqrt(12) of it, so count <= 2 (C + d)^2 /
+    // (sqrt(3) d^2). Statistics: candidates are independent Bernoulli trials whose expected
+    // total is at most 2 * density * C^2 (clustering doubles the density at most); mean + 6
+    // standard deviations + 16 is exceeded with probability below 1e-9 per chunk. If it ever
+    // is, the buffer grows and ChunkData::bytes() reports it.
     const double c = chunk_size_m(0);
     double bound = 0.0;
     for (const Species& sp : params->species) {
       const double d = sp.min_distance_m;
-      bound += std::floor(2.0 * (c + d) * (c + d) / (std::sqrt(3.0) * d * d)) + 1.0;
+      const double packing = std::floor(2.0 * (c + d) * (c + d) / (std::sqrt(3.0) * d * d)) + 1.0;
+      const double mean = 2.0 * sp.density_per_m2 * c * c;
+      bound += std::min(packing, std::ceil(mean + 6.0 * std::sqrt(mean) + 16.0));
     }
     if (bound > 1.0e7) {
       throw Error(ErrorCategory::limit,
-                  "chunk surface: the species' min_distance_m allow up to " + std::to_string(bound) +
-                      " instances per chunk (at most 1e7); use smaller chunks or larger distances");
+                  "chunk surface: the species allow up to " + std::to_string(bound) +
+                      " instances per chunk (at most 1e7); use smaller chunks or lower densities");
     }
     scatter_capacity_ = std::size_t(bound);
     surface_ = std::move(params);
