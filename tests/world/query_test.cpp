@@ -223,7 +223,7 @@ void check_random_rays(const ChunkGenerator& gen, const TerrainQuery& q, double 
     if (!hit) {
       ++misses;
       // The whole ray is above the surface.
-      for (double t = 0.0; t <= max_dist; t += 0.05) {
+      for (double t = 0.0; t <= max_dist; t += 0.1) {
         ASSERT_GT(oy + t * d[1], q.height_at(ox + t * d[0], oz + t * d[2]) - 1e-9) << t;
       }
       continue;
@@ -235,7 +235,7 @@ void check_random_rays(const ChunkGenerator& gen, const TerrainQuery& q, double 
     EXPECT_NEAR(hit->z_m, oz + hit->distance_m * d[2], 1e-6);
     EXPECT_NEAR(hit->y_m, q.height_at(hit->x_m, hit->z_m), 1e-3);
     // No earlier intersection: every sample before the hit is above the surface.
-    for (double t = 0.0; t < hit->distance_m - 1e-3; t += 0.05) {
+    for (double t = 0.0; t < hit->distance_m - 1e-3; t += 0.1) {
       ASSERT_GT(oy + t * d[1], q.height_at(ox + t * d[0], oz + t * d[2]) - 1e-9) << t;
     }
     // The normal is the triangle's under the hit (away from the triangle's edges).
