@@ -171,17 +171,25 @@ struct RayHit {
 // Immutable and thread-safe.
 class TerrainQuery {
  public:
+  // Throws Error(invalid_argument) when generator is null.
   explicit TerrainQuery(std::shared_ptr<const ChunkGenerator> generator);
 
-  // Height of the level-0 surface at (x, z) [Units: m]. Throws Error(invalid_argument) for
-  // non-finite or out-of-range coordinates.
+  // Height of the level-0 surface at (x, z) [Units: m]: the plane of the triangle under (x, z),
+  // in double; at a vertex, exactly the chunk's float sample. Three point evaluations of the
+  // graph (a few microseconds). Throws Error(invalid_argument) naming the value for non-finite
+  // coordinates or |x|, |z| > kMaxWorldCoordinate.
   double height_at(double x_m, double z_m) const;
-  // Unit geometric normal of the level-0 triangle under (x, z) (on an edge: either triangle's).
+  // Unit geometric normal (+Y up) of the level-0 triangle under (x, z) (on an edge: either
+  // triangle's). Same cost and errors as height_at.
   std::array<float, 3> normal_at(double x_m, double z_m) const;
   // First hit of the ray origin + t * dir (dir need not be normalised; t in metres along the
-  // normalised direction) with the level-0 surface for 0 <= t <= max_dist_m. A ray starting
-  // below the surface hits at t = 0. Throws Error(invalid_argument) for a zero or non-finite
-  // direction, a negative or non-finite distance, or max_dist_m > kMaxRayDistance.
+  // normalised direction) with the level-0 surface for 0 <= t <= max_dist_m. A ray starting on
+  // or below the surface hits at t = 0 (the hit point is the origin). Cost: O(cells crossed
+  // below height_max_m), about two graph evaluations per cell; the ray's part above the
+  // preset's height_max_m (which the surface never exceeds) is skipped, and it ends at the
+  // world's edge. Throws Error(invalid_argument) naming the value for a zero or non-finite
+  // direction, a negative or non-finite distance, max_dist_m > kMaxRayDistance, or an origin
+  // that height_at would refuse (or a non-finite y).
   std::optional<RayHit> raycast(double ox_m, double oy_m, double oz_m, double dx, double dy,
                                 double dz, double max_dist_m) const;
 

@@ -1,0 +1,458 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "terrane/world.hpp"
+
+namespace terrane {
+namespace {
+
+Preset default_preset(std::vector<std::string> overrides = {}) {
+  return parse_preset(builtin_preset_json("default"), "default", overrides);
+}
+
+std::shared_ptr<const ChunkGenerator> make_generator(int cells,
+                                                     std::vector<std::string> overrides = {}) {
+  ChunkSettings s;
+  s.cells = cells;
+  s.geomorph = false;
+  return std::make_shared<const ChunkGenerator>(default_preset(std::move(overrides)), s);
+}
+
+// Deterministic uniform numbers from a counter (no std distributions: DESIGN.md §1).
+struct Rng {
+  std::uint64_t state;
+  double uniform(double lo, double hi) {
+    state = mix64(state + 0x9E3779B97F4A7C15ull);
+    return lo + (hi - lo) * double(state >> 11) * (1.0 / 9007199254740992.0);
+  }
+};
+
+// A level-0 chunk's surface triangles in world coordinates (double).
+struct Triangle {
+  std::array<std::array<double, 3>, 3> v;
+};
+
+std::vector<Triangle> chunk_triangles(const ChunkData& d) {
+  std::vector<Triangle> out;
+  const Mesh& m = d.mesh;
+  for (std::size_t k = 0; k + 2 < m.surface_index_count; k += 3) {
+    Triangle t;
+    for (std::size_t c = 0; c < 3; ++c) {
+      const std::size_t v = m.index(k + c);
+      t.v[c] = {m.origin_x_m + double(m.positions[3 * v]),
+                m.origin_y_m + double(m.positions[3 * v + 1]),
+                m.origin_z_m + double(m.positions[3 * v + 2])};
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
+// Barycentric coordinates of (x, z) in the triangle's XZ projection, computed relative to its
+// first vertex (keeps precision 1e8 m from the origin).
+std::array<double, 3> barycentric(const Triangle& t, double x, double z) {
+  const double ax = t.v[1][0] - t.v[0][0], az = t.v[1][2] - t.v[0][2];
+  const double bx = t.v[2][0] - t.v[0][0], bz = t.v[2][2] - t.v[0][2];
+  const double px = x - t.v[0][0], pz = z - t.v[0][2];
+  const double det = ax * bz - az * bx;
+  const double l1 = (px * bz - pz * bx) / det;
+  const double l2 = (ax * pz - az * px) / det;
+  return {1.0 - l1 - l2, l1, l2};
+}
+
+std::array<double, 3> unit_up_normal(const Triangle& t) {
+  const double e1[3] = {t.v[1][0] - t.v[0][0], t.v[1][1] - t.v[0][1], t.v[1][2] - t.v[0][2]};
+  const double e2[3] = {t.v[2][0] - t.v[0][0], t.v[2][1] - t.v[0][1], t.v[2][2] - t.v[0][2]};
+  std::array<double, 3> n{e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                          e1[0] * e2[1] - e1[1] * e2[0]};
+  const double len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  const double sign = n[1] < 0.0 ? -1.0 : 1.0;
+  for (double& c : n) c *= sign / len;
+  return n;
+}
+
+// Möller–Trumbore (T. Möller, B. Trumbore, JGT 1997) in double, relative to the ray origin;
+// a small tolerance on the barycentrics so that hits on shared edges are not lost.
+std::optional<double> intersect(const Triangle& t, const double o[3], const double d[3]) {
+  double a[3], b[3], c[3];
+  for (int k = 0; k < 3; ++k) {
+    a[k] = t.v[0][std::size_t(k)] - o[k];
+    b[k] = t.v[1][std::size_t(k)] - o[k];
+    c[k] = t.v[2][std::size_t(k)] - o[k];
+  }
+  const double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  const double e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+  const double p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2],
+                       d[0] * e2[1] - d[1] * e2[0]};
+  const double det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+  if (std::abs(det) < 1e-14) return std::nullopt;
+  const double inv = 1.0 / det;
+  const double s[3] = {-a[0], -a[1], -a[2]};
+  const double u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) * inv;
+  const double q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2],
+                       s[0] * e1[1] - s[1] * e1[0]};
+  const double v = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * inv;
+  const double eps = 1e-9;
+  if (u < -eps || v < -eps || u + v > 1.0 + eps) return std::nullopt;
+  const double t_hit = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * inv;
+  if (t_hit < 0.0) return std::nullopt;
+  return t_hit;
+}
+
+// Checks 1 and 2 of a chunk: vertices bit-equal, interior points equal to the mesh triangle.
+void check_chunk_surface(const ChunkGenerator& gen, const TerrainQuery& q, const ChunkKey& key,
+                         Rng& rng, int points) {
+  ChunkData d;
+  gen.generate(key, {0, 0, 0, 0}, d);
+  const int n = gen.settings().cells;
+  const double s = gen.cell_size_m();
+  for (int j = 0; j <= n; ++j) {
+    for (int i = 0; i <= n; ++i) {
+      const double x = double(key.cx * n + i) * s;
+      const double z = double(key.cz * n + j) * s;
+      ASSERT_EQ(q.height_at(x, z), double(d.heights.at(i + 1, j + 1)))
+          << "chunk (" << key.cx << ", " << key.cz << ") vertex " << i << ", " << j;
+    }
+  }
+  const std::vector<Triangle> tris = chunk_triangles(d);
+  ASSERT_EQ(tris.size(), std::size_t(2 * n * n));
+  const double size = gen.chunk_size_m(0);
+  for (int k = 0; k < points; ++k) {
+    const double x = d.mesh.origin_x_m + rng.uniform(0.0, size);
+    const double z = d.mesh.origin_z_m + rng.uniform(0.0, size);
+    const Triangle* found = nullptr;
+    std::array<double, 3> w{};
+    for (const Triangle& t : tris) {
+      w = barycentric(t, x, z);
+      if (w[0] >= -1e-12 && w[1] >= -1e-12 && w[2] >= -1e-12) {
+        found = &t;
+        break;
+      }
+    }
+    ASSERT_NE(found, nullptr) << x << ", " << z;
+    const double y = w[0] * found->v[0][1] + w[1] * found->v[1][1] + w[2] * found->v[2][1];
+    EXPECT_NEAR(q.height_at(x, z), y, 1e-4) << x << ", " << z;
+    const auto want = unit_up_normal(*found);
+    const auto got = q.normal_at(x, z);
+    for (int c = 0; c < 3; ++c)
+      EXPECT_NEAR(double(got[std::size_t(c)]), want[std::size_t(c)], 1e-5) << x << ", " << z;
+    EXPECT_NEAR(double(got[0]) * got[0] + double(got[1]) * got[1] + double(got[2]) * got[2], 1.0,
+                1e-6);
+  }
+}
+
+TEST(TerrainQueryTest, HeightAtVerticesIsTheChunkSampleAndPointsLieOnTheMeshTriangles) {
+  for (const auto& overrides :
+       {std::vector<std::string>{}, std::vector<std::string>{"world.cell_size_m=0.7"}}) {
+    for (int cells : {16, 32}) {
+      const auto gen = make_generator(cells, overrides);
+      const TerrainQuery q(gen);
+      Rng rng{std::uint64_t(cells)};
+      for (const ChunkKey key :
+           {ChunkKey{0, 0, 0}, ChunkKey{-1, -1, 0}, ChunkKey{3, -7, 0}, ChunkKey{-40, 25, 0}}) {
+        SCOPED_TRACE("cells " + std::to_string(cells) + " key " + std::to_string(key.cx) + "," +
+                     std::to_string(key.cz) + (overrides.empty() ? "" : " " + overrides[0]));
+        check_chunk_surface(*gen, q, key, rng, 200);
+      }
+    }
+  }
+}
+
+TEST(TerrainQueryTest, BigWorldsKeepExactHeightsAndTriangles) {
+  const auto gen = make_generator(16);
+  const TerrainQuery q(gen);
+  Rng rng{99};
+  for (const auto& [x, z] :
+       {std::pair{1.0e8, 1.0e8}, std::pair{-1.0e8 - 37.0, 1.0e8 + 5.5}, std::pair{3.3e9, -2.1e9}}) {
+    SCOPED_TRACE(std::to_string(x) + ", " + std::to_string(z));
+    check_chunk_surface(*gen, q, gen->key_at(x, z, 0), rng, 100);
+  }
+}
+
+// The reference: every triangle of the level-0 chunks under the ray's bounding box.
+std::optional<double> brute_force_raycast(const ChunkGenerator& gen, const double o[3],
+                                          const double d[3], double max_dist) {
+  const double x1 = o[0] + d[0] * max_dist, z1 = o[2] + d[2] * max_dist;
+  const ChunkKey a = gen.key_at(std::min(o[0], x1), std::min(o[2], z1), 0);
+  const ChunkKey b = gen.key_at(std::max(o[0], x1), std::max(o[2], z1), 0);
+  std::optional<double> best;
+  ChunkData data;
+  for (std::int64_t cz = a.cz; cz <= b.cz; ++cz) {
+    for (std::int64_t cx = a.cx; cx <= b.cx; ++cx) {
+      gen.generate({cx, cz, 0}, {0, 0, 0, 0}, data);
+      for (const Triangle& t : chunk_triangles(data)) {
+        const auto hit = intersect(t, o, d);
+        if (hit && *hit <= max_dist && (!best || *hit < *best)) best = hit;
+      }
+    }
+  }
+  return best;
+}
+
+void check_random_rays(const ChunkGenerator& gen, const TerrainQuery& q, double cx, double cz,
+                       std::uint64_t seed) {
+  Rng rng{seed};
+  int hits = 0, misses = 0;
+  for (int k = 0; k < 60; ++k) {
+    const double ox = cx + rng.uniform(-100.0, 100.0), oz = cz + rng.uniform(-100.0, 100.0);
+    const double oy = q.height_at(ox, oz) + rng.uniform(0.5, 40.0);
+    const double azimuth = rng.uniform(0.0, 6.283185307179586);
+    // Mostly downward, from grazing to steep; every sixth ray points up.
+    const double elevation = k % 6 == 5 ? rng.uniform(0.05, 1.5) : -rng.uniform(0.02, 1.4);
+    const double len = rng.uniform(0.5, 3.0);  // directions need not be unit
+    const double d[3] = {std::cos(elevation) * std::cos(azimuth), std::sin(elevation),
+                         std::cos(elevation) * std::sin(azimuth)};
+    const double o[3] = {ox, oy, oz};
+    const double max_dist = rng.uniform(20.0, 150.0);
+    const auto hit = q.raycast(ox, oy, oz, d[0] * len, d[1] * len, d[2] * len, max_dist);
+    const auto ref = brute_force_raycast(gen, o, d, max_dist);
+    SCOPED_TRACE("ray " + std::to_string(k));
+    ASSERT_EQ(hit.has_value(), ref.has_value())
+        << (ref ? *ref : -1.0) << " vs " << (hit ? hit->distance_m : -1.0);
+    if (!hit) {
+      ++misses;
+      // The whole ray is above the surface.
+      for (double t = 0.0; t <= max_dist; t += 0.1) {
+        ASSERT_GT(oy + t * d[1], q.height_at(ox + t * d[0], oz + t * d[2]) - 1e-9) << t;
+      }
+      continue;
+    }
+    ++hits;
+    EXPECT_NEAR(hit->distance_m, *ref, 1e-6);
+    EXPECT_LE(hit->distance_m, max_dist);
+    EXPECT_NEAR(hit->x_m, ox + hit->distance_m * d[0], 1e-6);
+    EXPECT_NEAR(hit->z_m, oz + hit->distance_m * d[2], 1e-6);
+    EXPECT_NEAR(hit->y_m, q.height_at(hit->x_m, hit->z_m), 1e-3);
+    // No earlier intersection: every sample before the hit is above the surface.
+    for (double t = 0.0; t < hit->distance_m - 1e-3; t += 0.1) {
+      ASSERT_GT(oy + t * d[1], q.height_at(ox + t * d[0], oz + t * d[2]) - 1e-9) << t;
+    }
+    // The normal is the triangle's under the hit (away from the triangle's edges).
+    const auto n = q.normal_at(hit->x_m, hit->z_m);
+    const double dot = double(n[0]) * hit->normal[0] + double(n[1]) * hit->normal[1] +
+                       double(n[2]) * hit->normal[2];
+    EXPECT_GT(dot, 0.5);
+    // A ray that stops short of the hit misses.
+    if (hit->distance_m > 1e-3) {
+      EXPECT_FALSE(q.raycast(ox, oy, oz, d[0], d[1], d[2], hit->distance_m * 0.999).has_value());
+    }
+  }
+  EXPECT_GT(hits, 10);
+  EXPECT_GT(misses, 5);
+}
+
+TEST(TerrainQueryTest, RaycastFindsTheFirstTriangleHit) {
+  for (const auto& overrides :
+       {std::vector<std::string>{}, std::vector<std::string>{"world.cell_size_m=0.7"}}) {
+    const auto gen = make_generator(16, overrides);
+    const TerrainQuery q(gen);
+    check_random_rays(*gen, q, 0.0, 0.0, 1);
+    check_random_rays(*gen, q, -3000.0, 1234.0, 2);
+  }
+}
+
+TEST(TerrainQueryTest, RaycastInBigWorlds) {
+  const auto gen = make_generator(16);
+  const TerrainQuery q(gen);
+  check_random_rays(*gen, q, 1.0e8, -1.0e8, 3);
+  check_random_rays(*gen, q, -7.7e9, 2.5e9, 4);
+}
+
+TEST(TerrainQueryTest, VerticalRaysAndOriginsBelowTheSurface) {
+  const auto gen = make_generator(16);
+  const TerrainQuery q(gen);
+  Rng rng{5};
+  for (int k = 0; k < 50; ++k) {
+    const double x = rng.uniform(-500.0, 500.0), z = rng.uniform(-500.0, 500.0);
+    const double h = q.height_at(x, z);
+    const auto down = q.raycast(x, h + 25.0, z, 0.0, -3.0, 0.0, 100.0);
+    ASSERT_TRUE(down.has_value());
+    EXPECT_NEAR(down->distance_m, 25.0, 1e-9);
+    EXPECT_EQ(down->x_m, x);
+    EXPECT_EQ(down->z_m, z);
+    EXPECT_NEAR(down->y_m, h, 1e-9);
+    const auto n = q.normal_at(x, z);
+    EXPECT_EQ(down->normal, n);
+    // Too short, or pointing up: no hit.
+    EXPECT_FALSE(q.raycast(x, h + 25.0, z, 0.0, -1.0, 0.0, 24.9).has_value());
+    EXPECT_FALSE(q.raycast(x, h + 0.01, z, 0.0, 1.0, 0.0, 1.0e5).has_value());
+    // Origin below (or on) the surface: a hit at t = 0, whatever the direction.
+    for (const auto& dir : {std::array<double, 3>{0, 1, 0}, std::array<double, 3>{1, 0.2, -1},
+                            std::array<double, 3>{0, -1, 0}}) {
+      const auto below = q.raycast(x, h - 0.5, z, dir[0], dir[1], dir[2], 10.0);
+      ASSERT_TRUE(below.has_value());
+      EXPECT_EQ(below->distance_m, 0.0);
+      EXPECT_EQ(below->y_m, h - 0.5);
+      EXPECT_EQ(below->normal, n);
+    }
+    const auto on = q.raycast(x, h, z, 1.0, 0.0, 0.0, 10.0);
+    ASSERT_TRUE(on.has_value());
+    EXPECT_EQ(on->distance_m, 0.0);
+  }
+  // From far above the slab [height_min_m, height_max_m]: the walk starts at its top.
+  const double h0 = q.height_at(10.5, -20.25);
+  const auto high = q.raycast(10.5, 5.0e5, -20.25, 0.0, -1.0, 0.0, 1.0e6);
+  ASSERT_TRUE(high.has_value());
+  EXPECT_NEAR(high->distance_m, 5.0e5 - h0, 1e-6);
+  EXPECT_FALSE(q.raycast(10.5, 5.0e5, -20.25, 1.0, 0.0, 0.0, 1.0e6).has_value());
+}
+
+TEST(TerrainQueryTest, LongGrazingRayMatchesTheSampledSurface) {
+  // 2 km nearly horizontal: the walk crosses hundreds of cells and several chunks.
+  const auto gen = make_generator(32);
+  const TerrainQuery q(gen);
+  const double ox = 100.0, oz = -50.0;
+  const double oy = q.height_at(ox, oz) + 3.0;
+  const double d[3] = {0.8, -0.002, 0.6};
+  const auto hit = q.raycast(ox, oy, oz, d[0], d[1], d[2], 2000.0);
+  const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  const double end = hit ? hit->distance_m : 2000.0;
+  for (double t = 0.0; t < end - 1e-3; t += 0.1) {
+    ASSERT_GT(oy + t * d[1] / len, q.height_at(ox + t * d[0] / len, oz + t * d[2] / len) - 1e-9)
+        << t;
+  }
+  if (hit) {
+    EXPECT_NEAR(hit->y_m, q.height_at(hit->x_m, hit->z_m), 1e-3);
+    // Just past the hit the ray is below the surface (it crosses, it does not graze).
+    const double t = hit->distance_m + 0.5;
+    EXPECT_LT(oy + t * d[1] / len, q.height_at(ox + t * d[0] / len, oz + t * d[2] / len) + 1e-3);
+  }
+}
+
+void expect_message(const std::function<void()>& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one naming " << needle;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::invalid_argument) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(TerrainQueryTest, BadInputIsRefusedPrecisely) {
+  const auto gen = make_generator(16);
+  const TerrainQuery q(gen);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  expect_message([&] { q.height_at(nan, 0.0); }, "height_at: x_m = nan is not finite");
+  expect_message([&] { q.height_at(0.0, -inf); }, "z_m = -inf is not finite");
+  expect_message([&] { q.height_at(0.0, 2.0e12); }, "z_m = 2e+12 is outside the world");
+  expect_message([&] { q.normal_at(-1.5e12, 0.0); }, "normal_at: x_m = -1.5e+12");
+  expect_message([&] { q.raycast(0, 0, 0, 0, 0, 0, 10); }, "direction (0, 0, 0) is zero");
+  expect_message([&] { q.raycast(0, 0, 0, nan, -1, 0, 10); }, "direction x = nan");
+  expect_message([&] { q.raycast(0, 0, 0, 0, -1, inf, 10); }, "direction z = inf");
+  expect_message([&] { q.raycast(0, 0, 0, 0, -1, 0, -2.5); }, "max_dist_m = -2.5");
+  expect_message([&] { q.raycast(0, 0, 0, 0, -1, 0, nan); }, "max_dist_m = nan");
+  expect_message([&] { q.raycast(0, 0, 0, 0, -1, 0, 2.0e6); },
+                 "max_dist_m = 2000000 is above kMaxRayDistance");
+  expect_message([&] { q.raycast(0, nan, 0, 0, -1, 0, 1); }, "origin y_m = nan");
+  expect_message([&] { q.raycast(3.0e12, 0, 0, 0, -1, 0, 1); }, "origin x_m = 3e+12");
+  expect_message([&] { TerrainQuery bad(nullptr); }, "generator is null");
+  // Cell indices must stay exact in double: tiny cells limit the reach.
+  const auto fine = make_generator(16, {"world.cell_size_m=0.00001"});
+  const TerrainQuery qf(fine);
+  expect_message([&] { qf.height_at(1.0e11, 0.0); },
+                 "x_m = 1e+11 is more than 2^52 cells of 1e-05 m");
+  EXPECT_TRUE(std::isfinite(qf.height_at(4.0e10, -4.0e10)));
+  // The edge of the world is still answered, and tiny directions are normalised.
+  EXPECT_TRUE(std::isfinite(q.height_at(kMaxWorldCoordinate, -kMaxWorldCoordinate)));
+  const auto tiny = q.raycast(1.0, 1.0e4, 2.0, 0.0, -1e-300, 0.0, 1.0e6);
+  ASSERT_TRUE(tiny.has_value());
+  EXPECT_NEAR(tiny->y_m, q.height_at(1.0, 2.0), 1e-9);
+}
+
+struct Answers {
+  std::vector<double> heights;
+  std::vector<std::array<float, 3>> normals;
+  std::vector<std::optional<RayHit>> hits;
+};
+
+Answers answer_all(const TerrainQuery& q, std::uint64_t seed) {
+  Answers a;
+  Rng rng{seed};
+  for (int k = 0; k < 200; ++k) {
+    const double x = rng.uniform(-2000.0, 2000.0), z = rng.uniform(-2000.0, 2000.0);
+    a.heights.push_back(q.height_at(x, z));
+    a.normals.push_back(q.normal_at(x, z));
+    a.hits.push_back(q.raycast(x, a.heights.back() + 20.0, z, rng.uniform(-1, 1), -0.3,
+                               rng.uniform(-1, 1), 200.0));
+  }
+  return a;
+}
+
+bool same(const Answers& a, const Answers& b) {
+  if (a.heights != b.heights || a.normals != b.normals || a.hits.size() != b.hits.size())
+    return false;
+  for (std::size_t k = 0; k < a.hits.size(); ++k) {
+    if (a.hits[k].has_value() != b.hits[k].has_value()) return false;
+    if (!a.hits[k]) continue;
+    const RayHit& x = *a.hits[k];
+    const RayHit& y = *b.hits[k];
+    if (x.distance_m != y.distance_m || x.x_m != y.x_m || x.y_m != y.y_m || x.z_m != y.z_m ||
+        x.normal != y.normal) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(TerrainQueryTest, SameAnswersFromSeveralThreads) {
+  const auto gen = make_generator(32);
+  const TerrainQuery q(gen);
+  const int threads = 4;
+  std::vector<Answers> ref;
+  for (int t = 0; t < threads; ++t) ref.push_back(answer_all(q, std::uint64_t(t % 2)));
+  std::vector<Answers> got(static_cast<std::size_t>(threads));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] { got[std::size_t(t)] = answer_all(q, std::uint64_t(t % 2)); });
+  }
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t)
+    EXPECT_TRUE(same(got[std::size_t(t)], ref[std::size_t(t)])) << t;
+}
+
+// Rough costs, for docs and reports only (not a benchmark; run with
+// --gtest_also_run_disabled_tests --gtest_filter=*DISABLED_Cost*).
+TEST(TerrainQueryTest, DISABLED_Cost) {
+  const auto gen = make_generator(128);
+  const TerrainQuery q(gen);
+  Rng rng{7};
+  using clock = std::chrono::steady_clock;
+  double sink = 0.0;
+  const int n_height = 20000;
+  auto t0 = clock::now();
+  for (int k = 0; k < n_height; ++k)
+    sink += q.height_at(rng.uniform(-1e5, 1e5), rng.uniform(-1e5, 1e5));
+  const double us_height =
+      std::chrono::duration<double, std::micro>(clock::now() - t0).count() / n_height;
+  const int n_rays = 200;
+  int hits = 0;
+  t0 = clock::now();
+  for (int k = 0; k < n_rays; ++k) {
+    // 1 km rays that stay above the terrain's top: the walk covers all 1000 m.
+    const double a = rng.uniform(0.0, 6.283185307179586);
+    const auto h = q.raycast(rng.uniform(-1e5, 1e5), 1350.0, rng.uniform(-1e5, 1e5), std::cos(a),
+                             0.0, std::sin(a), 1000.0);
+    hits += h ? 1 : 0;
+  }
+  const double us_ray =
+      std::chrono::duration<double, std::micro>(clock::now() - t0).count() / n_rays;
+  std::printf(
+      "height_at: %.2f us, 1 km horizontal raycast (%.0f m cells): %.1f us (%d hits) [%g]\n",
+      us_height, gen->cell_size_m(), us_ray, hits, sink);
+}
+
+}  // namespace
+}  // namespace terrane
