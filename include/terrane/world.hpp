@@ -311,7 +311,10 @@ class Streamer {
   // Coarsest level used (quadtree roots) and the level-0 band.
   int root_level() const;
   double lod0_distance_m() const;
-  // Smallest budget that holds the minimum visible set of one viewer plus in-flight jobs.
+  // Smallest budget accepted: the largest in-view selection of one viewer (leaves and roots,
+  // every split at its hysteresis distance) over 64 positions across a root, plus a quarter,
+  // plus one chunk per worker. Below what a flight needs, the view stays coarser (never holed:
+  // roots come first); prefetching ahead of fast viewers uses what is left.
   std::size_t minimum_budget_bytes() const;
   // Queries (thread-safe, independent of what is resident).
   const TerrainQuery& query() const { return *query_; }

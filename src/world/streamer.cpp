@@ -182,8 +182,9 @@ struct Streamer::Impl {
     for (std::thread& t : workers) t.join();
   }
 
-  // The largest selection of one viewer over positions sampled across a root (with every
-  // split at its hysteresis distance), plus the workers' jobs.
+  // The largest in-view selection of one viewer (leaves and roots) over 8 x 8 positions across
+  // a root, with every split at its hysteresis distance, plus a quarter for positions between
+  // the samples, plus the workers' jobs.
   std::size_t minimum_bytes() {
     LodGeometry worst = geo;
     worst.lod0_m = geo.lod0_m * (1.0 + geo.hysteresis);
@@ -191,16 +192,16 @@ struct Streamer::Impl {
     none.init(1);
     std::size_t most = 0;
     const double root = geo.node_size(geo.root_level);
-    for (int a = 0; a < 4; ++a) {
-      for (int b = 0; b < 4; ++b) {
+    for (int a = 0; a < 8; ++a) {
+      for (int b = 0; b < 8; ++b) {
         Viewer v;
-        v.x_m = root * (0.125 + 0.25 * a);
-        v.z_m = root * (0.125 + 0.25 * b);
+        v.x_m = root * (0.0625 + 0.125 * a);
+        v.z_m = root * (0.0625 + 0.125 * b);
         world_detail::select_lod(worst, {&v, 1}, none, sel[0]);
         most = std::max(most, sel[0].leaves.size() + sel[0].roots.size());
       }
     }
-    return (most + std::size_t(threads)) * chunk_bytes;
+    return (most + (most + 3) / 4 + std::size_t(threads)) * chunk_bytes;
   }
 
   // ---- workers
@@ -404,12 +405,13 @@ struct Streamer::Impl {
     return (in_view && !covered ? 0.0 : 1.0e15) + best;
   }
 
-  // Frees the least recently used resident slot that is neither wanted nor visible.
-  int evict_one() {
+  // Frees the least recently used resident slot used before frame `before` (in-view nodes and
+  // the visible set are marked with the current frame, prefetched roots with the previous one).
+  int evict_one(std::uint64_t before) {
     int victim = -1;
     for (std::size_t i = 0; i < slot_count; ++i) {
       const Slot& s = slots[i];
-      if (s.state != SlotState::resident || s.last_used == frame) continue;
+      if (s.state != SlotState::resident || s.last_used >= before) continue;
       if (victim < 0 || s.last_used < slots[std::size_t(victim)].last_used) victim = int(i);
     }
     if (victim < 0) return -1;
@@ -426,8 +428,10 @@ struct Streamer::Impl {
     cur ^= 1;
     world_detail::select_lod(geo, viewers, sel[prev].split, sel[cur]);
     const Selection& s = selection();
+    // Pinned this frame: what is in view. Prefetched roots rank just below: only stale cache
+    // entries are evicted for them, and in-view work may evict them.
     for (const SelNode& n : s.nodes) {
-      if (int* slot = by_key.find(n.key)) slots[std::size_t(*slot)].last_used = frame;
+      if (int* slot = by_key.find(n.key)) slots[std::size_t(*slot)].last_used = n.in_view ? frame : frame - 1;
     }
 
     // Cancel queued jobs that are no longer wanted; flag running ones.
@@ -490,14 +494,18 @@ struct Streamer::Impl {
           slot = free_slots.back();
           free_slots.pop_back();
         } else {
-          slot = evict_one();
-          if (slot < 0) break;
+          const bool in_view = s.nodes[std::size_t(c.slot)].in_view;
+          slot = evict_one(in_view ? frame : frame - 1);
+          if (slot < 0) {
+            if (in_view) break;
+            continue;  // a prefetch that finds no stale entry; in-view work may still fit
+          }
           free_slots.pop_back();  // evict_one pushed it
         }
         Slot& sl = slots[std::size_t(slot)];
         sl.key = s.nodes[std::size_t(c.slot)].key;
         sl.state = SlotState::queued;
-        sl.last_used = frame;
+        sl.last_used = s.nodes[std::size_t(c.slot)].in_view ? frame : frame - 1;
         sl.cancel.store(false, std::memory_order_relaxed);
         by_key.put(sl.key, slot);
         ++in_use;
