@@ -231,6 +231,9 @@ struct StreamerParams {
   double lookahead_s = 2.0;  // [Limit: 0..60]
   std::size_t budget_bytes = std::size_t{256} << 20;  // resident + in-flight chunk data
   int threads = 0;  // worker threads; 0 = hardware threads [Limit: 0..256]
+  // Workers run at this nice value (Linux; 0 = the caller's priority), so the frame thread gets
+  // a core as soon as it wants one even when every core is generating. [Limit: 0..19]
+  int worker_nice = 10;
   void validate() const;
 };
 
