@@ -106,7 +106,7 @@ inline float erode_square(float* centre, int w, const float* sq, float amount, f
 // sums in the same order, so it gives its bits.
 typedef float F4 __attribute__((vector_size(16)));
 
-inline float erode_square5(float* centre, int w, const float* sq, float amount, float floor_m) {
+[[gnu::always_inline]] inline float erode_square5(float* centre, int w, const float* sq, float amount, float floor_m) {
   const F4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
   const F4 fl = zero + floor_m, am = zero + amount;
   F4 col4 = zero;
@@ -147,8 +147,8 @@ inline float erode_square_any(float* centre, int w, int R, const float* sq, floa
 // digs a pit under the droplet's own destination, so repeated droplets cannot deepen a hole
 // without bound (as happens along the map edge, where droplets leave with their load and no
 // deposit refills it). Near the edge the brush is clipped and the part outside removes nothing.
-inline float erode_brush(const Map& map, const Brush& b, int cx, int cy, float amount,
-                         float floor_m) {
+[[gnu::noinline]] inline float erode_brush_general(const Map& map, const Brush& b, int cx, int cy,
+                                                  float amount, float floor_m) {
   const int R = b.radius;
   if (cx - R >= 0 && cy - R >= 0 && cx + R < map.w && cy + R < map.ht) {
     float* centre = map.h + std::size_t(cy) * std::size_t(map.w) + std::size_t(cx);
@@ -178,6 +178,16 @@ inline float erode_brush(const Map& map, const Brush& b, int cx, int cy, float a
     removed += sum;
   }
   return removed;
+}
+
+// erode_brush_general with its common case (the default brush, inside the map) inlined.
+[[gnu::always_inline]] inline float erode_brush(const Map& map, const Brush& b, int cx, int cy,
+                                                float amount, float floor_m) {
+  if (b.radius == 2 && cx >= 2 && cy >= 2 && cx + 2 < map.w && cy + 2 < map.ht) {
+    float* centre = map.h + std::size_t(cy) * std::size_t(map.w) + std::size_t(cx);
+    return erode_square5(centre, map.w, b.square.data(), amount, floor_m);
+  }
+  return erode_brush_general(map, b, cx, cy, amount, floor_m);
 }
 
 // Spreads `amount` metres over the brush centred on cell (cx, cy) (clipped at the edge); returns
