@@ -166,7 +166,8 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params,
   std::vector<std::uint32_t> phase_tiles;
   const ExecContext inner = ed::quiet(ctx);
   const std::int64_t workers =
-      ctx.threads > 0 ? ctx.threads : std::int64_t(std::max(1u, std::thread::hardware_concurrency()));
+      ctx.threads > 0 ? ctx.threads
+                      : std::int64_t(std::max(1u, std::thread::hardware_concurrency()));
 
   for (std::int64_t b = 0; b < batches; ++b) {
     ed::check_cancel(ctx);
@@ -209,8 +210,14 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params,
       // Tiles of one colour are independent: the workers take them one at a time from a shared
       // counter, each into a SIMD lane (droplet_lanes.cpp); any split gives the same bits.
       std::atomic<std::int64_t> next{0};
-      const TileRun run{&map,  &model, &brush, &bt, phase_tiles.data(),
-                        std::int64_t(phase_tiles.size()), &next, tally.data()};
+      const TileRun run{.map = &map,
+                        .model = &model,
+                        .brush = &brush,
+                        .batch = &bt,
+                        .tiles = phase_tiles.data(),
+                        .tile_count = std::int64_t(phase_tiles.size()),
+                        .next = &next,
+                        .tally = tally.data()};
       parallel_for(inner, workers, 1, [&](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t k = lo; k < hi; ++k) droplet_detail::run_tiles(run);
       });

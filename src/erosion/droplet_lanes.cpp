@@ -53,7 +53,7 @@ void RunTiles(const TileRun& r) {
   using VF = hn::Vec<decltype(df)>;
   using VI = hn::Vec<decltype(di)>;
   const std::size_t lanes = hn::Lanes(df);
-  HWY_DASSERT(lanes <= kMaxLanes);
+  HWY_ASSERT(lanes <= kMaxLanes);
 
   // Locals: the map's floats are written through pointers, so fields read through a reference
   // would be reloaded after every store.
@@ -139,9 +139,11 @@ void RunTiles(const TileRun& r) {
       VF dx = hn::Sub(hn::Mul(hn::Load(df, DX + l0), inertia), hn::Mul(gx, keep_dir));
       VF dy = hn::Sub(hn::Mul(hn::Load(df, DY + l0), inertia), hn::Mul(gy, keep_dir));
       const VF len = hn::Sqrt(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)));
-      const auto moving = hn::And(len != zero, hn::RebindMask(df, hn::Load(di, ACTIVE + l0) != hn::Zero(di)));
-      dx = hn::Div(dx, len);
-      dy = hn::Div(dy, len);
+      const auto moving =
+          hn::And(len != zero, hn::RebindMask(df, hn::Load(di, ACTIVE + l0) != hn::Zero(di)));
+      const VF divisor = hn::IfThenElse(len == zero, one, len);  // standstill lanes stop anyway
+      dx = hn::Div(dx, divisor);
+      dy = hn::Div(dy, divisor);
       const VF nx = hn::Add(x, dx), ny = hn::Add(y, dy);
       const auto on_map = hn::And(hn::And(moving, hn::And(nx >= zero, nx < x_end)),
                                   hn::And(ny >= zero, ny < y_end));
@@ -168,9 +170,8 @@ void RunTiles(const TileRun& r) {
           hn::IfThenElse(uphill, StdMin(hn::Neg(drop), load), hn::Mul(hn::Sub(load, cap), deposit));
       // Erosion before the border falloff weight, which phase 2 applies.
       const VF erode_amount = StdMin(hn::Mul(hn::Sub(cap, load), erode), hn::Mul(drop, area_scale));
-      const VF new_speed =
-          hn::Sqrt(StdMax(zero, hn::Add(hn::Mul(speed, speed),
-                                        hn::Mul(hn::Mul(drop, inv_unit), gravity))));
+      const VF new_speed = hn::Sqrt(
+          StdMax(zero, hn::Add(hn::Mul(speed, speed), hn::Mul(hn::Mul(drop, inv_unit), gravity))));
       const VI mode = hn::IfThenElse(
           hn::RebindMask(di, on_map),
           hn::IfThenElse(hn::RebindMask(di, deposits), hn::Set(di, kDeposit), hn::Set(di, kErode)),
@@ -238,6 +239,8 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace terrane::droplet_detail {
 HWY_EXPORT(RunTiles);
-void run_tiles(const TileRun& r) { TERRANE_DISPATCH(RunTiles)(r); }
+void run_tiles(const TileRun& r) {
+  TERRANE_DISPATCH(RunTiles)(r);
+}
 }  // namespace terrane::droplet_detail
 #endif

@@ -106,7 +106,8 @@ inline float erode_square(float* centre, int w, const float* sq, float amount, f
 // sums in the same order, so it gives its bits.
 typedef float F4 __attribute__((vector_size(16)));
 
-[[gnu::always_inline]] inline float erode_square5(float* centre, int w, const float* sq, float amount, float floor_m) {
+[[gnu::always_inline]] inline float erode_square5(float* centre, int w, const float* sq,
+                                                  float amount, float floor_m) {
   const F4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
   const F4 fl = zero + floor_m, am = zero + amount;
   F4 col4 = zero;
@@ -148,7 +149,7 @@ inline float erode_square_any(float* centre, int w, int R, const float* sq, floa
 // without bound (as happens along the map edge, where droplets leave with their load and no
 // deposit refills it). Near the edge the brush is clipped and the part outside removes nothing.
 [[gnu::noinline]] inline float erode_brush_general(const Map& map, const Brush& b, int cx, int cy,
-                                                  float amount, float floor_m) {
+                                                   float amount, float floor_m) {
   const int R = b.radius;
   if (cx - R >= 0 && cy - R >= 0 && cx + R < map.w && cy + R < map.ht) {
     float* centre = map.h + std::size_t(cy) * std::size_t(map.w) + std::size_t(cx);
