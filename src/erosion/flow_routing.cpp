@@ -139,18 +139,29 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   // ground, their flood parent; their flood order follows the drained cells in `order`.
   std::vector<std::uint8_t>& drained = outlet;  // reused: 1 for drained cells
   for (std::uint32_t c : out.order) drained[c] = 1;
-  std::vector<std::uint32_t> seeds;
-  for (std::size_t c = 0; c < n; ++c) {
-    if (drained[c] != 0) continue;
-    // Undrained cells are interior (the border is drained): all 8 neighbours exist.
-    for (int k = 0; k < 8; ++k) {
-      const std::size_t nc =
-          std::size_t(std::ptrdiff_t(c) + ed::kDj[k] * std::ptrdiff_t(w) + ed::kDi[k]);
-      if (drained[nc] == 1) {
-        drained[nc] = 2;  // seed, listed once
-        seeds.push_back(std::uint32_t(nc));
+  // Seeds: drained cells next to an undrained one, flagged per row in parallel (each row writes
+  // only its own flags) and listed in cell order (the heap's pops do not depend on push order).
+  std::vector<std::uint8_t> is_seed(n);
+  parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t jj = b; jj < e; ++jj) {
+      const int j = int(jj);
+      for (int i = 0; i < w; ++i) {
+        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+        std::uint8_t seed = 0;
+        if (drained[c] != 0) {
+          for (int k = 0; k < 8; ++k) {
+            const int ni = i + ed::kDi[k], nj = j + ed::kDj[k];
+            if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
+            if (drained[std::size_t(nj) * std::size_t(w) + std::size_t(ni)] == 0) seed = 1;
+          }
+        }
+        is_seed[c] = seed;
       }
     }
+  });
+  std::vector<std::uint32_t> seeds;
+  for (std::size_t c = 0; c < n; ++c) {
+    if (is_seed[c] != 0) seeds.push_back(std::uint32_t(c));
   }
   std::vector<std::uint32_t> parent;
   ed::priority_flood(hs, w, h, drained.data(), seeds, out.filled_m, parent, out.order);

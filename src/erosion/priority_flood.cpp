@@ -46,16 +46,18 @@ class RadixHeap {
  public:
   bool empty() const { return size_ == 0; }
   void push(std::uint64_t key) {
-    buckets_[bucket(key)].push_back(key);
+    place(key);
     ++size_;
   }
   std::uint64_t pop() {
     if (buckets_[0].empty()) {
-      int i = 1;
-      while (buckets_[i].empty()) ++i;
+      // Keys are unique, so bucket 0 holds at most the last key popped: nearly every pop
+      // refills it from the lowest non-empty bucket, found through the occupancy bits.
+      const int i = std::countr_zero(occupied_) + 1;
+      occupied_ &= occupied_ - 1;
       std::vector<std::uint64_t>& b = buckets_[i];
       last_ = *std::min_element(b.begin(), b.end());
-      for (std::uint64_t k : b) buckets_[bucket(k)].push_back(k);
+      for (std::uint64_t k : b) place(k);  // all into buckets below i
       b.clear();
     }
     --size_;
@@ -68,7 +70,13 @@ class RadixHeap {
   int bucket(std::uint64_t key) const {
     return key == last_ ? 0 : 64 - std::countl_zero(key ^ last_);
   }
+  void place(std::uint64_t key) {
+    const int i = bucket(key);
+    buckets_[i].push_back(key);
+    if (i > 0) occupied_ |= std::uint64_t{1} << (i - 1);
+  }
   std::vector<std::uint64_t> buckets_[65];
+  std::uint64_t occupied_ = 0;  // bit i - 1: bucket i (1..64) is not empty
   std::uint64_t last_ = 0;
   std::size_t size_ = 0;
 };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numbers>
@@ -248,6 +250,46 @@ TEST(Droplets, BitIdenticalForThreadsAndSimdTargets) {
   q.seed = 43;
   droplet_erosion(e, q);
   EXPECT_FALSE(bit_equal(a, e));
+}
+
+// Determinism goldens: FNV-1a of the eroded heights for brush radii that take each code path
+// (3 x 3, the default 5 x 5, 7 x 7 and the general square), border falloff and physical units,
+// on a map whose size is not a multiple of the tile. They change only when the droplet model
+// changes on purpose (a faster schedule must keep them). To regenerate, run
+//   TERRANE_PRINT_GOLDENS=1 build/release/tests/erosion/test_erosion --gtest_filter='*Golden*'
+TEST(Droplets, DeterminismGoldens) {
+  struct Case {
+    const char* name;
+    double brush_radius, falloff_m, reference_spacing_m;
+    std::uint64_t golden;
+  };
+  const Case cases[] = {
+      {"default", 3.0, 0.0, 0.0, 0x35a519fc239ef7cbull},
+      {"radius2", 2.0, 0.0, 0.0, 0xf531774cd2e61ce7ull},
+      {"radius4", 4.0, 0.0, 0.0, 0x83d65a00bde29c34ull},
+      {"radius6", 5.5, 0.0, 0.0, 0xe015a8cec59113f0ull},
+      {"falloff", 3.0, 12.0, 0.0, 0xf12081ce8b58cc80ull},
+      {"physical", 3.0, 0.0, 0.5, 0xa288ba5fe10fee9aull},
+  };
+  const bool print = std::getenv("TERRANE_PRINT_GOLDENS") != nullptr;
+  const Field2D src = noise_terrain(301, 219, 1.0, 60.0, 0.0, 17, 0.015);
+  for (const Case& c : cases) {
+    DropletParams p = droplet_params(30000);
+    p.brush_radius = c.brush_radius;
+    p.border_falloff_m = c.falloff_m;
+    p.reference_spacing_m = c.reference_spacing_m;
+    Field2D f = src;
+    const DropletStats st = droplet_erosion(f, p, ExecContext{.threads = 2});
+    std::uint64_t h = hash_floats(f.data);
+    h = hash_combine(h, std::uint64_t(st.steps));
+    double sums[3] = {st.eroded_m3, st.deposited_m3, st.carried_off_m3};
+    std::uint64_t bits[3];
+    std::memcpy(bits, sums, sizeof bits);
+    for (std::uint64_t b : bits) h = hash_combine(h, b);
+    if (print) std::printf("      {\"%s\", %g, %g, %g, 0x%016llxull},\n", c.name, c.brush_radius,
+                           c.falloff_m, c.reference_spacing_m, (unsigned long long)h);
+    EXPECT_EQ(h, c.golden) << c.name;
+  }
 }
 
 TEST(Droplets, BorderFalloffKeepsTheEdgeUneroded) {
