@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <sys/resource.h>
 #include <time.h>
 #include <vector>
 
@@ -67,6 +68,13 @@ double thread_cpu_us() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return double(ts.tv_sec) * 1.0e6 + double(ts.tv_nsec) * 1.0e-3;
+}
+
+// Involuntary context switches of the calling thread so far (the OS preempted it).
+long involuntary_switches() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return u.ru_nivcsw;
 }
 
 double percentile(std::vector<double> v, double p) {
@@ -131,7 +139,7 @@ int run_stream(const StreamOptions& opt) {
   cpu_us.reserve(std::size_t(frames));
   std::size_t peak_bytes = 0, peak_queue = 0, peak_resident = 0;
   double queue_sum = 0.0;
-  int hole_frames = 0, crack_frames = 0;
+  int hole_frames = 0, crack_frames = 0, preempted_frames = 0;
   double time_to_complete = -1.0;
   const PollBudget budget{.max_chunks = SIZE_MAX, .max_ms = opt.poll_ms};
   using clock = std::chrono::steady_clock;
@@ -147,6 +155,7 @@ int run_stream(const StreamOptions& opt) {
     v.vz_m_s = p.vz;
     if (p.vx != 0.0 || p.vz != 0.0) v.frustum = ViewFrustum{p.vx, p.vz, kPi / 3.0};
 
+    const long sw0 = involuntary_switches();
     const double c0 = thread_cpu_us();
     const auto t0 = clock::now();
     streamer.set_viewers({&v, 1});
@@ -154,6 +163,7 @@ int run_stream(const StreamOptions& opt) {
     streamer.poll(budget);
     const auto t1 = clock::now();
     cpu_us.push_back(thread_cpu_us() - c0);
+    if (involuntary_switches() != sw0) ++preempted_frames;
     const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
     cost_us.push_back(us);
 
@@ -203,6 +213,9 @@ int run_stream(const StreamOptions& opt) {
   // The same on the thread's CPU clock: without the time the OS gave the core to others.
   j["p99_cpu_us"] = percentile(cpu_us, 0.99);
   j["max_cpu_us"] = *std::max_element(cpu_us.begin(), cpu_us.end());
+  // Frames during whose update + poll the OS preempted the thread (another runnable thread
+  // took the core): their wall time includes someone else's work.
+  j["preempted_frames"] = preempted_frames;
   j["chunks_generated"] = st.generated;
   j["chunks_per_s"] = double(st.generated) / wall;
   j["queue_mean"] = queue_sum / double(frames);
@@ -224,9 +237,9 @@ int run_stream(const StreamOptions& opt) {
                 preset.name.c_str(), opt.path.c_str(), opt.speed, opt.view_m, frames, wall,
                 opt.fast ? "as fast as possible" : "real time");
     std::printf("  update+poll per frame: p50 %.1f us, p99 %.1f us, max %.1f us (thread CPU time: "
-                "p99 %.1f us, max %.1f us)\n",
+                "p99 %.1f us, max %.1f us; %d frames preempted by the OS)\n",
                 j["p50_us"].get<double>(), j["p99_us"].get<double>(), j["max_us"].get<double>(),
-                j["p99_cpu_us"].get<double>(), j["max_cpu_us"].get<double>());
+                j["p99_cpu_us"].get<double>(), j["max_cpu_us"].get<double>(), preempted_frames);
     std::printf("  chunks: %llu generated (%.0f /s), queue mean %.1f peak %zu, cancelled %llu, "
                 "dropped %llu, evicted %llu\n",
                 (unsigned long long)st.generated, j["chunks_per_s"].get<double>(),

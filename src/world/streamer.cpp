@@ -7,7 +7,9 @@
 // owns its buffer), done (in the completion queue) or resident (in the cache). Only the owner's
 // thread moves slots between states, except queued -> running (a worker, under the queue's
 // mutex) and running -> done (a worker, under the completion mutex). Critical sections are a few
-// hundred instructions: update() and poll() never wait for a generation to finish.
+// hundred instructions, and the owner only ever try_locks: when a worker holds a mutex (or was
+// preempted holding it), update() schedules next frame and poll() delivers next frame, so the
+// owner's thread never waits for a worker.
 //
 // Memory. Resident + in-flight slots never exceed the budget by construction; a slot's buffers
 // are allocated by the worker that first fills it and reused afterwards, so the process holds at
@@ -124,7 +126,7 @@ struct Streamer::Impl {
   std::mutex queue_mutex;
   std::condition_variable queue_cv;
   std::vector<QueuedJob> queue;  // capacity max_queue
-  std::size_t running = 0;       // under queue_mutex
+  std::atomic<std::size_t> queued_now{0};  // queue.size(), readable without the mutex
   bool stopping = false;
   std::mutex done_mutex;
   std::vector<int> done;  // capacity slot_count
@@ -233,7 +235,7 @@ struct Streamer::Impl {
         queue[best] = queue.back();
         queue.pop_back();
         slots[std::size_t(s)].state = SlotState::running;
-        ++running;
+        queued_now.store(queue.size(), std::memory_order_relaxed);
       }
       Slot& slot = slots[std::size_t(s)];
       slot.failed = false;
@@ -252,10 +254,6 @@ struct Streamer::Impl {
         if (!message.empty() && error.empty()) error = message;
         slot.state = SlotState::done;
         done.push_back(s);
-      }
-      {
-        std::lock_guard lock(queue_mutex);
-        --running;
       }
     }
   }
@@ -446,9 +444,9 @@ struct Streamer::Impl {
       if (int* slot = by_key.find(n.key)) slots[std::size_t(*slot)].last_used = n.in_view ? frame : frame - 1;
     }
 
-    // Cancel queued jobs that are no longer wanted; flag running ones.
-    {
-      std::lock_guard lock(queue_mutex);
+    // Cancel queued jobs that are no longer wanted (when a worker holds the queue, next frame);
+    // flag running ones.
+    if (std::unique_lock lock(queue_mutex, std::try_to_lock); lock.owns_lock()) {
       for (std::size_t i = 0; i < queue.size();) {
         const int q = queue[i].slot;
         if (!wanted(slots[std::size_t(q)].key)) {
@@ -460,6 +458,7 @@ struct Streamer::Impl {
           ++i;
         }
       }
+      queued_now.store(queue.size(), std::memory_order_relaxed);
     }
     for (std::size_t i = 0; i < slot_count; ++i) {
       Slot& sl = slots[i];
@@ -491,8 +490,7 @@ struct Streamer::Impl {
               [](const QueuedJob& a, const QueuedJob& b) { return a.priority < b.priority; });
 
     std::size_t added = 0;
-    {
-      std::lock_guard lock(queue_mutex);
+    if (std::unique_lock lock(queue_mutex, std::try_to_lock); lock.owns_lock()) {
       // Re-prioritise what is still queued.
       for (QueuedJob& j : queue) {
         const ChunkKey& k = slots[std::size_t(j.slot)].key;
@@ -524,6 +522,7 @@ struct Streamer::Impl {
         queue.push_back(QueuedJob{slot, c.priority});
         ++added;
       }
+      queued_now.store(queue.size(), std::memory_order_relaxed);
     }
     peak_in_use = std::max(peak_in_use, in_use);
     if (added > 0) queue_cv.notify_all();
@@ -539,7 +538,8 @@ struct Streamer::Impl {
       if (std::chrono::duration<double, std::milli>(clock::now() - start).count() >= budget.max_ms) break;
       int s = -1;
       {
-        std::lock_guard lock(done_mutex);
+        std::unique_lock lock(done_mutex, std::try_to_lock);
+        if (!lock.owns_lock()) break;  // a worker is handing a chunk over: next frame
         if (!error.empty()) {
           const std::string message = error;
           error.clear();
@@ -569,16 +569,15 @@ struct Streamer::Impl {
   StreamerStats stats() {
     StreamerStats st = counters;
     st.desired = selection().nodes.size();
-    {
-      std::lock_guard lock(queue_mutex);
-      st.queued = queue.size();
-    }
-    std::size_t res = 0;
+    st.queued = queued_now.load(std::memory_order_relaxed);
+    std::size_t res = 0, flight = 0;
     for (std::size_t i = 0; i < slot_count; ++i) {
-      if (slots[i].state == SlotState::resident) ++res;
+      const SlotState state = slots[i].state.load(std::memory_order_relaxed);
+      if (state == SlotState::resident) ++res;
+      if (state == SlotState::running || state == SlotState::done) ++flight;
     }
     st.resident_chunks = res;
-    st.running = in_use - res - st.queued;
+    st.running = flight;
     st.resident_bytes = in_use * chunk_bytes;
     st.visible = visible.size();
     st.holes = holes;
