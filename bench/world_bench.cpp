@@ -1,6 +1,7 @@
 // World benchmarks: chunk generation throughput (default preset, 128-cell chunks = 129 x 129
 // vertices with a halo, normals and geomorph targets, no per-chunk indices as in the streamer)
-// on 1 and 2 threads, and the owner thread's update + poll cost of a Streamer in a flight.
+// on 1 and 2 threads, and the queries. The streamer's per-frame cost in a flight is measured by
+// `terrane stream` (it needs real-time pacing, not a tight loop).
 #include <benchmark/benchmark.h>
 
 #include <atomic>
@@ -13,15 +14,16 @@ namespace {
 
 using namespace terrane;
 
-const ChunkGenerator& generator() {
-  static const ChunkGenerator gen = [] {
+std::shared_ptr<const ChunkGenerator> shared_generator() {
+  static const auto gen = [] {
     ChunkSettings s;
     s.cells = 128;
     s.indices = false;
-    return ChunkGenerator(parse_preset(builtin_preset_json("default"), "default"), s);
+    return std::make_shared<const ChunkGenerator>(parse_preset(builtin_preset_json("default"), "default"), s);
   }();
   return gen;
 }
+const ChunkGenerator& generator() { return *shared_generator(); }
 
 // Each iteration generates `threads` x 16 distinct level-0 chunks on `threads` std::threads
 // (distinct keys every iteration, so nothing is cached anywhere).
@@ -49,6 +51,33 @@ void BM_ChunkGeneration(benchmark::State& state) {
       double(state.iterations() * kPerThread), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_ChunkGeneration)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// Queries: height_at at scattered points, and 1 km rays just under the preset's top (nothing
+// skipped: every cell under the ray is walked).
+void BM_HeightAt(benchmark::State& state) {
+  const TerrainQuery q(shared_generator());
+  double x = 12.3, z = -45.6, sum = 0.0;
+  for (auto _ : state) {
+    sum += q.height_at(x, z);
+    x += 97.1;
+    z += 13.7;
+  }
+  benchmark::DoNotOptimize(sum);
+}
+BENCHMARK(BM_HeightAt)->Unit(benchmark::kMicrosecond);
+
+void BM_Raycast1km(benchmark::State& state) {
+  const TerrainQuery q(shared_generator());
+  const double top = generator().graph().world().height_max_m - 1.0;
+  double z = 0.0;
+  std::size_t hits = 0;
+  for (auto _ : state) {
+    hits += q.raycast(0.0, top, z, 1.0, 0.0, 0.0, 1000.0).has_value() ? 1 : 0;
+    z += 1000.0;
+  }
+  state.counters["hits"] = double(hits);
+}
+BENCHMARK(BM_Raycast1km)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
