@@ -74,6 +74,7 @@ struct StreamOptions {
   bool json = false;
   bool fast = false;          // do not pace frames in real time
   bool surface = false;       // chunks carry splat weights and scatter
+  std::string workers = "background";  // worker priority: normal | low | background
 };
 int run_stream(const StreamOptions& opt);
 

@@ -92,6 +92,8 @@ int main(int argc, char** argv) {
   sc->add_flag("--json", st.json, "print only the summary JSON line");
   sc->add_flag("--fast", st.fast, "do not pace frames in real time (stress test)");
   sc->add_flag("--surface", st.surface, "chunks also carry splat weights and scatter instances");
+  sc->add_option("--workers", st.workers, "worker scheduling: background (SCHED_IDLE) | low (nice 10) | normal")
+      ->capture_default_str();
 
   app.add_subcommand("presets", "list the built-in presets");
 

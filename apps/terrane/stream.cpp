@@ -108,6 +108,15 @@ int run_stream(const StreamOptions& opt) {
     throw Error(ErrorCategory::invalid_argument,
                 "--poll-ms " + std::to_string(opt.poll_ms) + " must be in (0, 1000]");
   }
+  WorkerPriority priority = WorkerPriority::background;
+  if (opt.workers == "normal") {
+    priority = WorkerPriority::normal;
+  } else if (opt.workers == "low") {
+    priority = WorkerPriority::low;
+  } else if (opt.workers != "background") {
+    throw Error(ErrorCategory::invalid_argument,
+                "--workers '" + opt.workers + "': expected background, low or normal");
+  }
   std::vector<std::string> overrides = opt.overrides;
   if (opt.has_seed) overrides.push_back("seed=" + std::to_string(opt.seed));
   const Preset preset = load_preset(opt.preset, overrides);
@@ -118,6 +127,7 @@ int run_stream(const StreamOptions& opt) {
   params.view_distance_m = opt.view_m;
   params.budget_bytes = std::size_t(opt.budget_mb * 1048576.0);
   params.threads = opt.threads;
+  params.worker_priority = priority;
   Streamer streamer(preset, params);
   if (streamer.generator().post_ignored() && !opt.json) {
     std::fprintf(stderr, "note: preset '%s' has post operations (erosion, blur): streaming "
@@ -205,6 +215,7 @@ int run_stream(const StreamOptions& opt) {
   j["root_level"] = streamer.root_level();
   j["lod0_m"] = streamer.lod0_distance_m();
   j["threads"] = opt.threads;
+  j["workers"] = opt.workers;
   j["frames"] = frames;
   j["seconds"] = wall;
   j["p50_us"] = percentile(cost_us, 0.50);

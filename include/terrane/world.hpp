@@ -218,6 +218,12 @@ struct Viewer {
 inline constexpr double kMaxViewerSpeed = 20000.0;  // [Units: m/s]
 inline constexpr std::size_t kMaxViewers = 64;
 
+enum class WorkerPriority {
+  normal,      // the caller's priority
+  low,         // nice 10
+  background,  // SCHED_IDLE: runs only when no normal thread wants the core
+};
+
 struct StreamerParams {
   ChunkSettings chunk;           // chunk.indices is ignored (always off in the streamer)
   double view_distance_m = 2000.0;  // visible disc radius around each viewer [Limit: > 0, <= 1e6]
@@ -231,9 +237,11 @@ struct StreamerParams {
   double lookahead_s = 2.0;  // [Limit: 0..60]
   std::size_t budget_bytes = std::size_t{256} << 20;  // resident + in-flight chunk data
   int threads = 0;  // worker threads; 0 = hardware threads [Limit: 0..256]
-  // Workers run at this nice value (Linux; 0 = the caller's priority), so the frame thread gets
-  // a core as soon as it wants one even when every core is generating. [Limit: 0..19]
-  int worker_nice = 10;
+  // Scheduling of the workers (Linux), so the frame thread gets a core the moment it wants one
+  // even when every core is generating. background (SCHED_IDLE) measured best (`terrane stream`,
+  // docs/PERFORMANCE.md); choose low or normal when the game keeps every core busy itself, as
+  // background workers then only get what is left.
+  WorkerPriority worker_priority = WorkerPriority::background;
   void validate() const;
 };
 

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -88,7 +89,6 @@ void StreamerParams::validate() const {
     fail("lookahead_s " + std::to_string(lookahead_s) + " must be in [0, 60] s");
   }
   if (threads < 0 || threads > 256) fail("threads " + std::to_string(threads) + " must be in 0..256");
-  if (worker_nice < 0 || worker_nice > 19) fail("worker_nice " + std::to_string(worker_nice) + " must be in 0..19");
   if (budget_bytes == 0) fail("budget_bytes must be > 0");
 }
 
@@ -98,7 +98,7 @@ struct Streamer::Impl {
   std::size_t chunk_bytes = 0;
   std::size_t minimum = 0;  // minimum_bytes() at construction
   int threads = 1;
-  int worker_nice = 0;
+  WorkerPriority worker_priority = WorkerPriority::background;
   std::size_t max_queue = 0;
 
   // Slots and the cache (owner thread, apart from the documented transitions).
@@ -151,7 +151,7 @@ struct Streamer::Impl {
     }
     chunk_bytes = gen.chunk_bytes();
     threads = p.threads > 0 ? p.threads : std::max(1, int(std::thread::hardware_concurrency()));
-    worker_nice = p.worker_nice;
+    worker_priority = p.worker_priority;
     max_queue = std::size_t(8 * threads + 8);
     for (Selection& s : sel) s.init(kMaxSelectionNodes);
 
@@ -216,10 +216,20 @@ struct Streamer::Impl {
   // ---- workers
 
   void work() {
-    // Background priority: the owner's frame thread must win the core when it wakes up (with
-    // as many workers as cores, a worker at the same priority delays it by a time slice).
-    if (worker_nice > 0) {
-      (void)setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), worker_nice);
+    // The owner's frame thread must win the core at once (with as many workers as cores, a
+    // worker at the same priority delays it by a time slice; even at nice 19 a worker woken by
+    // update() may preempt it, as the scheduler credits sleepers). Linux only; failures (e.g. a
+    // sandbox refusing the call) leave the default priority.
+    switch (worker_priority) {
+      case WorkerPriority::normal: break;
+      case WorkerPriority::low:
+        (void)setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 10);
+        break;
+      case WorkerPriority::background: {
+        sched_param sp{};
+        (void)sched_setscheduler(0, SCHED_IDLE, &sp);
+        break;
+      }
     }
     for (;;) {
       int s = -1;
