@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -254,7 +255,10 @@ struct Streamer::Impl {
         gen.generate(slot.key, {0, 0, 0, 0}, slot.data, &slot.cancel);
       } catch (const Error& e) {
         slot.failed = true;
-        if (!slot.cancel.load()) message = e.what();
+        // A cancellation is not an error (the flag may already be cleared again: the owner
+        // un-cancels a job that is wanted again; the slot then comes back failed and is redone).
+        const bool cancelled = e.category() == ErrorCategory::internal && std::string_view(e.what()) == "cancelled";
+        if (!cancelled) message = e.what();
       } catch (const std::exception& e) {
         slot.failed = true;
         message = e.what();
