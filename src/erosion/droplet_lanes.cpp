@@ -121,6 +121,14 @@ void RunTiles(const TileRun& r) {
   const float* h01p = h + w;
   const float* h11p = h + w + 1;
 
+  // Bilinear height from the four corners at fractions (u, v): the scalar model's expression
+  // and operation order, lane-wise.
+  const auto bilinear = [&](VF c00, VF c10, VF c01, VF c11, VF u, VF v) {
+    const VF ou = hn::Sub(one, u), ov = hn::Sub(one, v);
+    return hn::Add(hn::Mul(hn::Add(hn::Mul(c00, ou), hn::Mul(c10, u)), ov),
+                   hn::Mul(hn::Add(hn::Mul(c01, ou), hn::Mul(c11, u)), v));
+  };
+
   while (active > 0) {
     // Phase 1, all lanes at once.
     {
@@ -134,8 +142,7 @@ void RunTiles(const TileRun& r) {
       const VF ou = hn::Sub(one, u), ov = hn::Sub(one, v);
       const VF gx = hn::Add(hn::Mul(hn::Sub(h10, h00), ov), hn::Mul(hn::Sub(h11, h01), v));
       const VF gy = hn::Add(hn::Mul(hn::Sub(h01, h00), ou), hn::Mul(hn::Sub(h11, h10), u));
-      const VF height = hn::Add(hn::Mul(hn::Add(hn::Mul(h00, ou), hn::Mul(h10, u)), ov),
-                                hn::Mul(hn::Add(hn::Mul(h01, ou), hn::Mul(h11, u)), v));
+      const VF height = bilinear(h00, h10, h01, h11, u, v);
       VF dx = hn::Sub(hn::Mul(hn::Load(df, DX + l0), inertia), hn::Mul(gx, keep_dir));
       VF dy = hn::Sub(hn::Mul(hn::Load(df, DY + l0), inertia), hn::Mul(gy, keep_dir));
       const VF len = hn::Sqrt(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)));
@@ -152,11 +159,9 @@ void RunTiles(const TileRun& r) {
       const VI jx = hn::ConvertTo(di, sx), jy = hn::ConvertTo(di, sy);
       const VF s = hn::Sub(sx, hn::ConvertTo(df, jx)), t = hn::Sub(sy, hn::ConvertTo(df, jy));
       const VI e = hn::Add(hn::Mul(jy, width), jx);
-      const VF g00 = hn::GatherIndex(df, h, e), g10 = hn::GatherIndex(df, h10p, e);
-      const VF g01 = hn::GatherIndex(df, h01p, e), g11 = hn::GatherIndex(df, h11p, e);
-      const VF os = hn::Sub(one, s), ot = hn::Sub(one, t);
-      const VF next_height = hn::Add(hn::Mul(hn::Add(hn::Mul(g00, os), hn::Mul(g10, s)), ot),
-                                     hn::Mul(hn::Add(hn::Mul(g01, os), hn::Mul(g11, s)), t));
+      const VF next_height =
+          bilinear(hn::GatherIndex(df, h, e), hn::GatherIndex(df, h10p, e),
+                   hn::GatherIndex(df, h01p, e), hn::GatherIndex(df, h11p, e), s, t);
       const VF drop = hn::Sub(height, next_height);  // > 0 downhill, metres
       const VF speed = hn::Load(df, SPEED + l0), water = hn::Load(df, WATER + l0);
       const VF load = hn::Load(df, LOAD + l0);
