@@ -166,8 +166,9 @@ struct RayHit {
 
 // Exact queries against the level-0 triangles of the world (the meshes ChunkGenerator builds at
 // level 0 with no stitching: cell (i, j) of chunk-local indices split along the radial diagonal
-// of mesh::StitchTable). Heights come from the pure function (the compiled graph's point API,
-// bit-identical to the chunk's samples), so answers never depend on what is loaded.
+// of mesh::StitchTable). Heights come from the pure function (the compiled graph evaluated at
+// the lattice vertices, bit-identical to the chunk's samples), so answers never depend on what
+// is loaded.
 // Immutable and thread-safe.
 class TerrainQuery {
  public:
@@ -175,8 +176,8 @@ class TerrainQuery {
   explicit TerrainQuery(std::shared_ptr<const ChunkGenerator> generator);
 
   // Height of the level-0 surface at (x, z) [Units: m]: the plane of the triangle under (x, z),
-  // in double; at a vertex, exactly the chunk's float sample. Three point evaluations of the
-  // graph (a few microseconds). Throws Error(invalid_argument) naming the value for non-finite
+  // in double; at a vertex, exactly the chunk's float sample. One 2 x 2 grid evaluation of the
+  // graph (about 1.5 us for `default`). Throws Error(invalid_argument) naming the value for non-finite
   // coordinates or |x|, |z| > kMaxWorldCoordinate.
   double height_at(double x_m, double z_m) const;
   // Unit geometric normal (+Y up) of the level-0 triangle under (x, z) (on an edge: either
@@ -185,7 +186,8 @@ class TerrainQuery {
   // First hit of the ray origin + t * dir (dir need not be normalised; t in metres along the
   // normalised direction) with the level-0 surface for 0 <= t <= max_dist_m. A ray starting on
   // or below the surface hits at t = 0 (the hit point is the origin). Cost: O(cells crossed
-  // below height_max_m), about two graph evaluations per cell; the ray's part above the
+  // below height_max_m); corners are evaluated 17 x 17 at a time (a 1 km ray over 4 m cells:
+  // about 0.2 ms); the ray's part above the
   // preset's height_max_m (which the surface never exceeds) is skipped, and it ends at the
   // world's edge. Throws Error(invalid_argument) naming the value for a zero or non-finite
   // direction, a negative or non-finite distance, max_dist_m > kMaxRayDistance, or an origin
