@@ -5,9 +5,10 @@
 // dh/dt = U - K A^m S^n. With the cells ordered so that every receiver comes before its donors,
 // the implicit Euler step for n = 1 is solved in one pass:
 //   h_i' = (h_i + U_i dt + F_i h_r') / (1 + F_i),  F_i = K dt A_i^m / L_ir.
-// Routing and depression handling: compute_flow_routing (D8 on the Priority-Flood surface,
-// Barnes et al. 2014). A cell whose receiver ends at or above its uplifted height (inside a
-// depression) is only uplifted. Hillslope diffusion dh/dt = D laplacian(h) is explicit
+// Routing and depression handling: compute_flow_routing (D8; each pit drains across its spill
+// pass, found on the basin graph, Cordonnier et al. 2019; filled levels as Priority-Flood). A
+// cell whose receiver ends at or above its uplifted height (inside a depression) is only
+// uplifted. Hillslope diffusion dh/dt = D laplacian(h) is explicit
 // (forward Euler, 5-point Laplacian) with sub-steps keeping D dt / spacing^2 <= 0.2.
 #include <algorithm>
 #include <cmath>
@@ -93,7 +94,8 @@ DiffuseRow diffuse_row_kernel() {
 
 // Sum of the heights: rows in parallel, each summed in order, then the row sums in row order,
 // so the result does not depend on the thread count.
-double total_m(const float* hs, int w, int h, std::vector<double>& row_sum, const ExecContext& ctx) {
+double total_m(const float* hs, int w, int h, std::vector<double>& row_sum,
+               const ExecContext& ctx) {
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
   parallel_for(ctx, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t j = b; j < e; ++j) {
