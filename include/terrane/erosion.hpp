@@ -166,17 +166,19 @@ struct RoutingParams {
 };
 
 // D8 routing with depression handling. Outlets are the border cells (and sea cells). The
-// filled surface comes from Priority-Flood (Barnes, Lehman & Mulla 2014, "Priority-flood: An
-// optimal depression-filling and watershed-labeling algorithm", with the plain-queue
-// improvement of their Algorithm 3): filled = the lowest level at which water can leave the map.
-// Each cell's receiver is its steepest-descent neighbour on the filled surface (drop / distance,
-// 8 neighbours, ties to the first in the order E, W, S, N, SE, SW, NE, NW, where S is +j);
-// cells on flat filled ground (lakes, flats) take the neighbour from which the flood reached
-// them, so every cell drains to an outlet and the graph has no cycles. The order starts with a
-// breadth-first walk from the outlets over the D8 donors, which covers every cell with a
-// descending path to an outlet (filled == height there, receivers unchanged); only the other
-// cells (the pits' catchments) go through the flood, seeded from the drained cells around them.
-// O(n) plus the flood of those cells (radix heap); scratch about 25 bytes per cell.
+// filled surface is the Priority-Flood surface (Barnes, Lehman & Mulla 2014, "Priority-flood: An
+// optimal depression-filling and watershed-labeling algorithm"), bit for bit: filled = the
+// lowest level at which water can leave the map. It is computed on the graph of D8 basins
+// (Cordonnier, Bovy & Braun 2019, "A versatile, linear complexity algorithm for flow routing in
+// topographies with depressions"): each cell drains to its steepest-descent neighbour
+// (drop / distance, 8 neighbours, ties to the first in the order E, W, S, N, SE, SW, NE, NW,
+// where S is +j); each pit's catchment drains through a pass to a neighbouring basin: the path
+// from the pass cell down to the pit is reversed, and the pass cell drains across into a basin
+// whose water leaves the map at the same or a lower level (the lowest-spill tree over basins).
+// Every cell drains to an outlet, the graph has no cycles, filled never rises along a receiver,
+// and a lake's drainage path leaves it at a rim cell at the lake's level. The order is a
+// breadth-first walk from the outlets over the D8 donors, then the pits' catchments basin by
+// basin. O(n) in parallel row passes plus serial walks; scratch about 10 bytes per cell.
 void compute_flow_routing(const Field2D& heights, const RoutingParams& params, FlowRouting& out,
                           const ExecContext& ctx = {});
 
@@ -257,9 +259,9 @@ struct StreamPowerStats {
 // uplifted. Then explicit linear hillslope diffusion dh/dt = D laplacian(h) (sub-stepped so that
 // D dt_sub / spacing^2 <= 0.2) with outlets held fixed. Outlets are never uplifted.
 // `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
-// in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) plus the flood of
-// the pits' catchments; scratch about 45 bytes per cell at its peak (4096^2: 812 MiB peak RSS
-// for the whole CLI run, docs/PERFORMANCE.md).
+// in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) (plus a heap over the
+// pits' basins); scratch about 30 bytes per cell at its peak (4096^2: 617 MiB peak RSS for the
+// whole CLI run, docs/PERFORMANCE.md).
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map = nullptr, const ExecContext& ctx = {});
 

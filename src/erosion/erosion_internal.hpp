@@ -79,16 +79,16 @@ inline constexpr int kDj[8] = {0, 0, 1, -1, 1, 1, -1, -1};
 
 namespace terrane::erosion_detail {
 
-// Priority-Flood (priority_flood.cpp) of the cells not yet `drained`. Drained cells (the outlets
-// and every cell with a strictly descending D8 path to one) keep filled == height and count as
-// closed; the flood starts from `seeds` (drained cells next to undrained ones) at their heights
-// and grows into the undrained cells (the depressions' catchments). Fills `filled` (the lowest
-// level at which water from each cell can reach an outlet; exact, as if the flood had started
-// from the outlets), `parent` (for undrained cells: the neighbour from which the flood reached
-// them) and appends to `order` the undrained cells in the order they left the queues:
-// non-decreasing filled level, every parent before its children.
-void priority_flood(const float* heights, int width, int height, const std::uint8_t* drained,
-                    std::span<const std::uint32_t> seeds, std::vector<float>& filled,
-                    std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& order);
+// Depression routing over the graph of D8 basins (basin_graph.cpp). In: `receiver` (D8 on the
+// heights: c for outlets and pits), `label` (0 for the drained cells: outlets and every cell with
+// a strictly descending path to one; 1..pits for the cells draining into pit k, pits numbered in
+// cell order), `order` (n cells: the drained cells first, `drained` of them, breadth-first from
+// the outlets, then the rest breadth-first from the pits). Out: every pit's catchment drains
+// through its spill link (the exit-to-pit path reversed), `order` is a topological order of the
+// new receivers (receivers first), `filled` the exact Priority-Flood surface. `label` is scratch.
+void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
+                       std::uint32_t* label, std::uint32_t pits, std::size_t drained,
+                       std::vector<std::uint32_t>& order, std::vector<float>& filled,
+                       const ExecContext& ctx);
 
 }  // namespace terrane::erosion_detail

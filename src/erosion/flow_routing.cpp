@@ -2,16 +2,16 @@
 //
 // Receivers: O'Callaghan & Mark 1984, "The extraction of drainage networks from digital
 // elevation data" (D8: each cell drains to the neighbour of steepest descent, drop / distance).
-// Depressions: Priority-Flood (priority_flood.cpp, Barnes et al. 2014) gives the filled surface;
-// receivers are taken on the filled surface, and cells with no strictly lower filled neighbour
-// (lake and flat cells) drain to the neighbour from which the flood reached them. Every edge
-// then goes to a cell of lower filled level, or of equal level that left the flood's queues
-// earlier, so the graph has no cycles and the flood order lists receivers before donors.
+// Depressions: the basin graph (basin_graph.cpp; Cordonnier, Bovy & Braun 2019) gives the exact
+// Priority-Flood surface (Barnes et al. 2014) and routes each pit's catchment across its spill
+// link: the path from the exit cell down to the pit is reversed, so the pit drains through the
+// exit into a basin that itself drains, and the graph stays a tree with no cycles.
 // The order starts with a breadth-first walk from the outlets over the donor lists (Braun &
 // Willett 2013, §2.2 "stack"), which reaches every cell with a descending path to an outlet;
-// only the cells it misses (the pits' catchments) go through the flood, seeded from their
-// drained surroundings, so the heap sees a small part of the map.
+// the walk goes on from the pits to label their catchments, which are then ordered basin by
+// basin in the order their spill levels were settled.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numbers>
 
@@ -103,80 +103,75 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   out.depressions = 0;
   for (std::int64_t p : row_pits) out.depressions += p;
 
-  // Donor lists (CSR) and a breadth-first walk from the outlets, in cell order (Braun & Willett
-  // 2013, §2.2 "stack"). It reaches exactly the drained cells: those with a strictly descending
-  // path to an outlet, whose filled level is their height and whose receiver stays as it is.
-  {  // scoped: the donor lists are freed before the flood allocates its own scratch
-    std::vector<std::uint32_t> first(n + 1, 0), donors(n);
-    for (std::size_t c = 0; c < n; ++c) {
-      if (out.receiver[c] != c) ++first[out.receiver[c] + 1];
-    }
-    for (std::size_t c = 0; c < n; ++c) first[c + 1] += first[c];
-    {
-      std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
-      for (std::size_t c = 0; c < n; ++c) {
-        if (out.receiver[c] != c) donors[fill[out.receiver[c]]++] = std::uint32_t(c);
+  // Donors as an 8-bit mask per cell (bit k: the k-th neighbour in ascending cell index drains
+  // here), filled per row in parallel, and a breadth-first walk from the outlets, in cell order
+  // (Braun & Willett 2013, §2.2 "stack"; donors in ascending cell index). It reaches exactly the
+  // drained cells: those with a strictly descending path to an outlet, whose filled level is
+  // their height and whose receiver stays as it is. The walk then continues from the pits (in
+  // cell order), labelling each cell with its pit.
+  const std::ptrdiff_t sw = w;
+  const std::ptrdiff_t up_offset[8] = {-sw - 1, -sw, -sw + 1, -1, 1, sw - 1, sw, sw + 1};
+  std::vector<std::uint8_t> donor_mask(n);
+  parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
+    const std::uint32_t* rcv = out.receiver.data();
+    for (std::int64_t jj = b; jj < e; ++jj) {
+      const int j = int(jj);
+      const bool inner_row = j > 0 && j < h - 1;
+      for (int i = 0; i < w; ++i) {
+        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+        unsigned m = 0;
+        if (inner_row && i > 0 && i < w - 1) {
+          for (int k = 0; k < 8; ++k) {
+            m |= unsigned(rcv[std::size_t(std::ptrdiff_t(c) + up_offset[k])] == c) << k;
+          }
+        } else {
+          for (int k = 0; k < 8; ++k) {
+            const int ni = i + (k == 0 || k == 3 || k == 5 ? -1 : k == 1 || k == 6 ? 0 : 1);
+            const int nj = j + (k < 3 ? -1 : k < 5 ? 0 : 1);
+            if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
+            const std::size_t nc = std::size_t(nj) * std::size_t(w) + std::size_t(ni);
+            m |= unsigned(rcv[nc] == c && nc != c) << k;
+          }
+        }
+        donor_mask[c] = std::uint8_t(m);
       }
     }
-    out.order.clear();
-    out.order.reserve(n);
-    for (std::size_t c = 0; c < n; ++c) {
-      if (outlet[c] != 0) out.order.push_back(std::uint32_t(c));
+  });
+  out.order.resize(n);
+  std::uint32_t* ord = out.order.data();
+  std::size_t end = 0;
+  const auto walk = [&](std::size_t k, std::uint32_t* label) {
+    for (; k < end; ++k) {
+      const std::uint32_t c = ord[k];
+      for (unsigned m = donor_mask[c]; m != 0; m &= m - 1) {
+        const std::uint32_t d = std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]);
+        if (label != nullptr) label[d] = label[c];
+        ord[end++] = d;
+      }
     }
-    for (std::size_t k = 0; k < out.order.size(); ++k) {
-      const std::uint32_t c = out.order[k];
-      for (std::uint32_t d = first[c]; d < first[c + 1]; ++d) out.order.push_back(donors[d]);
-    }
+  };
+  for (std::size_t c = 0; c < n; ++c) {
+    if (outlet[c] != 0) ord[end++] = std::uint32_t(c);
   }
-  if (out.order.size() == n) {  // no pits: nothing to fill
+  walk(0, nullptr);
+  const std::size_t drained = end;
+  if (drained == n) {  // no pits: nothing to fill
     out.filled_m.assign(hs, hs + n);
     return;
   }
-  // Depressions: Priority-Flood of the undrained cells only (the pits' catchments), seeded from
-  // the drained cells around them. A drained cell keeps its receiver: on the filled surface its
-  // neighbours can only get higher, and its receiver (drained) keeps its height, so it stays the
-  // first steepest. Undrained cells take the steepest on the filled surface or, on flat filled
-  // ground, their flood parent; their flood order follows the drained cells in `order`.
-  std::vector<std::uint8_t>& drained = outlet;  // reused: 1 for drained cells
-  for (std::uint32_t c : out.order) drained[c] = 1;
-  // Seeds: drained cells next to an undrained one, flagged per row in parallel (each row writes
-  // only its own flags) and listed in cell order (the heap's pops do not depend on push order).
-  std::vector<std::uint8_t> is_seed(n);
-  parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t jj = b; jj < e; ++jj) {
-      const int j = int(jj);
-      for (int i = 0; i < w; ++i) {
-        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
-        std::uint8_t seed = 0;
-        if (drained[c] != 0) {
-          for (int k = 0; k < 8; ++k) {
-            const int ni = i + ed::kDi[k], nj = j + ed::kDj[k];
-            if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
-            if (drained[std::size_t(nj) * std::size_t(w) + std::size_t(ni)] == 0) seed = 1;
-          }
-        }
-        is_seed[c] = seed;
-      }
-    }
-  });
-  std::vector<std::uint32_t> seeds;
+  std::vector<std::uint32_t> label(n, 0);
+  std::uint32_t pits = 0;
   for (std::size_t c = 0; c < n; ++c) {
-    if (is_seed[c] != 0) seeds.push_back(std::uint32_t(c));
-  }
-  std::vector<std::uint32_t> parent;
-  ed::priority_flood(hs, w, h, drained.data(), seeds, out.filled_m, parent, out.order);
-  const float* f = out.filled_m.data();
-  parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t jj = b; jj < e; ++jj) {
-      const int j = int(jj);
-      for (int i = 0; i < w; ++i) {
-        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
-        if (drained[c] != 0) continue;
-        const std::uint32_t r = steepest(f, w, i, j);
-        out.receiver[c] = r == c ? parent[c] : r;
-      }
+    if (outlet[c] == 0 && out.receiver[c] == c) {
+      label[c] = ++pits;
+      ord[end++] = std::uint32_t(c);
     }
-  });
+  }
+  walk(drained, label.data());
+  // Depressions: the pits' catchments are routed through their spill links and get their
+  // Priority-Flood levels from the basin graph; the drained cells keep receiver and height.
+  ed::route_depressions(hs, w, h, out.receiver.data(), label.data(), pits, drained, out.order,
+                        out.filled_m, inner);
 }
 
 void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,

@@ -5,9 +5,10 @@
 // dh/dt = U - K A^m S^n. With the cells ordered so that every receiver comes before its donors,
 // the implicit Euler step for n = 1 is solved in one pass:
 //   h_i' = (h_i + U_i dt + F_i h_r') / (1 + F_i),  F_i = K dt A_i^m / L_ir.
-// Routing and depression handling: compute_flow_routing (D8 on the Priority-Flood surface,
-// Barnes et al. 2014). A cell whose receiver ends at or above its uplifted height (inside a
-// depression) is only uplifted. Hillslope diffusion dh/dt = D laplacian(h) is explicit
+// Routing and depression handling: compute_flow_routing (D8; each pit drains across its spill
+// pass, found on the basin graph, Cordonnier et al. 2019; filled levels as Priority-Flood). A
+// cell whose receiver ends at or above its uplifted height (inside a depression) is only
+// uplifted. Hillslope diffusion dh/dt = D laplacian(h) is explicit
 // (forward Euler, 5-point Laplacian) with sub-steps keeping D dt / spacing^2 <= 0.2.
 #include <algorithm>
 #include <cmath>
@@ -91,6 +92,24 @@ DiffuseRow diffuse_row_kernel() {
   return diffuse_row_base;
 }
 
+// Sum of the heights: rows in parallel, each summed in order, then the row sums in row order,
+// so the result does not depend on the thread count.
+double total_m(const float* hs, int w, int h, std::vector<double>& row_sum,
+               const ExecContext& ctx) {
+  const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
+  parallel_for(ctx, h, grain, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t j = b; j < e; ++j) {
+      const float* row = hs + std::size_t(j) * std::size_t(w);
+      double s = 0.0;
+      for (int i = 0; i < w; ++i) s += double(row[i]);
+      row_sum[std::size_t(j)] = s;
+    }
+  });
+  double total = 0.0;
+  for (double s : row_sum) total += s;
+  return total;
+}
+
 }  // namespace
 
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
@@ -139,7 +158,8 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   const double alpha = sub > 0 ? d_number / double(sub) : 0.0;
 
   FlowRouting routing;
-  std::vector<double> area(n), factor(n);
+  std::vector<double> area(n);
+  std::vector<double> row_sum(static_cast<std::size_t>(h));
   std::vector<float> tmp;
   std::vector<std::uint8_t> fixed;
   float* hs = heights.data.data();
@@ -153,17 +173,6 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
       const std::uint32_t r = routing.receiver[c];
       if (r != c) area[r] += area[c];
     }
-    // F_i = K dt A^m / L, independent per cell.
-    parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t c = b; c < e; ++c) {
-        const std::uint32_t r = routing.receiver[std::size_t(c)];
-        const std::int64_t d = std::int64_t(r) - c;
-        const bool axial = d == 1 || d == -1 || d == w || d == -w;
-        const double am =
-            sqrt_m ? std::sqrt(area[std::size_t(c)]) : std::pow(area[std::size_t(c)], params.m);
-        factor[std::size_t(c)] = kdt * am * (axial ? inv_axial : inv_diag);
-      }
-    });
     // Implicit incision along the order (receivers first).
     double uplift_sum = 0.0, incision_sum = 0.0;
     for (std::size_t k = 0; k < n; ++k) {
@@ -174,7 +183,11 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
           params.uplift_m_per_yr * dt * (uplift_map ? double(uplift_map->data[c]) : 1.0);
       const double hu = double(hs[c]) + u;
       const double hr = double(hs[r]);
-      const double f = factor[c];
+      // F_i = K dt A^m / L.
+      const std::int64_t d = std::int64_t(r) - std::int64_t(c);
+      const bool axial = d == 1 || d == -1 || d == w || d == -w;
+      const double am = sqrt_m ? std::sqrt(area[c]) : std::pow(area[c], params.m);
+      const double f = kdt * am * (axial ? inv_axial : inv_diag);
       const float next = hr >= hu ? float(hu) : float((hu + f * hr) / (1.0 + f));
       uplift_sum += u;
       incision_sum += hu - double(next);
@@ -185,8 +198,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
     // Hillslope diffusion; outlets (receiver == self) stay fixed. Sub-steps ping-pong between
     // the heights and `tmp`; rows are split over the workers (each cell is written by one).
     if (sub > 0) {
-      double before = 0.0, after = 0.0;
-      for (std::size_t c = 0; c < n; ++c) before += double(hs[c]);
+      const double before = total_m(hs, w, h, row_sum, inner);
       tmp.resize(n);
       fixed.resize(n);
       parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
@@ -205,7 +217,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
         std::swap(src, dst);
       }
       if (src != hs) std::copy(src, src + n, hs);
-      for (std::size_t c = 0; c < n; ++c) after += double(hs[c]);
+      const double after = total_m(hs, w, h, row_sum, inner);
       stats.diffusion_m3 += (after - before) * cell_area;
     }
     ed::report(ctx, double(step + 1) / double(params.steps));

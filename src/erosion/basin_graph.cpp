@@ -1,0 +1,233 @@
+// Depression routing over the graph of D8 basins.
+//
+// Cordonnier, Bovy & Braun 2019, "A versatile, linear complexity algorithm for flow routing in
+// topographies with depressions", Earth Surface Dynamics 7; the filled levels are those of
+// Priority-Flood (Barnes, Lehman & Mulla 2014), computed on basins instead of cells.
+// Every cell's D8 path ends at an outlet (the "ocean", basin 0) or at a pit (basin 1..P). Inside
+// a basin, any two cells x, y are joined through the pit by a path whose highest cell is
+// max(h(x), h(y)), so the lowest level at which water from a pit can leave the map (its spill
+// level) is a bottleneck path over the basins, where two adjacent basins are joined at the
+// lowest max(h(a), h(b)) over their adjacent cell pairs (a, b). A minimax Dijkstra (Prim order)
+// from the ocean over those links gives every basin its spill level and the link through which
+// it is reached; filled(c) = max(h(c), spill(basin of c)), bit-exact with a cell Priority-Flood.
+// Routing ("carving"): the path from the basin's exit cell down to its pit is reversed and the
+// exit drains across the link into the basin reached before it, so the graph stays a tree.
+// Cost: O(n) in parallel row passes plus serial work on the basin boundaries and links only.
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <queue>
+#include <vector>
+
+#include "erosion/erosion_internal.hpp"
+
+namespace terrane::erosion_detail {
+namespace {
+
+inline std::uint32_t order_key(float v) {  // a < b <=> key(a) < key(b) (not NaN)
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(v);
+  return (u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u);
+}
+
+// The lowest pass between basins lo < hi: pass = max(h(cell_lo), h(cell_hi)); ties go to the
+// lower (cell_lo, cell_hi), so the result does not depend on the scan order.
+struct Link {
+  std::uint32_t lo = 0, hi = 0;
+  std::uint32_t pass_key = 0;  // order_key of the pass level
+  std::uint32_t cell_lo = 0, cell_hi = 0;
+};
+
+inline bool better(const Link& a, const Link& b) {
+  if (a.pass_key != b.pass_key) return a.pass_key < b.pass_key;
+  if (a.cell_lo != b.cell_lo) return a.cell_lo < b.cell_lo;
+  return a.cell_hi < b.cell_hi;
+}
+
+// Open-addressing map (lo, hi) -> best Link.
+class LinkMap {
+ public:
+  void offer(const Link& l) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    const std::uint64_t key = (std::uint64_t(l.lo) << 32) | l.hi;
+    std::size_t s = slot_of(key);
+    while (true) {
+      Link& e = slots_[s];
+      if (e.lo == kEmpty) {
+        e = l;
+        ++size_;
+        return;
+      }
+      if (e.lo == l.lo && e.hi == l.hi) {
+        if (better(l, e)) e = l;
+        return;
+      }
+      s = (s + 1) & (slots_.size() - 1);
+    }
+  }
+  template <class F>
+  void for_each(F&& f) const {
+    for (const Link& l : slots_) {
+      if (l.lo != kEmpty) f(l);
+    }
+  }
+
+ private:
+  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+  std::size_t slot_of(std::uint64_t key) const {
+    return std::size_t((key * 0x9E3779B97F4A7C15ull) >> (64 - std::countr_zero(slots_.size())));
+  }
+  void grow() {
+    std::vector<Link> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(256, old.size() * 2), Link{kEmpty, 0, 0, 0, 0});
+    size_ = 0;
+    for (const Link& l : old) {
+      if (l.lo != kEmpty) offer(l);
+    }
+  }
+  std::vector<Link> slots_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
+void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
+                       std::uint32_t* label, std::uint32_t pits, std::size_t drained,
+                       std::vector<std::uint32_t>& order, std::vector<float>& filled,
+                       const ExecContext& ctx) {
+  const std::size_t n = std::size_t(width) * std::size_t(height);
+  const std::size_t w = std::size_t(width);
+  const std::uint32_t basins = pits + 1;
+  // 1. The lowest link between each pair of adjacent basins: fixed blocks of rows (so the
+  //    blocks, not the threads, decide what each local map sees), merged in block order.
+  constexpr int kBlockRows = 32;
+  const int blocks = (height + kBlockRows - 1) / kBlockRows;
+  std::vector<std::vector<Link>> block_links(static_cast<std::size_t>(blocks));
+  parallel_for(ctx, blocks, 1, [&](std::int64_t blk0, std::int64_t blk1) {
+    for (std::int64_t blk = blk0; blk < blk1; ++blk) {
+      LinkMap map;
+      const int j0 = int(blk) * kBlockRows, j1 = std::min(height, j0 + kBlockRows);
+      const auto offer = [&](std::size_t c, std::size_t nc) {
+        const std::uint32_t la = label[c], lb = label[nc];
+        if (la == lb) return;
+        const std::uint32_t pass = std::max(order_key(heights[c]), order_key(heights[nc]));
+        if (la < lb) {
+          map.offer({la, lb, pass, std::uint32_t(c), std::uint32_t(nc)});
+        } else {
+          map.offer({lb, la, pass, std::uint32_t(nc), std::uint32_t(c)});
+        }
+      };
+      for (int j = j0; j < j1; ++j) {
+        const std::size_t row = std::size_t(j) * w;
+        const bool last = j + 1 == height;
+        for (std::size_t i = 0; i < w; ++i) {
+          const std::size_t c = row + i;
+          if (i + 1 < w) offer(c, c + 1);
+          if (last) continue;
+          if (i > 0) offer(c, c + w - 1);
+          offer(c, c + w);
+          if (i + 1 < w) offer(c, c + w + 1);
+        }
+      }
+      std::vector<Link>& out = block_links[std::size_t(blk)];
+      map.for_each([&](const Link& l) { out.push_back(l); });
+      std::sort(out.begin(), out.end(), [](const Link& a, const Link& b) {
+        return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
+      });
+    }
+  });
+  LinkMap all;
+  for (const std::vector<Link>& bl : block_links) {
+    for (const Link& l : bl) all.offer(l);
+  }
+  std::vector<Link> links;
+  all.for_each([&](const Link& l) { links.push_back(l); });
+  std::sort(links.begin(), links.end(),
+            [](const Link& a, const Link& b) { return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi; });
+  // Links per basin (CSR of link indices).
+  std::vector<std::uint32_t> first(std::size_t(basins) + 1, 0), adj(2 * links.size());
+  for (const Link& l : links) ++first[l.lo + 1], ++first[l.hi + 1];
+  for (std::uint32_t b = 0; b < basins; ++b) first[b + 1] += first[b];
+  {
+    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+    for (std::uint32_t k = 0; k < links.size(); ++k) {
+      adj[fill[links[k].lo]++] = k;
+      adj[fill[links[k].hi]++] = k;
+    }
+  }
+  // 2. Minimax Dijkstra from the ocean. Heap keys (level key, basin) are unique.
+  constexpr std::uint32_t kUnreached = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> level(basins, kUnreached), via(basins, kUnreached);
+  std::vector<std::uint8_t> done(basins, 0);
+  std::vector<std::uint32_t> pop_order;
+  pop_order.reserve(basins);
+  std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> heap;
+  level[0] = 0;
+  heap.push(0);
+  while (!heap.empty()) {
+    const std::uint64_t key = heap.top();
+    heap.pop();
+    const std::uint32_t u = std::uint32_t(key & 0xFFFFFFFFu);
+    if (done[u] != 0) continue;
+    done[u] = 1;
+    pop_order.push_back(u);
+    for (std::uint32_t k = first[u]; k < first[u + 1]; ++k) {
+      const Link& l = links[adj[k]];
+      const std::uint32_t v = l.lo == u ? l.hi : l.lo;
+      if (done[v] != 0) continue;
+      const std::uint32_t cand = std::max(level[u], l.pass_key);
+      if (cand < level[v]) {
+        level[v] = cand;
+        via[v] = adj[k];
+        heap.push((std::uint64_t(cand) << 32) | v);
+      }
+    }
+  }
+  // 3. Carving and the order: the drained cells keep their place; then basin after basin in the
+  //    Dijkstra order (each drains into one reached before it): its exit-to-pit path (each cell's
+  //    new receiver is the one before it), then its other cells in their breadth-first order
+  //    from the pit (their receivers are unchanged and come earlier).
+  constexpr std::uint32_t kOnPath = 0x80000000u;
+  std::vector<std::uint32_t> count(basins, 0), next(basins, 0);
+  for (std::size_t k = drained; k < n; ++k) ++count[label[order[k]]];
+  std::vector<std::uint32_t> tail(order.begin() + std::ptrdiff_t(drained), order.end());
+  std::size_t pos = drained;
+  for (std::uint32_t b : pop_order) {
+    if (b == 0) continue;
+    const Link& l = links[via[b]];
+    const bool b_is_lo = l.lo == b;
+    std::uint32_t prev = b_is_lo ? l.cell_hi : l.cell_lo;
+    std::uint32_t x = b_is_lo ? l.cell_lo : l.cell_hi;
+    std::size_t p = pos;
+    while (true) {
+      const std::uint32_t nx = receiver[x];
+      receiver[x] = prev;
+      label[x] |= kOnPath;
+      order[p++] = x;
+      if (nx == x) break;  // the pit
+      prev = x;
+      x = nx;
+    }
+    next[b] = std::uint32_t(p);
+    pos += count[b];
+  }
+  for (std::uint32_t c : tail) {
+    const std::uint32_t lb = label[c];
+    if ((lb & kOnPath) == 0) order[next[lb]++] = c;
+  }
+  // 4. Filled levels.
+  std::vector<float> spill(basins, 0.0f);
+  for (std::uint32_t b = 1; b < basins; ++b) {
+    const std::uint32_t u = level[b];
+    spill[b] = std::bit_cast<float>((u & 0x80000000u) != 0 ? (u & 0x7FFFFFFFu) : ~u);
+  }
+  filled.resize(n);
+  const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, width));
+  parallel_for(ctx, height, grain, [&](std::int64_t b, std::int64_t e) {
+    for (std::size_t c = std::size_t(b) * w; c < std::size_t(e) * w; ++c) {
+      const std::uint32_t lb = label[c] & ~kOnPath;
+      filled[c] = lb == 0 ? heights[c] : std::max(heights[c], spill[lb]);
+    }
+  });
+}
+
+}  // namespace terrane::erosion_detail
