@@ -77,7 +77,7 @@ int run_bench_erosion(const BenchOptions& opt) {
     std::int64_t pits = 0;
     const double s = median_seconds(opt.repeats, [&] { pits += stream_power(f, p, nullptr, ctx).depressions; });
     std::printf("{\"method\":\"stream_power\",\"workload\":\"1024^2, one step: routing, "
-                "priority-flood, accumulation, incision, diffusion\",\"threads\":%d,"
+                "basin-graph depression routing, accumulation, incision, diffusion\",\"threads\":%d,"
                 "\"seconds_per_step\":%.4f,\"pits_seen\":%lld,\"repeats\":%d}\n",
                 threads, s, static_cast<long long>(pits), opt.repeats);
     std::fflush(stdout);
