@@ -156,7 +156,10 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params,
   const int tile = 2 * reach + 1;
   const int tiles_x = (w - 1) / tile + 2, tiles_y = (ht - 1) / tile + 2;
   const std::int64_t tiles = std::int64_t(tiles_x) * tiles_y;
-  const std::int64_t batch = std::clamp<std::int64_t>(tiles * 128, 16384, 262144);
+  // About 512 droplets per tile per batch (at least 16384, at most 262144 droplets): long enough
+  // phases that the SIMD lanes and workers end together (128 per tile gave 2-thread scaling of
+  // 1.71-1.86x on the 1024^2 benchmark, 512 gives 1.80-1.89x and 15% less time per core).
+  const std::int64_t batch = std::clamp<std::int64_t>(tiles * 512, 16384, 262144);
   const std::int64_t batches = (params.droplets + batch - 1) / batch;
 
   std::vector<std::uint32_t> count(static_cast<std::size_t>(tiles) + 1),
@@ -177,15 +180,17 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params,
         hash_combine(params.seed ^ 0x7469'6c65'5f73'6869ull, std::uint64_t(b));
     const int ox = int(shift % std::uint64_t(tile)), oy = int((shift >> 32) % std::uint64_t(tile));
     // Counting sort of the batch's droplets by tile (stable: index order within a tile).
+    // The start points (a hash each) in parallel, the counts serially.
+    parallel_for(inner, (n + 4095) / 4096, 1, [&](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t k = lo * 4096; k < std::min(n, hi * 4096); ++k) {
+        float x, y;
+        droplet_detail::start_point(params.seed, first + k, map, x, y);
+        const int tx = (int(x) + ox) / tile, ty = (int(y) + oy) / tile;
+        tile_of[std::size_t(k)] = std::uint32_t(ty * tiles_x + tx);
+      }
+    });
     std::fill(count.begin(), count.end(), 0u);
-    for (std::int64_t k = 0; k < n; ++k) {
-      float x, y;
-      droplet_detail::start_point(params.seed, first + k, map, x, y);
-      const int tx = (int(x) + ox) / tile, ty = (int(y) + oy) / tile;
-      const std::uint32_t t = std::uint32_t(ty * tiles_x + tx);
-      tile_of[std::size_t(k)] = t;
-      ++count[t + 1];
-    }
+    for (std::int64_t k = 0; k < n; ++k) ++count[tile_of[std::size_t(k)] + 1];
     for (std::int64_t t = 0; t < tiles; ++t) count[std::size_t(t + 1)] += count[std::size_t(t)];
     {
       std::vector<std::uint32_t> fill(count.begin(), count.end() - 1);
