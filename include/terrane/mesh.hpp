@@ -120,6 +120,11 @@ struct ChunkMeshParams {
   double skirt_depth_m = 10.0;      // [Units: m] [Limit: > 0, finite] used when skirts
   double uv_world_wrap_m = 4096.0;  // [Units: m] [Limit: > 0, finite]
   bool geomorph = true;             // fill Mesh::morph_y
+  // Quadtree chunks (lod 0 only): -1 = morph towards this chunk's own level-1 lattice; 0..3 =
+  // towards the surface of the parent node (twice the size, the same cell count) of which this
+  // chunk is quadrant q (q & 1: +x half, q & 2: +z half), whose cells split along the parent's
+  // radial diagonals. [Limit: -1..3; >= 0 needs lod 0]
+  int morph_parent_quadrant = -1;
   // Fill the index buffers. Off: both are left empty (surface_index_count 0), for renderers that
   // share the StitchTable's pieces between chunks instead of storing indices per chunk.
   bool indices = true;

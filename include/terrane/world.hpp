@@ -64,7 +64,7 @@ struct ChunkSettings {
   int cells = 128;  // N: cells per chunk side [Limit: power of two, 8..1024]
   bool skirts = false;           // hang skirts below the border (see ChunkMeshParams)
   double skirt_depth_m = 10.0;   // [Units: m] [Limit: > 0, finite]
-  bool geomorph = true;          // fill Mesh::morph_y (the level-(L+1) surface of this node)
+  bool geomorph = true;          // fill Mesh::morph_y: the parent node's surface at each vertex
   double uv_world_wrap_m = 4096.0;  // see ChunkMeshParams [Units: m] [Limit: > 0, finite]
   // Build index buffers into ChunkData::mesh. The Streamer turns this off: the indices of a node
   // depend only on its stitch mask, so a renderer shares them between chunks (draw

@@ -92,6 +92,12 @@ void ChunkMeshParams::validate(int cells) const {
                       " (lod " + std::to_string(lod) + " of " + std::to_string(levels) + ")");
     }
   }
+  if (morph_parent_quadrant < -1 || morph_parent_quadrant > 3 ||
+      (morph_parent_quadrant >= 0 && lod != 0)) {
+    throw Error(ErrorCategory::invalid_argument,
+                "morph_parent_quadrant " + std::to_string(morph_parent_quadrant) +
+                    " must be -1, or 0..3 with lod 0 (lod is " + std::to_string(lod) + ")");
+  }
   if (skirts && !(std::isfinite(skirt_depth_m) && skirt_depth_m > 0.0)) {
     throw Error(ErrorCategory::invalid_argument,
                 "skirt_depth_m " + format_metres(skirt_depth_m) + " must be > 0 and finite");
@@ -136,6 +142,7 @@ void build_chunk_mesh(const Field2D& heights_with_halo, const ChunkMeshParams& p
   src.nx = n;
   src.nz = n;
   src.uv_world_wrap_m = params.uv_world_wrap_m;
+  src.morph_parent_quadrant = params.morph_parent_quadrant;
   mesh_detail::build_lattice_vertices(src, params.geomorph, skirt_vertices, out);
 
   if (params.skirts) {

@@ -6,7 +6,8 @@
 // by the same radial rule (mesh_internal.hpp), so the coarse surface at a level-L vertex is
 //   (even, even):  its own height
 //   (odd, even), (even, odd): the mean of the two neighbours along the odd axis (a coarse edge)
-//   (odd, odd):   the mean of the two ends of the coarse cell's diagonal.
+//   (odd, odd):   the mean of the two ends of the coarse cell's diagonal
+//                 (for a quadtree node: the diagonal its parent node's mesh uses there).
 // Means are (a + b) * 0.5f in float, the exact midpoint rounded once.
 #include <algorithm>
 #include <cmath>
@@ -40,6 +41,12 @@ void fill_morph(const LatticeSource& src, Mesh& out) {
     return;
   }
   const int cnx = nx / 2, cnz = nz / 2;  // coarse lattice
+  // The coarse cells' split: this lattice's own radial rule, or the parent's (this lattice is
+  // one quadrant of it, so its coarse cell (ci, cj) is the parent's (ci + qx * cnx, cj + qz *
+  // cnz) of 2 cnx x 2 cnz).
+  const int q = src.morph_parent_quadrant;
+  const int ox = q < 0 ? 0 : (q & 1) * cnx, oz = q < 0 ? 0 : ((q >> 1) & 1) * cnz;
+  const int pnx = q < 0 ? cnx : 2 * cnx, pnz = q < 0 ? cnz : 2 * cnz;
   for (int j = 0; j <= nz; ++j) {
     float* m = morph + std::size_t(j) * row;
     if ((j & 1) == 0) {
@@ -48,7 +55,7 @@ void fill_morph(const LatticeSource& src, Mesh& out) {
     } else {
       for (int i = 0; i <= nx; i += 2) m[i] = (y(i, j - 1) + y(i, j + 1)) * 0.5f;
       for (int i = 1; i < nx; i += 2) {
-        if (main_diagonal(i / 2, j / 2, cnx, cnz)) {
+        if (main_diagonal(i / 2 + ox, j / 2 + oz, pnx, pnz)) {
           m[i] = (y(i - 1, j - 1) + y(i + 1, j + 1)) * 0.5f;
         } else {
           m[i] = (y(i + 1, j - 1) + y(i - 1, j + 1)) * 0.5f;

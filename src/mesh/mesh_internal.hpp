@@ -41,6 +41,10 @@ struct LatticeSource {
   int step = 1;
   int nx = 0, nz = 0;
   double uv_world_wrap_m = 4096.0;
+  // Geomorph target: -1 = the level-(L+1) surface of this lattice itself (its cells split by the
+  // radial rule of this lattice); 0..3 = the surface of a parent lattice twice as large of
+  // which this one is quadrant q (q & 1: +x half, q & 2: +z half), split by the parent's rule.
+  int morph_parent_quadrant = -1;
 };
 
 // Fills positions, normals, uv_local, uv_world, (morph_y when `geomorph`, which needs nx and nz

@@ -191,6 +191,8 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
   p.uv_world_wrap_m = settings_.uv_world_wrap_m;
   p.geomorph = settings_.geomorph;
   p.indices = settings_.indices;
+  // Geomorph towards the parent node's surface (what is drawn once the four children merge).
+  p.morph_parent_quadrant = int(key.cx & 1) | (int(key.cz & 1) << 1);
   p.validate(settings_.cells);
 
   out.key = key;

@@ -354,6 +354,14 @@ TEST(ChunkMesh, BadInputIsRejectedWithPreciseMessages) {
   p.skirt_depth_m = std::numeric_limits<double>::quiet_NaN();
   EXPECT_EQ(error_of([&] { build_chunk_mesh(h, p, table, m); }),
             "skirt_depth_m nan must be > 0 and finite");
+  p = {};
+  p.morph_parent_quadrant = 4;
+  EXPECT_EQ(error_of([&] { build_chunk_mesh(h, p, table, m); }),
+            "morph_parent_quadrant 4 must be -1, or 0..3 with lod 0 (lod is 0)");
+  p.morph_parent_quadrant = 2;
+  p.lod = 1;
+  EXPECT_EQ(error_of([&] { build_chunk_mesh(h, p, table, m); }),
+            "morph_parent_quadrant 2 must be -1, or 0..3 with lod 0 (lod is 1)");
   const Field2D small = chunk_heights(kWorld, 64, 0, 0);
   EXPECT_EQ(error_of([&] { build_chunk_mesh(small, {}, table, m); }),
             "build_chunk_mesh: heights are 67 x 67 (4489 samples); a chunk of 128 cells needs "

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <thread>
 #include <vector>
@@ -174,6 +175,51 @@ TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
   gen.generate({0, 0, 2}, {0, 0, 0, 0}, c);
   EXPECT_TRUE(c.scatter.empty());
   EXPECT_FALSE(c.splat.empty());
+}
+
+// The surface of a mesh at world (x, z): the triangle of its surface indices containing the
+// point, interpolated (brute force).
+double mesh_surface_at(const Mesh& m, double x, double z) {
+  for (std::size_t t = 0; t + 2 < m.surface_index_count; t += 3) {
+    double px[3], py[3], pz[3];
+    for (int k = 0; k < 3; ++k) {
+      const std::size_t v = m.index(t + std::size_t(k));
+      px[k] = m.origin_x_m + double(m.positions[3 * v]);
+      py[k] = double(m.positions[3 * v + 1]);
+      pz[k] = m.origin_z_m + double(m.positions[3 * v + 2]);
+    }
+    const double d = (pz[1] - pz[2]) * (px[0] - px[2]) + (px[2] - px[1]) * (pz[0] - pz[2]);
+    const double a = ((pz[1] - pz[2]) * (x - px[2]) + (px[2] - px[1]) * (z - pz[2])) / d;
+    const double b = ((pz[2] - pz[0]) * (x - px[2]) + (px[0] - px[2]) * (z - pz[2])) / d;
+    const double c = 1.0 - a - b;
+    if (a >= -1e-9 && b >= -1e-9 && c >= -1e-9) return a * py[0] + b * py[1] + c * py[2];
+  }
+  return std::nan("");
+}
+
+TEST(ChunkGeneratorTest, GeomorphTargetsAreTheParentNodesSurface) {
+  ChunkSettings s;
+  s.cells = 16;
+  const ChunkGenerator gen(default_preset(), s);
+  for (const ChunkKey parent : {ChunkKey{3, -2, 2}, ChunkKey{-1, -1, 1}}) {
+    ChunkData p;
+    gen.generate(parent, {0, 0, 0, 0}, p);
+    for (int q = 0; q < 4; ++q) {
+      ChunkData c;
+      gen.generate(parent.child(q), {0, 0, 0, 0}, c);
+      const Mesh& m = c.mesh;
+      int checked = 0;
+      for (std::size_t v = 0; v < m.vertex_count(); ++v) {
+        const double x = m.origin_x_m + double(m.positions[3 * v]);
+        const double z = m.origin_z_m + double(m.positions[3 * v + 2]);
+        const double want = mesh_surface_at(p.mesh, x, z);
+        ASSERT_FALSE(std::isnan(want));
+        EXPECT_NEAR(double(m.morph_y[v]), want, 1e-3) << "quadrant " << q << " vertex " << v;
+        ++checked;
+      }
+      EXPECT_EQ(checked, (s.cells + 1) * (s.cells + 1));
+    }
+  }
 }
 
 }  // namespace
