@@ -52,6 +52,28 @@ void BM_ChunkGeneration(benchmark::State& state) {
 }
 BENCHMARK(BM_ChunkGeneration)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+// The same with surface data (splat weights of every sample, scatter of level-0 chunks).
+void BM_ChunkGenerationSurface(benchmark::State& state) {
+  static const ChunkGenerator gen = [] {
+    ChunkSettings s;
+    s.cells = 128;
+    s.indices = false;
+    s.surface = true;
+    return ChunkGenerator(parse_preset(builtin_preset_json("default"), "default"), s);
+  }();
+  ChunkData out;
+  std::int64_t k = 0;
+  std::size_t instances = 0;
+  for (auto _ : state) {
+    gen.generate({k % 16, k / 16, 0}, {0, 0, 0, 0}, out);
+    instances += out.scatter.size();
+    ++k;
+  }
+  state.counters["chunks_per_s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["instances_per_chunk"] = double(instances) / double(state.iterations());
+}
+BENCHMARK(BM_ChunkGenerationSurface)->UseRealTime()->Unit(benchmark::kMillisecond);
+
 // Queries: height_at at scattered points, and 1 km rays just under the preset's top (nothing
 // skipped: every cell under the ray is walked).
 void BM_HeightAt(benchmark::State& state) {
