@@ -269,7 +269,7 @@ TEST_F(CliTest, MeshBadInputExitsTwoAndWritesNothing) {
 TEST_F(CliTest, StreamFliesWithoutHolesOrCracks) {
   const fs::path csv = dir_ / "frames.csv";
   const Result r = run("stream default --path circle --speed 100 --seconds 2 --view 600 --cells 32 "
-                       "--budget 64 --threads 2 --json --csv " + csv.string());
+                       "--budget 64 --threads 2 --workers normal --json --csv " + csv.string());
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string last = r.out.substr(r.out.rfind('{'));
   const auto j = nlohmann::json::parse(last);
@@ -304,6 +304,7 @@ TEST_F(CliTest, StreamRefusesBadInput) {
   fails("--path zigzag", "--path 'zigzag': expected line, circle or random");
   fails("no_such_preset", "no_such_preset");
   fails("--cells 100", "chunk.cells 100");
+  fails("--workers idle", "--workers 'idle': expected background, low or normal");
 }
 
 }  // namespace
