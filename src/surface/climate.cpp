@@ -86,8 +86,12 @@ void compute_climate(const ClimateParams& params, std::uint64_t seed, const Fiel
     gaussian_blur(mask, params.water_boost_distance_m, boost, ctx);
   }
 
-  out.temperature_c = Field2D(grid);
-  out.moisture_mm = Field2D(grid);
+  // Every sample is written below: keep the outputs' buffers when they fit (callers that
+  // compute many chunks reuse one Climate without reallocating).
+  for (Field2D* f : {&out.temperature_c, &out.moisture_mm}) {
+    f->grid = grid;
+    f->data.resize(grid.sample_count());
+  }
   const float t_mean = float(params.temperature_mean_c);
   const float t_amp = float(params.temperature_amplitude_c);
   const float lat = float(params.latitude_gradient_c_per_km / 1000.0);
