@@ -66,7 +66,7 @@ struct StreamOptions {
   double speed = 100.0;       // m/s
   double seconds = 20.0;
   double view_m = 2000.0;
-  double budget_mb = 256.0;
+  double budget_mb = 0.0;     // 0 = 256 MiB, 512 MiB with --surface
   int threads = 0;
   int cells = 128;
   double poll_ms = 0.25;      // poll() time budget per frame

@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   sc->add_option("--speed", st.speed, "viewer speed in m/s")->capture_default_str();
   sc->add_option("--seconds", st.seconds, "simulated seconds (60 frames each)")->capture_default_str();
   sc->add_option("--view", st.view_m, "view distance in metres")->capture_default_str();
-  sc->add_option("--budget", st.budget_mb, "chunk memory budget in MiB")->capture_default_str();
+  sc->add_option("--budget", st.budget_mb, "chunk memory budget in MiB (default 256, 512 with --surface)");
   sc->add_option("--threads", st.threads, "worker threads (0 = all cores)")->capture_default_str();
   sc->add_option("--cells", st.cells, "cells per chunk side (power of two, 8..1024)")->capture_default_str();
   sc->add_option("--poll-ms", st.poll_ms, "poll() time budget per frame in ms")->capture_default_str();

@@ -100,7 +100,8 @@ int run_stream(const StreamOptions& opt) {
     throw Error(ErrorCategory::invalid_argument,
                 "--seconds " + std::to_string(opt.seconds) + " must be in (0, 86400]");
   }
-  if (!(std::isfinite(opt.budget_mb) && opt.budget_mb > 0.0 && opt.budget_mb <= 1048576.0)) {
+  const double budget_mb = opt.budget_mb == 0.0 ? (opt.surface ? 512.0 : 256.0) : opt.budget_mb;
+  if (!(std::isfinite(budget_mb) && budget_mb > 0.0 && budget_mb <= 1048576.0)) {
     throw Error(ErrorCategory::invalid_argument,
                 "--budget " + std::to_string(opt.budget_mb) + " MB must be in (0, 1048576]");
   }
@@ -125,7 +126,7 @@ int run_stream(const StreamOptions& opt) {
   params.chunk.cells = opt.cells;
   params.chunk.surface = opt.surface;
   params.view_distance_m = opt.view_m;
-  params.budget_bytes = std::size_t(opt.budget_mb * 1048576.0);
+  params.budget_bytes = std::size_t(budget_mb * 1048576.0);
   params.threads = opt.threads;
   params.worker_priority = priority;
   Streamer streamer(preset, params);
