@@ -86,10 +86,17 @@ std::string erode_override(const Preset& preset, const std::string& list) {
   post.pop_back();
   while (std::getline(in, name, ',')) {
     if (name.empty()) continue;
+    RegionOpKind kind{};
     try {
-      parse_region_op_kind(name);
+      kind = parse_region_op_kind(name);
     } catch (const Error& e) {
       throw Error(ErrorCategory::invalid_argument, std::string("--erode: ") + e.what());
+    }
+    if (kind == RegionOpKind::graph) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "--erode: 'graph' has no default (it needs its nodes); add {\"op\": \"graph\", "
+                  "\"output\": ..., \"nodes\": {...}} to the preset's post list instead (see "
+                  "docs/PRESETS.md); --erode accepts thermal, droplets, stream_power, blur");
     }
     if (!first) post += ',';
     post += "{\"op\":\"";

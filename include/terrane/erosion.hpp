@@ -268,16 +268,21 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
 // ---------------------------------------------------------------------------------------------
 // Region operations of a preset's "post" list (docs/PRESETS.md, "post")
 
-enum class RegionOpKind { thermal, droplets, stream_power, blur };
+enum class RegionOpKind { thermal, droplets, stream_power, blur, graph };
 const char* to_string(RegionOpKind k);
 
-// One entry of "post": {"op": "thermal" | "droplets" | "stream_power" | "blur", <fields>}.
-// Fields are those of the matching params struct, by the same names (stream_power's
+// One entry of "post": {"op": "thermal" | "droplets" | "stream_power" | "blur" | "graph",
+// <fields>}. Fields are those of the matching params struct, by the same names (stream_power's
 // routing.use_sea_level / routing.sea_level_m are "use_sea_level" / "sea_level_m"; droplets'
 // seed is an offset hashed with the world seed), plus:
 //   stream_power "uplift_node": id of a graph node whose output v in [-1, 1] gives the uplift
 //                multiplier (v + 1) / 2 per cell (paint where mountains rise); absent: uniform.
 //   blur         "sigma_m": Gaussian sigma in metres (field gaussian_blur, clamped edges).
+//   graph        "output", "nodes": a graph with the node syntax of the preset's graph (node
+//                seeds hashed with the world seed) whose input nodes read the hydrology of the
+//                current heights (post_graph_input_names()); its output, in metres and not
+//                clamped, replaces the heights. "river_area_m2", "min_lake_depth_m": the
+//                HydrologyParams fields of that hydrology (sea level: the world's sea_level_m).
 struct RegionOp {
   RegionOpKind kind = RegionOpKind::thermal;
   ThermalParams thermal;
@@ -285,21 +290,40 @@ struct RegionOp {
   StreamPowerParams stream_power;
   std::string uplift_node;  // stream_power only; empty: uniform uplift
   double blur_sigma_m = 1.0;  // blur [Units: m] [Limit: [0, 1e4]]
+  Graph graph;                // graph only; Graph::path is "post[i]"
+  HydrologyParams hydrology;  // graph only; routing is set from the preset's world when applied
 };
+
+// The input fields a post "graph" operation's input nodes may read, all per grid sample:
+//   height            current height [Units: m]
+//   drainage_area_m2  Hydrology::drainage_area_m2 [Units: m^2]
+//   flow              log10 of the drainage area in m^2 (as the `flow` output, before its
+//                     normalisation; computed in double, rounded to float)
+//   river, lake, sea  1 where the cell is a river / in a lake / sea, else 0
+//   lake_depth_m      water level - height in lake cells, else 0 [Units: m]
+//   water_level_m     Hydrology::water_level_m [Units: m]
+std::span<const std::string_view> post_graph_input_names();
 
 // Parses and validates a preset's post list (Preset::post_json). Unknown ops or keys, wrong
 // types and out-of-range values throw Error(invalid_argument) "<preset source>: post[i].<key>:
-// ..." naming the value and the allowed range; uplift_node must name a node of the graph.
+// ..." naming the value and the allowed range; uplift_node must name a node of the graph; a
+// graph operation's nodes are checked like the preset's graph ("post[i].nodes.<id>.<field>"),
+// and its input nodes must name one of post_graph_input_names().
 std::vector<RegionOp> parse_region_ops(const Preset& preset);
 
-// The default operation of a kind, as `--erode` appends it (see docs/PRESETS.md).
+// The default operation of a kind, as `--erode` appends it (see docs/PRESETS.md). A graph
+// operation has no sensible default (an empty graph); `--erode` rejects it.
 RegionOp default_region_op(RegionOpKind kind);
-// Parses "thermal" | "droplets" | "stream_power" | "blur"; Error(invalid_argument) lists them.
+// Parses "thermal" | "droplets" | "stream_power" | "blur" | "graph"; Error(invalid_argument)
+// lists them.
 RegionOpKind parse_region_op_kind(std::string_view name);
 
 // Applies the operations in order to a map generated from `preset` on heights.grid. Droplet
 // seeds are hash_combine(preset.seed, op seed); uplift nodes are evaluated on heights.grid.
-// Progress runs from 0 to 1 over all operations. Deterministic like every function here.
+// A graph operation computes compute_hydrology() of the current heights (sea level from
+// preset.world) and evaluates its graph on heights.grid with those inputs; a non-finite output
+// throws Error(invalid_argument) "<source>: post[i]: ..." naming the sample. Progress runs from
+// 0 to 1 over all operations. Deterministic like every function here.
 void apply_region_ops(Field2D& heights, const Preset& preset, const std::vector<RegionOp>& ops,
                       const ExecContext& ctx = {});
 

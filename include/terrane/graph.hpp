@@ -71,6 +71,8 @@ enum class NodeKind {
   terrace,         // plateaus at levels, smoothstep ramps between them
   radial_falloff,  // 1 inside radius_m of the centre, smoothstep to 0 at radius_m + falloff_m
   remap,           // linear map from [from_lo, from_hi] to [to_lo, to_hi], optional clamp
+  input,           // the per-sample field `input_name` supplied to evaluate() (InputField);
+                   // only where the compiler is told the name exists (a post "graph" operation)
 };
 
 const char* to_string(NodeKind k);
@@ -107,14 +109,18 @@ struct GraphNode {
   double from_lo = -1.0, from_hi = 1.0;       // remap (from_lo != from_hi)
   double to_lo = 0.0, to_hi = 1.0;            // remap
   bool clamp_output = false;                  // remap
+  std::string input_name;                     // input: name of the field (non-empty)
 };
 
 struct Graph {
   std::vector<GraphNode> nodes;
   int output = -1;  // index of the output node
+  // JSON path of the section the graph was read from, for messages: "graph" for a preset's
+  // graph, "post[2]" for a post "graph" operation (its nodes are then post[2].nodes.<id>).
+  std::string path = "graph";
 
   // Checks references, the output, parameter ranges and that the graph is acyclic; messages
-  // start with `source` and name the JSON path (graph.nodes.<id>.<field>). Throws Error.
+  // start with `source` and name the JSON path (<path>.nodes.<id>.<field>). Throws Error.
   void validate(std::string_view source = "graph") const;
 };
 
@@ -140,6 +146,15 @@ struct Preset {
 
 // ---------------------------------------------------------------------------------------------
 // Loading
+
+// Parses a graph section given as JSON text: an object {"output": id, "nodes": {...}} with the
+// node syntax of a preset's "graph" (docs/PRESETS.md). `path` is the section's JSON path for
+// messages and is stored in Graph::path ("post[2]" gives "post[2].nodes.x.name: ..."); `world`
+// supplies node defaults that depend on the map (radial_falloff). Node seeds are offsets, as in
+// a preset's graph. Input nodes are accepted here; compile() checks their names. Throws Error
+// like parse_preset.
+Graph parse_graph_section(std::string_view json_text, const WorldSettings& world,
+                          std::string_view source, std::string_view path);
 
 // Parses a preset document. `source` names it in messages (a file path or builtin name).
 // `overrides` are "a.b.c=value" assignments applied before validation (see apply_override).
@@ -190,6 +205,9 @@ class CompiledGraph {
   const WorldSettings& world() const;
   // Instructions per sample block (nodes are instantiated once per warp context they run in).
   std::size_t instruction_count() const;
+  // Names of the input fields the program reads (each once, in first-use order); evaluate()
+  // needs an InputField for each.
+  const std::vector<std::string>& required_inputs() const;
 
  private:
   std::unique_ptr<Program> program_;
@@ -199,23 +217,47 @@ class CompiledGraph {
 // context; this caps pathological presets).
 inline constexpr std::size_t kMaxGraphInstructions = 4096;
 
-// Validates and compiles. Noise seeds are hash_combine(seed, node seed). Throws Error.
+// How evaluate() turns the output node's value v into the value it writes.
+enum class OutputMapping {
+  world_heights,  // clamp v to [-1, 1], then map to [height_min_m, height_max_m] (see the top)
+  identity,       // write v as it is (a post "graph" operation's output is already metres)
+};
+
+// Validates and compiles. Noise seeds are hash_combine(seed, node seed).
+// `inputs` names the per-sample fields that input nodes may read in this context (evaluate()
+// must then be given every one the graph uses); empty for a preset's own graph, whose input
+// nodes are errors. An unknown name is an Error naming the node's JSON path, the available
+// names and the closest one. Throws Error.
 CompiledGraph compile(const Graph& graph, const WorldSettings& world, std::uint64_t seed,
-                      std::string_view source = "graph");
+                      std::string_view source = "graph",
+                      std::span<const std::string_view> inputs = {},
+                      OutputMapping mapping = OutputMapping::world_heights);
 CompiledGraph compile(const Preset& preset);
 
 // The world's default map: size x size samples at cell_size_m spacing, origin (0, 0).
 GridSpec default_grid(const WorldSettings& world);
 
+// One per-sample field read by input nodes: `values` has one float per grid sample, row-major
+// (grid.sample_count() of them). The caller keeps the storage alive during evaluate().
+struct InputField {
+  std::string_view name;
+  std::span<const float> values;
+};
+
 // Fills heights_m (row-major, grid.sample_count() floats) with the height in metres at every
-// sample. Parallel over rows on ctx.threads workers; the result never depends on the thread
-// count or on how a region is split into sub-grids. Throws Error on an invalid grid or size,
-// Error(internal, "cancelled") when ctx.cancel is set.
+// sample (with OutputMapping::identity: the output node's value). Parallel over rows on
+// ctx.threads workers; the result never depends on the thread count or on how a region is
+// split into sub-grids (input fields are per sample of `grid`, so they follow the split).
+// `inputs` must hold every name of required_inputs() (extra fields are ignored, a name given
+// twice is an error) with grid.sample_count() values each. Throws Error(invalid_argument) on an
+// invalid grid or size and on a missing or wrongly sized input, Error(internal, "cancelled")
+// when ctx.cancel is set.
 void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float> heights_m,
-              const ExecContext& ctx = {});
+              const ExecContext& ctx = {}, std::span<const InputField> inputs = {});
 
 // The height in metres at one point: bit-identical to evaluate() at a grid sample with the
-// same world coordinates. Convenience only (prepares samplers on every call).
+// same world coordinates. Convenience only (prepares samplers on every call). Graphs with
+// input nodes cannot be evaluated at a point (Error: the input is missing).
 float evaluate_at(const CompiledGraph& graph, double x_m, double z_m);
 
 }  // namespace terrane

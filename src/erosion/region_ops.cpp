@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <type_traits>
+#include <span>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "erosion/erosion_internal.hpp"
 #include "graph/json_fields.hpp"
@@ -27,18 +29,106 @@ const char* to_string(RegionOpKind k) {
     case RegionOpKind::droplets: return "droplets";
     case RegionOpKind::stream_power: return "stream_power";
     case RegionOpKind::blur: return "blur";
+    case RegionOpKind::graph: return "graph";
   }
   return "?";
 }
 
 RegionOpKind parse_region_op_kind(std::string_view name) {
   for (RegionOpKind k : {RegionOpKind::thermal, RegionOpKind::droplets, RegionOpKind::stream_power,
-                         RegionOpKind::blur}) {
+                         RegionOpKind::blur, RegionOpKind::graph}) {
     if (name == to_string(k)) return k;
   }
   throw Error(ErrorCategory::invalid_argument,
               "unknown region operation '" + std::string(name) +
-                  "' (allowed: thermal, droplets, stream_power, blur)");
+                  "' (allowed: thermal, droplets, stream_power, blur, graph)");
+}
+
+namespace {
+
+constexpr std::string_view kPostGraphInputs[] = {
+    "height", "drainage_area_m2", "flow", "river", "lake", "lake_depth_m", "sea", "water_level_m"};
+
+CompiledGraph compile_post_graph(const Graph& graph, const Preset& preset) {
+  return compile(graph, preset.world, preset.seed, preset.source, post_graph_input_names(),
+                 OutputMapping::identity);
+}
+
+// The "output" and "nodes" of a graph operation, parsed and checked like the preset's graph
+// (messages name "post[i].nodes.<id>..."); compiling once here reports unknown input names
+// while parsing rather than when the operation runs.
+Graph parse_post_graph(JsonFields& f, const Preset& preset, const std::string& path) {
+  json section = json::object();
+  if (const json* nodes = f.find("nodes")) section["nodes"] = *nodes;
+  if (const json* output = f.find("output")) section["output"] = *output;
+  Graph g = graph_detail::parse_graph(section, preset.world, preset.source, path);
+  g.validate(preset.source);
+  (void)compile_post_graph(g, preset);
+  return g;
+}
+
+// The input field `name` (one of kPostGraphInputs) of the hydrology of `heights`.
+void fill_post_graph_input(std::string_view name, const Field2D& heights, const Hydrology& hy,
+                           std::vector<float>& out) {
+  const std::size_t n = heights.data.size();
+  out.resize(n);
+  const float* h = heights.data.data();
+  if (name == "height") {
+    std::copy(h, h + n, out.begin());
+  } else if (name == "drainage_area_m2") {
+    std::copy(hy.drainage_area_m2.data.begin(), hy.drainage_area_m2.data.end(), out.begin());
+  } else if (name == "flow") {
+    for (std::size_t c = 0; c < n; ++c) out[c] = float(std::log10(double(hy.drainage_area_m2.data[c])));
+  } else if (name == "river") {
+    for (std::size_t c = 0; c < n; ++c) out[c] = hy.river[c] != 0 ? 1.0f : 0.0f;
+  } else if (name == "lake") {
+    for (std::size_t c = 0; c < n; ++c) out[c] = hy.lake_id[c] != kNoLake ? 1.0f : 0.0f;
+  } else if (name == "lake_depth_m") {
+    for (std::size_t c = 0; c < n; ++c) {
+      out[c] = hy.lake_id[c] != kNoLake ? hy.water_level_m.data[c] - h[c] : 0.0f;
+    }
+  } else if (name == "sea") {
+    for (std::size_t c = 0; c < n; ++c) out[c] = hy.sea[c] != 0 ? 1.0f : 0.0f;
+  } else if (name == "water_level_m") {
+    std::copy(hy.water_level_m.data.begin(), hy.water_level_m.data.end(), out.begin());
+  } else {
+    throw Error(ErrorCategory::internal, "post graph: no input field '" + std::string(name) + "'");
+  }
+}
+
+void apply_post_graph(Field2D& heights, const Preset& preset, const RegionOp& op, std::size_t index,
+                      const ExecContext& ctx) {
+  const CompiledGraph cg = compile_post_graph(op.graph, preset);
+  HydrologyParams hp = op.hydrology;
+  hp.routing.use_sea_level = true;
+  hp.routing.sea_level_m = preset.world.sea_level_m;
+  Hydrology hy;
+  compute_hydrology(heights, hp, hy, ctx);
+  // Only the fields the graph reads are materialised (one float per cell each).
+  const std::vector<std::string>& names = cg.required_inputs();
+  std::vector<std::vector<float>> storage(names.size());
+  std::vector<InputField> inputs;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    fill_post_graph_input(names[k], heights, hy, storage[k]);
+    inputs.push_back(InputField{names[k], storage[k]});
+  }
+  Field2D out(heights.grid);
+  evaluate(cg, heights.grid, out.data, ed::quiet(ctx), inputs);
+  for (std::size_t c = 0; c < out.data.size(); ++c) {
+    if (std::isfinite(out.data[c])) continue;
+    const std::size_t w = std::size_t(heights.grid.width);
+    throw Error(ErrorCategory::invalid_argument,
+                preset.source + ": post[" + std::to_string(index) + "]: the graph's output is " +
+                    std::to_string(out.data[c]) + " at sample (" + std::to_string(c % w) + ", " +
+                    std::to_string(c / w) + "); heights must be finite");
+  }
+  heights.data.swap(out.data);
+}
+
+}  // namespace
+
+std::span<const std::string_view> post_graph_input_names() {
+  return kPostGraphInputs;
 }
 
 RegionOp default_region_op(RegionOpKind kind) {
@@ -63,7 +153,7 @@ std::vector<RegionOp> parse_region_ops(const Preset& preset) {
     if (!obj.is_object()) JsonFields::fail(where, "expected an object {\"op\": ...}, got " + describe(obj));
     auto op_it = obj.find("op");
     if (op_it == obj.end() || !op_it->is_string()) {
-      JsonFields::fail(where + ".op", "missing or not a string (allowed: thermal, droplets, stream_power, blur)");
+      JsonFields::fail(where + ".op", "missing or not a string (allowed: thermal, droplets, stream_power, blur, graph)");
     }
     RegionOp op;
     try {
@@ -134,8 +224,15 @@ std::vector<RegionOp> parse_region_ops(const Preset& preset) {
         f.finish("a 'blur' operation");
         ed::check_range(vpath, "sigma_m", op.blur_sigma_m, 0.0, 1e4);
         break;
+      case RegionOpKind::graph:
+        op.graph = parse_post_graph(f, preset, path);
+        f.number("river_area_m2", op.hydrology.river_area_m2);
+        f.number("min_lake_depth_m", op.hydrology.min_lake_depth_m);
+        f.finish("a 'graph' operation");
+        op.hydrology.validate(vpath);
+        break;
     }
-    ops.push_back(op);
+    ops.push_back(std::move(op));
   }
   return ops;
 }
@@ -184,6 +281,9 @@ void apply_region_ops(Field2D& heights, const Preset& preset, const std::vector<
         heights.data.swap(out.data);
         break;
       }
+      case RegionOpKind::graph:
+        apply_post_graph(heights, preset, op, k, sub);
+        break;
     }
     if (ctx.progress) ctx.progress(double(k + 1) / n);
   }

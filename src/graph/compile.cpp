@@ -15,6 +15,28 @@ namespace {
 
 using Program = CompiledGraph::Program;
 
+// Every input node (reachable from the output or not) must name an available input.
+void check_input_names(const Graph& g, std::string_view source,
+                       std::span<const std::string_view> inputs) {
+  const std::vector<std::string_view> names(inputs.begin(), inputs.end());
+  for (const GraphNode& n : g.nodes) {
+    if (n.kind != NodeKind::input) continue;
+    if (std::find(names.begin(), names.end(), n.input_name) != names.end()) continue;
+    const std::string path = g.path + ".nodes." + n.id + ".name";
+    if (names.empty()) {
+      graph_detail::fail(ErrorCategory::invalid_argument, source, path,
+                         "input '" + n.input_name +
+                             "' is not available: this graph has no inputs (input nodes exist "
+                             "only in a post \"graph\" operation, see docs/PRESETS.md)");
+    }
+    std::string msg = "unknown input '" + n.input_name + "'";
+    const std::string_view guess = graph_detail::closest(n.input_name, names);
+    if (!guess.empty()) msg += " (did you mean '" + std::string(guess) + "'?)";
+    graph_detail::fail(ErrorCategory::invalid_argument, source, path,
+                       msg + "; available inputs: " + graph_detail::join(names));
+  }
+}
+
 class Compiler {
  public:
   Compiler(const Graph& g, Program& prog, std::uint64_t seed, std::string_view source)
@@ -42,7 +64,7 @@ class Compiler {
   void push(const Instr& in) {
     if (prog_.code.size() >= kMaxGraphInstructions) {
       throw Error(ErrorCategory::limit,
-                  std::string(source_) + ": graph: the compiled program exceeds " +
+                  std::string(source_) + ": " + g_.path + ": the compiled program exceeds " +
                       std::to_string(kMaxGraphInstructions) +
                       " instructions (nested warps instantiate shared sub-graphs once per "
                       "warp context)");
@@ -158,6 +180,19 @@ class Compiler {
         return unary(Op::abs, n, ctx);
       case NodeKind::neg:
         return unary(Op::neg, n, ctx);
+      case NodeKind::input: {
+        // Input fields are per grid sample: a warp context does not displace them.
+        int& table = input_table_[n.input_name];
+        if (table == 0) {
+          prog_.input_names.push_back(n.input_name);
+          table = int(prog_.input_names.size());
+        }
+        in.op = Op::input;
+        in.table = table - 1;
+        in.dst = new_register();
+        push(in);
+        return in.dst;
+      }
       default:
         break;
     }
@@ -191,7 +226,7 @@ class Compiler {
         break;
       case NodeKind::curve:
         in.op = Op::curve;
-        prog_.curves.emplace_back(n.points, std::string(source_) + ": graph.nodes." + n.id);
+        prog_.curves.emplace_back(n.points, std::string(source_) + ": " + g_.path + ".nodes." + n.id);
         in.table = int(prog_.curves.size()) - 1;
         break;
       case NodeKind::terrace: {
@@ -214,7 +249,7 @@ class Compiler {
         break;
       default:
         throw Error(ErrorCategory::internal,
-                    std::string(source_) + ": graph: unhandled node kind " + to_string(n.kind));
+                    std::string(source_) + ": " + g_.path + ": unhandled node kind " + to_string(n.kind));
     }
     in.dst = new_register();
     push(in);
@@ -230,6 +265,7 @@ class Compiler {
   std::map<std::pair<int, int>, int> context_memo_;  // (warp node, context) -> context
   std::map<std::uint64_t, int> constants_;           // bits of the value -> register
   std::map<int, int> noise_table_, warp_table_;      // node -> table index + 1
+  std::map<std::string, int> input_table_;           // input name -> table index + 1
 };
 
 }  // namespace
@@ -253,13 +289,19 @@ const WorldSettings& CompiledGraph::world() const {
 std::size_t CompiledGraph::instruction_count() const {
   return program().code.size();
 }
+const std::vector<std::string>& CompiledGraph::required_inputs() const {
+  return program().input_names;
+}
 
 CompiledGraph compile(const Graph& graph, const WorldSettings& world, std::uint64_t seed,
-                      std::string_view source) {
+                      std::string_view source, std::span<const std::string_view> inputs,
+                      OutputMapping mapping) {
   world.validate(std::string(source) + ": world");
   graph.validate(source);
   auto prog = std::make_unique<Program>();
   prog->world = world;
+  prog->mapping = mapping;
+  check_input_names(graph, source, inputs);
   Compiler c(graph, *prog, seed, source);
   prog->output_register = c.emit(graph.output, 0);
   return CompiledGraph(std::move(prog));

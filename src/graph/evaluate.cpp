@@ -96,6 +96,7 @@ struct GridRun {
   const GridSpec& grid;
   std::vector<NoiseGridSampler> noises;
   std::vector<WarpGridSampler> warps;
+  std::vector<const float*> inputs;  // per Program::input_names entry: the field's samples
 };
 
 // Evaluates every instruction for samples [i0, i0 + n) of row j into the register file.
@@ -208,6 +209,12 @@ void run_block(const GridRun& run, float* regs, int j, int i0, int n) {
         }
         break;
       }
+      case Op::input: {
+        const float* src = run.inputs[std::size_t(in.table)] +
+                           std::size_t(j) * std::size_t(run.grid.width) + std::size_t(i0);
+        std::copy(src, src + n, d);
+        break;
+      }
       case Op::remap: {
         const float from_lo = float(in.p[0]), to_lo = float(in.p[2]), factor = float(in.p[4]);
         for (int k = 0; k < n; ++k) d[k] = to_lo + (a[k] - from_lo) * factor;
@@ -224,7 +231,7 @@ void run_block(const GridRun& run, float* regs, int j, int i0, int n) {
 }  // namespace
 
 void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float> heights_m,
-              const ExecContext& ctx) {
+              const ExecContext& ctx, std::span<const InputField> inputs) {
   const Program& prog = graph.program();
   grid.validate("evaluate: grid");
   if (heights_m.size() != grid.sample_count()) {
@@ -232,7 +239,31 @@ void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float>
                 "evaluate: output has " + std::to_string(heights_m.size()) +
                     " floats, the grid needs " + std::to_string(grid.sample_count()));
   }
-  GridRun run{prog, grid, {}, {}};
+  GridRun run{prog, grid, {}, {}, {}};
+  for (const std::string& name : prog.input_names) {
+    const InputField* found = nullptr;
+    for (const InputField& f : inputs) {
+      if (f.name != name) continue;
+      if (found != nullptr) {
+        throw Error(ErrorCategory::invalid_argument,
+                    "evaluate: input '" + name + "' is given more than once");
+      }
+      found = &f;
+    }
+    if (found == nullptr) {
+      std::string given;
+      for (const InputField& f : inputs) given += (given.empty() ? "" : ", ") + std::string(f.name);
+      throw Error(ErrorCategory::invalid_argument,
+                  "evaluate: the graph reads input '" + name + "', which was not given (given: " +
+                      (given.empty() ? std::string("none") : given) + ")");
+    }
+    if (found->values.size() != grid.sample_count()) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "evaluate: input '" + name + "' has " + std::to_string(found->values.size()) +
+                      " floats, the grid needs " + std::to_string(grid.sample_count()));
+    }
+    run.inputs.push_back(found->values.data());
+  }
   run.noises.reserve(prog.noises.size());
   for (const NoiseParams& p : prog.noises) run.noises.emplace_back(p, grid);
   run.warps.reserve(prog.warps.size());
@@ -256,6 +287,10 @@ void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float>
         const int n = std::min(kBlock, width - i0);
         run_block(run, regs.data(), j, i0, n);
         float* out = heights_m.data() + std::size_t(j) * std::size_t(width) + std::size_t(i0);
+        if (prog.mapping == OutputMapping::identity) {
+          std::copy(result, result + n, out);
+          continue;
+        }
         for (int k = 0; k < n; ++k) {
           float v = result[k];
           v = v > 1.0f ? 1.0f : v;

@@ -60,7 +60,9 @@ json parse_json_text(std::string_view text, std::string_view source);
 void apply_override(json& doc, std::string_view assignment, std::string_view source);
 // A seed: JSON unsigned integer or a decimal string (for values above 2^53).
 std::uint64_t parse_seed_value(const json& v, std::string_view source, const std::string& path);
-// Parses doc["graph"] (already checked to be an object) for a preset with this world.
-Graph parse_graph(const json& graph, const WorldSettings& world, std::string_view source);
+// Parses a graph section (already checked to be an object) for a preset with this world;
+// `path` is its JSON path ("graph" for doc["graph"]), used in messages and stored in Graph::path.
+Graph parse_graph(const json& graph, const WorldSettings& world, std::string_view source,
+                  const std::string& path = "graph");
 
 }  // namespace terrane::graph_detail

@@ -31,6 +31,7 @@ std::size_t expected_inputs(NodeKind k) {
     case NodeKind::noise:
     case NodeKind::constant:
     case NodeKind::radial_falloff:
+    case NodeKind::input:
       return 0;
     case NodeKind::warp:
     case NodeKind::abs:
@@ -56,7 +57,7 @@ std::size_t expected_inputs(NodeKind k) {
 }
 
 void validate_node(const Graph& g, const GraphNode& n, std::string_view source) {
-  const std::string path = "graph.nodes." + n.id;
+  const std::string path = g.path + ".nodes." + n.id;
   auto field = [&](std::string_view f) { return path + "." + std::string(f); };
   const std::size_t want = expected_inputs(n.kind);
   const bool variadic = n.kind == NodeKind::add || n.kind == NodeKind::mul ||
@@ -151,6 +152,12 @@ void validate_node(const Graph& g, const GraphNode& n, std::string_view source) 
                  "] is empty: from[0] must differ from from[1]");
       }
       break;
+    case NodeKind::input:
+      if (n.input_name.empty()) {
+        fail(ErrorCategory::invalid_argument, source, field("name"),
+             "an 'input' node needs the name of a field (e.g. \"height\")");
+      }
+      break;
     case NodeKind::add:
     case NodeKind::sub:
     case NodeKind::mul:
@@ -191,7 +198,7 @@ void check_acyclic(const Graph& g, std::string_view source) {
         }
         cycle += g.nodes[std::size_t(child)].id;
         fail(ErrorCategory::invalid_argument, source,
-             "graph.nodes." + g.nodes[std::size_t(child)].id, "the graph has a cycle: " + cycle);
+             g.path + ".nodes." + g.nodes[std::size_t(child)].id, "the graph has a cycle: " + cycle);
       }
       if (colour[std::size_t(child)] == white) {
         colour[std::size_t(child)] = grey;
@@ -231,9 +238,9 @@ void WorldSettings::validate(std::string_view path) const {
 }
 
 void Graph::validate(std::string_view source) const {
-  if (nodes.empty()) fail(ErrorCategory::invalid_argument, source, "graph.nodes", "no nodes");
+  if (nodes.empty()) fail(ErrorCategory::invalid_argument, source, path + ".nodes", "no nodes");
   if (output < 0 || std::size_t(output) >= nodes.size()) {
-    fail(ErrorCategory::invalid_argument, source, "graph.output",
+    fail(ErrorCategory::invalid_argument, source, path + ".output",
          "node index " + std::to_string(output) + " is outside 0.." +
              std::to_string(nodes.size() - 1));
   }

@@ -135,6 +135,7 @@ class FieldReader {
 struct ParseState {
   std::map<std::string, int, std::less<>> index;  // node id -> position in Graph::nodes
   std::string_view source;
+  std::string path;  // the graph section's JSON path ("graph", "post[2]")
 };
 
 NodeInput read_input(const ParseState& st, std::string_view key, const json& v,
@@ -273,7 +274,7 @@ void read_terrace(GraphNode& n, const FieldReader& r, std::string_view source) {
 
 GraphNode read_node(const std::string& id, const json& obj, const WorldSettings& world,
                     const ParseState& st) {
-  const std::string path = "graph.nodes." + id;
+  const std::string path = st.path + ".nodes." + id;
   if (!obj.is_object()) {
     fail(ErrorCategory::invalid_argument, st.source, path,
          "expected an object with a \"type\", got " + describe(obj));
@@ -368,6 +369,13 @@ GraphNode read_node(const std::string& id, const json& obj, const WorldSettings&
       r.range("to", n.to_lo, n.to_hi);
       n.clamp_output = r.boolean("clamp", false);
       break;
+    case NodeKind::input:
+      if (!r.has("name")) {
+        fail(ErrorCategory::invalid_argument, st.source, r.path("name"),
+             "missing required field 'name' (the input field to read, e.g. \"height\")");
+      }
+      n.input_name = r.string("name", "");
+      break;
   }
   return n;
 }
@@ -388,11 +396,12 @@ std::uint64_t parse_seed_value(const json& v, std::string_view source, const std
   return FieldReader::parse_seed(v, source, path);
 }
 
-Graph parse_graph(const json& graph, const WorldSettings& world, std::string_view source) {
-  FieldReader r(graph, source, "graph");
+Graph parse_graph(const json& graph, const WorldSettings& world, std::string_view source,
+                  const std::string& path) {
+  FieldReader r(graph, source, path);
   r.check_keys(graph_keys(), "graph");
   if (!r.has("nodes")) {
-    fail(ErrorCategory::invalid_argument, source, "graph.nodes",
+    fail(ErrorCategory::invalid_argument, source, path + ".nodes",
          "missing: the graph needs a \"nodes\" object");
   }
   const json& nodes = r.at("nodes");
@@ -400,19 +409,21 @@ Graph parse_graph(const json& graph, const WorldSettings& world, std::string_vie
     r.type_error("nodes", "a non-empty object of nodes by id");
   }
   if (nodes.size() > 1024) {
-    fail(ErrorCategory::limit, source, "graph.nodes",
+    fail(ErrorCategory::limit, source, path + ".nodes",
          std::to_string(nodes.size()) + " nodes is more than the limit of 1024");
   }
   ParseState st;
   st.source = source;
+  st.path = path;
   for (auto it = nodes.begin(); it != nodes.end(); ++it) {
     if (!valid_id(it.key())) {
-      fail(ErrorCategory::invalid_argument, source, "graph.nodes." + it.key(),
+      fail(ErrorCategory::invalid_argument, source, path + ".nodes." + it.key(),
            "node ids are 1..64 characters from [A-Za-z0-9_-]");
     }
     st.index.emplace(it.key(), int(st.index.size()));
   }
   Graph g;
+  g.path = path;
   for (auto it = nodes.begin(); it != nodes.end(); ++it) {
     g.nodes.push_back(read_node(it.key(), it.value(), world, st));
   }
@@ -421,7 +432,7 @@ Graph parse_graph(const json& graph, const WorldSettings& world, std::string_vie
   if (out == st.index.end()) {
     std::vector<std::string_view> ids;
     for (const auto& [name, _] : st.index) ids.push_back(name);
-    fail(ErrorCategory::invalid_argument, source, "graph.output",
+    fail(ErrorCategory::invalid_argument, source, path + ".output",
          "unknown node '" + output + "'" + (r.has("output") ? "" : " (the default)") +
              "; nodes: " + join(ids));
   }
@@ -430,3 +441,20 @@ Graph parse_graph(const json& graph, const WorldSettings& world, std::string_vie
 }
 
 }  // namespace terrane::graph_detail
+
+namespace terrane {
+
+Graph parse_graph_section(std::string_view json_text, const WorldSettings& world,
+                          std::string_view source, std::string_view path) {
+  const graph_detail::json doc = graph_detail::parse_json_text(json_text, source);
+  if (!doc.is_object()) {
+    graph_detail::fail(ErrorCategory::invalid_argument, source, path,
+                       "expected an object {\"output\": id, \"nodes\": {...}}, got " +
+                           graph_detail::describe(doc));
+  }
+  Graph g = graph_detail::parse_graph(doc, world, source, std::string(path));
+  g.validate(source);
+  return g;
+}
+
+}  // namespace terrane

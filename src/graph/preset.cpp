@@ -196,6 +196,13 @@ Preset parse_document(json doc, std::string_view source, std::string_view defaul
   }
   p.graph = graph_detail::parse_graph(*graph, p.world, source);
   p.graph.validate(source);
+  for (const GraphNode& n : p.graph.nodes) {
+    if (n.kind != NodeKind::input) continue;
+    fail(ErrorCategory::invalid_argument, source, "graph.nodes." + n.id,
+         "an 'input' node reads a field computed after the graph (height, river, ...); inputs "
+         "exist only in a post \"graph\" operation, not in the preset's graph (see "
+         "docs/PRESETS.md)");
+  }
   if (auto post = doc.find("post"); post != doc.end()) {
     if (!post->is_array()) {
       fail(ErrorCategory::invalid_argument, source, "post",

@@ -2,6 +2,7 @@
 // one block of samples. Built by compile.cpp, run by evaluate.cpp.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "terrane/graph.hpp"
@@ -27,6 +28,7 @@ enum class Op : unsigned char {
   terrace,         // levels[table], sharpness p[0]
   radial_falloff,  // centre (p[0], p[1]), radius p[2], falloff p[3], displaced by (dx, dz)
   remap,           // dst = p[2] + (a - p[0]) * p[4], clamped to [p[5], p[6]] when flag
+  input,           // dst = the caller's input field input_names[table] at the samples
 };
 
 struct Instr {
@@ -50,6 +52,8 @@ struct CompiledGraph::Program {
   std::vector<WarpParams> warps;
   std::vector<MonotoneCurve> curves;
   std::vector<std::vector<float>> level_sets;
+  std::vector<std::string> input_names;  // Op::input tables; CompiledGraph::required_inputs()
+  OutputMapping mapping = OutputMapping::world_heights;
 };
 
 }  // namespace terrane

@@ -48,6 +48,8 @@ const char* to_string(NodeKind k) {
       return "radial_falloff";
     case NodeKind::remap:
       return "remap";
+    case NodeKind::input:
+      return "input";
   }
   return "unknown";
 }
@@ -175,6 +177,7 @@ const std::vector<NodeTypeSpec>& node_types() {
       {"terrace", NodeKind::terrace},
       {"radial_falloff", NodeKind::radial_falloff},
       {"remap", NodeKind::remap},
+      {"input", NodeKind::input},
   };
   return types;
 }
@@ -261,6 +264,9 @@ std::vector<std::string_view> node_keys(const NodeTypeSpec& spec, bool cellular)
       break;
     case NodeKind::remap:
       add({"input", "from", "to", "clamp"});
+      break;
+    case NodeKind::input:
+      add({"name"});
       break;
   }
   return keys;

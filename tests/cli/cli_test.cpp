@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "terrane/erosion.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/io.hpp"
 
@@ -305,6 +306,56 @@ TEST_F(CliTest, StreamRefusesBadInput) {
   fails("no_such_preset", "no_such_preset");
   fails("--cells 100", "chunk.cells 100");
   fails("--workers idle", "--workers 'idle': expected background, low or normal");
+}
+
+TEST_F(CliTest, PostGraphOperationCarvesRivers) {
+  // The small preset, and the same with a post graph operation: height - 4 * river.
+  std::string carved = kSmallPreset;
+  const std::string post = R"("post": [{"op": "graph", "river_area_m2": 400, "output": "carve",
+      "nodes": {"h": {"type": "input", "name": "height"}, "r": {"type": "input", "name": "river"},
+                "r4": {"type": "mul", "a": "r", "b": 4},
+                "carve": {"type": "sub", "a": "h", "b": "r4"}}}],
+  "graph")";
+  carved.replace(carved.find("\"graph\""), 7, post);
+  const fs::path plain_preset = write_preset("plain.json.in", kSmallPreset);
+  const fs::path carved_preset = write_preset("carved.json.in", carved);
+  const Result a = run("generate " + plain_preset.string() + " --formats exr,png16 -q -o " +
+                       (dir_ / "plain").string());
+  ASSERT_EQ(a.code, 0) << a.out;
+  const Result b = run("generate " + carved_preset.string() + " --formats exr,png16 -q -o " +
+                       (dir_ / "carved").string());
+  ASSERT_EQ(b.code, 0) << b.out;
+  const Field2D h0 = read_exr(dir_ / "plain" / "small.exr", 2.0);
+  const Field2D h1 = read_exr(dir_ / "carved" / "small.exr", 2.0);
+  ASSERT_EQ(h0.data.size(), h1.data.size());
+  // Exactly the river cells of the plain map's hydrology are 4 m lower.
+  HydrologyParams hp;
+  hp.routing.use_sea_level = true;
+  hp.routing.sea_level_m = 0.0;
+  hp.river_area_m2 = 400.0;
+  Hydrology hy;
+  compute_hydrology(h0, hp, hy);
+  std::size_t changed = 0;
+  for (std::size_t c = 0; c < h0.data.size(); ++c) {
+    const float expected = hy.river[c] != 0 ? h0.data[c] - 4.0f : h0.data[c];
+    ASSERT_EQ(h1.data[c], expected) << "sample " << c;
+    changed += h1.data[c] != h0.data[c];
+  }
+  EXPECT_GT(changed, 20u);
+  std::ifstream pa(dir_ / "plain" / "small.png", std::ios::binary);
+  std::ifstream pb(dir_ / "carved" / "small.png", std::ios::binary);
+  const std::string bytes_a((std::istreambuf_iterator<char>(pa)), {});
+  const std::string bytes_b((std::istreambuf_iterator<char>(pb)), {});
+  EXPECT_NE(bytes_a, bytes_b);
+
+  // A bad input name names the JSON path; --erode cannot append a graph operation.
+  std::string bad = carved;
+  bad.replace(bad.find("\"river\"}"), 7, "\"rivers\"");
+  const fs::path bad_preset = write_preset("bad.json.in", bad);
+  expect_failure("generate " + bad_preset.string(),
+                 "post[0].nodes.r.name: unknown input 'rivers' (did you mean 'river'?)");
+  expect_failure("generate " + plain_preset.string() + " --erode thermal,graph",
+                 "--erode: 'graph' has no default");
 }
 
 }  // namespace

@@ -664,7 +664,7 @@ TEST(RegionOps, ParseApplyAndErrors) {
             "builtin preset 'default': post[0].iterations = -4 is outside the allowed range 0..100000");
   EXPECT_EQ(err(R"([{"op":"erode"}])"),
             "builtin preset 'default': post[0].op: unknown region operation 'erode' (allowed: "
-            "thermal, droplets, stream_power, blur)");
+            "thermal, droplets, stream_power, blur, graph)");
   EXPECT_EQ(err(R"([{"op":"stream_power","uplift_node":"nope"}])"),
             "builtin preset 'default': post[0].uplift_node: 'nope' is not a node of the graph");
   EXPECT_EQ(err(R"([{"op":"blur","sigma":1}])"),
@@ -679,6 +679,206 @@ TEST(RegionOps, BuiltinPresetsWithPostListsParse) {
   const std::vector<RegionOp> r = parse_region_ops(load_preset("ranges"));
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].kind, RegionOpKind::stream_power);
+}
+
+}  // namespace
+}  // namespace terrane
+
+namespace terrane {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Post "graph" operations: hydrology as graph inputs
+
+// The default preset with `post` set to the given JSON array.
+Preset preset_with_post(const std::string& post) {
+  return load_preset("default", std::vector<std::string>{"post=" + post});
+}
+
+// A post list with one graph operation whose output node is `output`.
+std::string graph_op(const std::string& nodes, const std::string& output,
+                     const std::string& extra = R"("river_area_m2": 5000,)") {
+  return R"([{"op": "graph", )" + extra + R"( "output": ")" + output + R"(", "nodes": {)" + nodes +
+         "}}]";
+}
+
+// Rough terrain with a pit dug into it, so that it has rivers, lakes and sea.
+Field2D hydro_terrain() {
+  Field2D f = noise_terrain(96, 80, 8.0, 60.0, 20.0, 7);
+  // A plateau at 150 m (above the noise) with a 20 m deep hole: a lake whatever the noise.
+  for (int j = 28; j < 38; ++j) {
+    for (int i = 38; i < 48; ++i) {
+      const bool hole = i >= 41 && i < 45 && j >= 31 && j < 35;
+      f.at(i, j) = hole ? 130.0f : 150.0f;
+    }
+  }
+  return f;
+}
+
+Hydrology hydrology_of(const Field2D& f, const Preset& p, double river_area_m2 = 5000.0) {
+  HydrologyParams hp;
+  hp.routing.use_sea_level = true;
+  hp.routing.sea_level_m = p.world.sea_level_m;
+  hp.river_area_m2 = river_area_m2;
+  Hydrology hy;
+  compute_hydrology(f, hp, hy);
+  return hy;
+}
+
+std::uint32_t bits(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+TEST(PostGraph, CarvesExactlyTheRiverCellsByFourMetres) {
+  const Preset p = preset_with_post(graph_op(
+      R"("h": {"type": "input", "name": "height"}, "r": {"type": "input", "name": "river"},
+         "r4": {"type": "mul", "a": "r", "b": 4}, "carve": {"type": "sub", "a": "h", "b": "r4"})",
+      "carve"));
+  const std::vector<RegionOp> ops = parse_region_ops(p);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].kind, RegionOpKind::graph);
+  EXPECT_EQ(ops[0].graph.path, "post[0]");
+  EXPECT_EQ(ops[0].hydrology.river_area_m2, 5000.0);
+
+  const Field2D src = hydro_terrain();
+  const Hydrology hy = hydrology_of(src, p);
+  Field2D out = src;
+  apply_region_ops(out, p, ops);
+  std::int64_t rivers = 0;
+  for (std::size_t c = 0; c < src.data.size(); ++c) {
+    if (hy.river[c] != 0) {
+      ++rivers;
+      EXPECT_EQ(bits(out.data[c]), bits(src.data[c] - 4.0f)) << "river cell " << c;
+    } else {
+      EXPECT_EQ(bits(out.data[c]), bits(src.data[c])) << "non-river cell " << c;
+    }
+  }
+  EXPECT_GT(rivers, 50);
+  EXPECT_LT(rivers, std::int64_t(src.data.size()) / 4);
+}
+
+TEST(PostGraph, InputNamesMapToTheirHydrologyFields) {
+  const Field2D src = hydro_terrain();
+  const Preset base = preset_with_post("[]");
+  const Hydrology hy = hydrology_of(src, base);
+  const std::size_t n = src.data.size();
+  // The expected field of each input, computed here from compute_hydrology's output.
+  auto expected = [&](const std::string& name) {
+    std::vector<float> e(n);
+    for (std::size_t c = 0; c < n; ++c) {
+      const bool lake = hy.lake_id[c] != kNoLake;
+      if (name == "height") e[c] = src.data[c];
+      if (name == "drainage_area_m2") e[c] = hy.drainage_area_m2.data[c];
+      if (name == "flow") e[c] = float(std::log10(double(hy.drainage_area_m2.data[c])));
+      if (name == "river") e[c] = hy.river[c] != 0 ? 1.0f : 0.0f;
+      if (name == "lake") e[c] = lake ? 1.0f : 0.0f;
+      if (name == "lake_depth_m") e[c] = lake ? hy.water_level_m.data[c] - src.data[c] : 0.0f;
+      if (name == "sea") e[c] = hy.sea[c] != 0 ? 1.0f : 0.0f;
+      if (name == "water_level_m") e[c] = hy.water_level_m.data[c];
+    }
+    return e;
+  };
+  ASSERT_EQ(post_graph_input_names().size(), 8u);
+  for (std::string_view name : post_graph_input_names()) {
+    SCOPED_TRACE(std::string(name));
+    const Preset p = preset_with_post(
+        graph_op(R"("x": {"type": "input", "name": ")" + std::string(name) + "\"}", "x"));
+    Field2D out = src;
+    apply_region_ops(out, p, parse_region_ops(p));
+    const std::vector<float> e = expected(std::string(name));
+    ASSERT_EQ(out.data.size(), n);
+    EXPECT_EQ(std::memcmp(out.data.data(), e.data(), n * sizeof(float)), 0);
+  }
+  // lake_depth_m: >= 0 everywhere and > 0 exactly on lake cells; the dug pit is a lake; the
+  // masks are 0/1 and both values occur.
+  const std::vector<float> depth = expected("lake_depth_m");
+  std::int64_t lakes = 0;
+  for (std::size_t c = 0; c < n; ++c) {
+    EXPECT_GE(depth[c], 0.0f);
+    EXPECT_EQ(depth[c] > 0.0f, hy.lake_id[c] != kNoLake) << c;
+    lakes += hy.lake_id[c] != kNoLake;
+  }
+  EXPECT_GT(lakes, 0);
+  EXPECT_NE(hy.lake_id[std::size_t(32 * 96 + 42)], kNoLake);
+  EXPECT_EQ(depth[std::size_t(32 * 96 + 42)], 20.0f);
+  std::int64_t sea = 0, rivers = 0;
+  for (std::size_t c = 0; c < n; ++c) {
+    sea += hy.sea[c] != 0;
+    rivers += hy.river[c] != 0;
+  }
+  EXPECT_GT(sea, 0);
+  EXPECT_GT(rivers, 0);
+}
+
+TEST(PostGraph, BitIdenticalForOneTwoAndFourThreads) {
+  // Noise (seeded by the world seed), rivers, lake depths and flow in one graph, after droplets.
+  const Preset p = preset_with_post(
+      R"([{"op": "droplets", "droplets": 3000},)" +
+      graph_op(R"("h": {"type": "input", "name": "height"}, "r": {"type": "input", "name": "river"},
+                  "d": {"type": "input", "name": "lake_depth_m"},
+                  "f": {"type": "input", "name": "flow"},
+                  "n": {"type": "fbm", "frequency": 0.01},
+                  "carve": {"type": "mul", "inputs": ["r", "f", "n", 2]},
+                  "out": {"type": "add", "inputs": ["h", "carve", "d"]})",
+               "out")
+          .substr(1));
+  const std::vector<RegionOp> ops = parse_region_ops(p);
+  ASSERT_EQ(ops.size(), 2u);
+  const Field2D src = hydro_terrain();
+  Field2D one = src, two = src, four = src;
+  apply_region_ops(one, p, ops, ExecContext{.threads = 1});
+  apply_region_ops(two, p, ops, ExecContext{.threads = 2});
+  apply_region_ops(four, p, ops, ExecContext{.threads = 4});
+  EXPECT_TRUE(bit_equal(one, two));
+  EXPECT_TRUE(bit_equal(one, four));
+  EXPECT_FALSE(bit_equal(one, src));
+}
+
+TEST(PostGraph, ErrorsNameTheJsonPath) {
+  const auto err = [](const std::string& post) {
+    return error_of([&] { parse_region_ops(preset_with_post(post)); });
+  };
+  EXPECT_EQ(err(graph_op(R"("h": {"type": "input", "name": "hieght"})", "h")),
+            "builtin preset 'default': post[0].nodes.h.name: unknown input 'hieght' (did you mean "
+            "'height'?); available inputs: height, drainage_area_m2, flow, river, lake, "
+            "lake_depth_m, sea, water_level_m");
+  EXPECT_EQ(err(graph_op(R"("h": {"type": "input"})", "h")),
+            "builtin preset 'default': post[0].nodes.h.name: missing required field 'name' (the "
+            "input field to read, e.g. \"height\")");
+  EXPECT_EQ(err(graph_op(R"("h": {"type": "input", "name": 3})", "h")),
+            "builtin preset 'default': post[0].nodes.h.name: expected a string, got integer 3");
+  EXPECT_EQ(err(graph_op(R"("h": {"type": "input", "name": ""})", "h")),
+            "builtin preset 'default': post[0].nodes.h.name: an 'input' node needs the name of a "
+            "field (e.g. \"height\")");
+  EXPECT_EQ(err(graph_op(R"("h": {"type": "input", "nmae": "height"})", "h")),
+            "builtin preset 'default': post[0].nodes.h.nmae: unknown key 'nmae' in a 'input' node "
+            "(did you mean 'name'?); allowed keys: type, comment, name");
+  EXPECT_EQ(err(R"([{"op": "thermal"}, {"op": "graph", "nodes": {"a": {"type": "add", "a": 1, "b": "zzz"}}}])"),
+            "builtin preset 'default': post[1].nodes.a.b: unknown node 'zzz'; nodes: a");
+  EXPECT_EQ(err(R"([{"op": "graph", "output": "x", "nodes": {"a": {"type": "constant"}}}])"),
+            "builtin preset 'default': post[0].output: unknown node 'x'; nodes: a");
+  EXPECT_EQ(err(R"([{"op": "graph"}])"),
+            "builtin preset 'default': post[0].nodes: missing: the graph needs a \"nodes\" object");
+  EXPECT_EQ(err(graph_op(R"("h": {"type": "input", "name": "height"})", "h",
+                         R"("river_area": 5,)")),
+            "builtin preset 'default': post[0].river_area: unknown key for a 'graph' operation; "
+            "allowed keys: op, nodes, output, river_area_m2, min_lake_depth_m");
+  EXPECT_EQ(err(graph_op(R"("h": {"type": "input", "name": "height"})", "h",
+                         R"("river_area_m2": 0,)")),
+            "builtin preset 'default': post[0].river_area_m2 = 0 is outside the allowed range "
+            "(0, 1e+300]");
+  // A non-finite output is reported when the operation runs.
+  const Preset p = preset_with_post(graph_op(
+      R"("h": {"type": "input", "name": "height"}, "big": {"type": "mul", "inputs": ["h", 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6]})",
+      "big"));
+  Field2D f = hydro_terrain();
+  const std::vector<RegionOp> ops = parse_region_ops(p);
+  const std::string msg = error_of([&] { apply_region_ops(f, p, ops); });
+  EXPECT_NE(msg.find("builtin preset 'default': post[0]: the graph's output is"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("heights must be finite"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <string>
@@ -602,6 +603,143 @@ TEST(Overrides, BadPathsAreErrors) {
   expect_contains(message("world.size.x=3"), {"world.size", "no field 'x'"});
   expect_contains(message("seed"), {"expected path=value"});
   expect_contains(message("graph..nodes=1"), {"empty segment"});
+}
+
+}  // namespace
+}  // namespace terrane
+
+namespace terrane {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Input nodes (per-sample fields supplied to evaluate(); used by post "graph" operations)
+
+const std::string_view kAB[] = {"a", "b"};
+
+// a * 2 + b - noise * 0, read through input nodes, compiled with inputs a and b.
+CompiledGraph compile_ab(OutputMapping mapping = OutputMapping::identity) {
+  const Graph g = parse_graph_section(
+      R"({"output": "out", "nodes": {"x": {"type": "input", "name": "a"},
+          "y": {"type": "input", "name": "b"}, "x2": {"type": "scale_bias", "input": "x", "scale": 2},
+          "out": {"type": "add", "inputs": ["x2", "y", "x"]}}})",
+      WorldSettings{}, "test", "post[0]");
+  EXPECT_EQ(g.path, "post[0]");
+  return compile(g, WorldSettings{}, 1, "test", kAB, mapping);
+}
+
+std::string compile_error(const Graph& g, std::span<const std::string_view> inputs) {
+  try {
+    (void)compile(g, WorldSettings{}, 1, "test", inputs);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an Error";
+  return "";
+}
+
+TEST(Inputs, EvaluateReadsTheGivenFieldsPerSample) {
+  const CompiledGraph cg = compile_ab();
+  EXPECT_EQ(cg.required_inputs(), (std::vector<std::string>{"a", "b"}));
+  const GridSpec grid{.width = 700, .height = 9, .spacing_m = 3.0};  // rows span 2 blocks
+  std::vector<float> a(grid.sample_count()), b(grid.sample_count());
+  for (std::size_t c = 0; c < a.size(); ++c) {
+    a[c] = float(c) * 0.37f - 100.0f;
+    b[c] = float(c % 11) * 1e3f;
+  }
+  const InputField fields[] = {{"b", b}, {"unused", {}}, {"a", a}};
+  std::vector<float> one(grid.sample_count()), two(grid.sample_count()), four(grid.sample_count());
+  evaluate(cg, grid, one, ExecContext{.threads = 1}, fields);
+  evaluate(cg, grid, two, ExecContext{.threads = 2}, fields);
+  evaluate(cg, grid, four, ExecContext{.threads = 4}, fields);
+  for (std::size_t c = 0; c < a.size(); ++c) {
+    const float expected = (a[c] * 2.0f + 0.0f) + b[c] + a[c];  // no clamp, no height mapping
+    ASSERT_EQ(std::memcmp(&one[c], &expected, sizeof(float)), 0) << c;
+  }
+  EXPECT_EQ(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(one.data(), four.data(), one.size() * sizeof(float)), 0);
+
+  // With the world mapping the output is clamped to [-1, 1] and mapped to metres as usual.
+  const CompiledGraph mapped = compile_ab(OutputMapping::world_heights);
+  std::vector<float> h(grid.sample_count());
+  evaluate(mapped, grid, h, {}, fields);
+  const WorldSettings w;
+  EXPECT_EQ(h[0], float(w.height_min_m));  // a = -100: clamped to -1
+}
+
+TEST(Inputs, EvaluateRejectsMissingWrongSizeAndDuplicateInputs) {
+  const CompiledGraph cg = compile_ab();
+  const GridSpec grid{.width = 4, .height = 3, .spacing_m = 1.0};
+  std::vector<float> out(12), ok(12, 1.0f), small(11, 1.0f);
+  auto message = [&](std::span<const InputField> fields) {
+    try {
+      evaluate(cg, grid, out, {}, fields);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::invalid_argument);
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "expected an Error";
+    return std::string();
+  };
+  EXPECT_EQ(message({}), "evaluate: the graph reads input 'a', which was not given (given: none)");
+  const InputField only_b[] = {{"b", ok}};
+  EXPECT_EQ(message(only_b), "evaluate: the graph reads input 'a', which was not given (given: b)");
+  const InputField short_a[] = {{"a", small}, {"b", ok}};
+  EXPECT_EQ(message(short_a), "evaluate: input 'a' has 11 floats, the grid needs 12");
+  const InputField twice[] = {{"a", ok}, {"b", ok}, {"a", ok}};
+  EXPECT_EQ(message(twice), "evaluate: input 'a' is given more than once");
+  try {
+    (void)evaluate_at(cg, 0.0, 0.0);
+    ADD_FAILURE() << "evaluate_at of a graph with inputs must fail";
+  } catch (const Error& e) {
+    expect_contains(e.what(), {"input 'a'", "not given"});
+  }
+}
+
+TEST(Inputs, NamesAreCheckedWhenCompiling) {
+  const Graph g = parse_graph_section(
+      R"({"output": "o", "nodes": {"o": {"type": "input", "name": "hieght"}}})", WorldSettings{},
+      "test", "post[3]");
+  const std::string_view names[] = {"height", "river"};
+  EXPECT_EQ(compile_error(g, names),
+            "test: post[3].nodes.o.name: unknown input 'hieght' (did you mean 'height'?); "
+            "available inputs: height, river");
+  const std::string_view far[] = {"x"};
+  EXPECT_EQ(compile_error(g, far),
+            "test: post[3].nodes.o.name: unknown input 'hieght'; available inputs: x");
+  // No inputs in this context (a preset's own graph): a precise message.
+  expect_contains(compile_error(g, {}),
+                  {"test: post[3].nodes.o.name: input 'hieght' is not available",
+                   "only in a post \"graph\" operation"});
+  // An unused (unreachable) input node is checked too.
+  const Graph unused = parse_graph_section(
+      R"({"output": "o", "nodes": {"o": {"type": "constant"}, "u": {"type": "input", "name": "zz"}}})",
+      WorldSettings{}, "test", "graph");
+  expect_contains(compile_error(unused, names), {"test: graph.nodes.u.name: unknown input 'zz'"});
+  const std::string_view zz[] = {"zz"};
+  EXPECT_EQ(compile(unused, WorldSettings{}, 1, "test", zz).instruction_count(), 0u);
+}
+
+TEST(Inputs, InputNodeInThePresetGraphIsAnError) {
+  EXPECT_EQ(error_of(unit_preset(R"("h": {"type": "input", "name": "height"},
+                                    "out": {"type": "abs", "input": "h"})")),
+            "bad.json: graph.nodes.h: an 'input' node reads a field computed after the graph "
+            "(height, river, ...); inputs exist only in a post \"graph\" operation, not in the "
+            "preset's graph (see docs/PRESETS.md)");
+  expect_contains(error_of(unit_preset(R"("out": {"type": "input"})")),
+                  {"bad.json: graph.nodes.out.name: missing required field 'name'"});
+  expect_contains(error_of(unit_preset(R"("out": {"type": "input", "name": 3})")),
+                  {"bad.json: graph.nodes.out.name: expected a string, got integer 3"});
+  expect_contains(error_of(unit_preset(R"("out": {"type": "input", "name": "h", "value": 1})")),
+                  {"bad.json: graph.nodes.out.value: unknown key 'value'", "allowed keys: type, "
+                                                                         "comment, name"});
+  // Malformed section text and a non-object section.
+  try {
+    (void)parse_graph_section("[1]", WorldSettings{}, "test", "post[0]");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "test: post[0]: expected an object {\"output\": id, \"nodes\": {...}}, got array [1]");
+  }
 }
 
 }  // namespace
