@@ -78,7 +78,9 @@ void fill_post_graph_input(std::string_view name, const Field2D& heights, const 
   } else if (name == "drainage_area_m2") {
     std::copy(hy.drainage_area_m2.data.begin(), hy.drainage_area_m2.data.end(), out.begin());
   } else if (name == "flow") {
-    for (std::size_t c = 0; c < n; ++c) out[c] = float(std::log10(double(hy.drainage_area_m2.data[c])));
+    for (std::size_t c = 0; c < n; ++c) {
+      out[c] = float(std::log10(double(hy.drainage_area_m2.data[c])));
+    }
   } else if (name == "river") {
     for (std::size_t c = 0; c < n; ++c) out[c] = hy.river[c] != 0 ? 1.0f : 0.0f;
   } else if (name == "lake") {
@@ -153,7 +155,9 @@ std::vector<RegionOp> parse_region_ops(const Preset& preset) {
     if (!obj.is_object()) JsonFields::fail(where, "expected an object {\"op\": ...}, got " + describe(obj));
     auto op_it = obj.find("op");
     if (op_it == obj.end() || !op_it->is_string()) {
-      JsonFields::fail(where + ".op", "missing or not a string (allowed: thermal, droplets, stream_power, blur, graph)");
+      JsonFields::fail(
+          where + ".op",
+          "missing or not a string (allowed: thermal, droplets, stream_power, blur, graph)");
     }
     RegionOp op;
     try {

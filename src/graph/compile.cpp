@@ -226,7 +226,8 @@ class Compiler {
         break;
       case NodeKind::curve:
         in.op = Op::curve;
-        prog_.curves.emplace_back(n.points, std::string(source_) + ": " + g_.path + ".nodes." + n.id);
+        prog_.curves.emplace_back(n.points,
+                                  std::string(source_) + ": " + g_.path + ".nodes." + n.id);
         in.table = int(prog_.curves.size()) - 1;
         break;
       case NodeKind::terrace: {
@@ -248,8 +249,8 @@ class Compiler {
         in.flag = n.clamp_output;
         break;
       default:
-        throw Error(ErrorCategory::internal,
-                    std::string(source_) + ": " + g_.path + ": unhandled node kind " + to_string(n.kind));
+        throw Error(ErrorCategory::internal, std::string(source_) + ": " + g_.path +
+                                                 ": unhandled node kind " + to_string(n.kind));
     }
     in.dst = new_register();
     push(in);

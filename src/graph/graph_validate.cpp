@@ -198,7 +198,8 @@ void check_acyclic(const Graph& g, std::string_view source) {
         }
         cycle += g.nodes[std::size_t(child)].id;
         fail(ErrorCategory::invalid_argument, source,
-             g.path + ".nodes." + g.nodes[std::size_t(child)].id, "the graph has a cycle: " + cycle);
+             g.path + ".nodes." + g.nodes[std::size_t(child)].id,
+             "the graph has a cycle: " + cycle);
       }
       if (colour[std::size_t(child)] == white) {
         colour[std::size_t(child)] = grey;

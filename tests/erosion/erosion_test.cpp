@@ -855,20 +855,21 @@ TEST(PostGraph, ErrorsNameTheJsonPath) {
   EXPECT_EQ(err(graph_op(R"("h": {"type": "input", "nmae": "height"})", "h")),
             "builtin preset 'default': post[0].nodes.h.nmae: unknown key 'nmae' in a 'input' node "
             "(did you mean 'name'?); allowed keys: type, comment, name");
-  EXPECT_EQ(err(R"([{"op": "thermal"}, {"op": "graph", "nodes": {"a": {"type": "add", "a": 1, "b": "zzz"}}}])"),
-            "builtin preset 'default': post[1].nodes.a.b: unknown node 'zzz'; nodes: a");
+  EXPECT_EQ(
+      err(R"([{"op": "thermal"}, {"op": "graph", "nodes": {"a": {"type": "add", "a": 1, "b": "zzz"}}}])"),
+      "builtin preset 'default': post[1].nodes.a.b: unknown node 'zzz'; nodes: a");
   EXPECT_EQ(err(R"([{"op": "graph", "output": "x", "nodes": {"a": {"type": "constant"}}}])"),
             "builtin preset 'default': post[0].output: unknown node 'x'; nodes: a");
   EXPECT_EQ(err(R"([{"op": "graph"}])"),
             "builtin preset 'default': post[0].nodes: missing: the graph needs a \"nodes\" object");
-  EXPECT_EQ(err(graph_op(R"("h": {"type": "input", "name": "height"})", "h",
-                         R"("river_area": 5,)")),
-            "builtin preset 'default': post[0].river_area: unknown key for a 'graph' operation; "
-            "allowed keys: op, nodes, output, river_area_m2, min_lake_depth_m");
-  EXPECT_EQ(err(graph_op(R"("h": {"type": "input", "name": "height"})", "h",
-                         R"("river_area_m2": 0,)")),
-            "builtin preset 'default': post[0].river_area_m2 = 0 is outside the allowed range "
-            "(0, 1e+300]");
+  EXPECT_EQ(
+      err(graph_op(R"("h": {"type": "input", "name": "height"})", "h", R"("river_area": 5,)")),
+      "builtin preset 'default': post[0].river_area: unknown key for a 'graph' operation; "
+      "allowed keys: op, nodes, output, river_area_m2, min_lake_depth_m");
+  EXPECT_EQ(
+      err(graph_op(R"("h": {"type": "input", "name": "height"})", "h", R"("river_area_m2": 0,)")),
+      "builtin preset 'default': post[0].river_area_m2 = 0 is outside the allowed range "
+      "(0, 1e+300]");
   // A non-finite output is reported when the operation runs.
   const Preset p = preset_with_post(graph_op(
       R"("h": {"type": "input", "name": "height"}, "big": {"type": "mul", "inputs": ["h", 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6]})",

@@ -696,9 +696,9 @@ TEST(Inputs, EvaluateRejectsMissingWrongSizeAndDuplicateInputs) {
 }
 
 TEST(Inputs, NamesAreCheckedWhenCompiling) {
-  const Graph g = parse_graph_section(
-      R"({"output": "o", "nodes": {"o": {"type": "input", "name": "hieght"}}})", WorldSettings{},
-      "test", "post[3]");
+  const Graph g =
+      parse_graph_section(R"({"output": "o", "nodes": {"o": {"type": "input", "name": "hieght"}}})",
+                          WorldSettings{}, "test", "post[3]");
   const std::string_view names[] = {"height", "river"};
   EXPECT_EQ(compile_error(g, names),
             "test: post[3].nodes.o.name: unknown input 'hieght' (did you mean 'height'?); "
@@ -730,15 +730,17 @@ TEST(Inputs, InputNodeInThePresetGraphIsAnError) {
   expect_contains(error_of(unit_preset(R"("out": {"type": "input", "name": 3})")),
                   {"bad.json: graph.nodes.out.name: expected a string, got integer 3"});
   expect_contains(error_of(unit_preset(R"("out": {"type": "input", "name": "h", "value": 1})")),
-                  {"bad.json: graph.nodes.out.value: unknown key 'value'", "allowed keys: type, "
-                                                                         "comment, name"});
+                  {"bad.json: graph.nodes.out.value: unknown key 'value'",
+                   "allowed keys: type, "
+                   "comment, name"});
   // Malformed section text and a non-object section.
   try {
     (void)parse_graph_section("[1]", WorldSettings{}, "test", "post[0]");
     ADD_FAILURE();
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "test: post[0]: expected an object {\"output\": id, \"nodes\": {...}}, got array [1]");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "test: post[0]: expected an object {\"output\": id, \"nodes\": {...}}, got array [1]");
   }
 }
 
