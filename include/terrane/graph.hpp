@@ -7,6 +7,11 @@
 // Output mapping: the graph's output node yields v, clamped to [-1, 1], and the height is
 //   h_m = height_min_m + (v + 1) / 2 * (height_max_m - height_min_m),
 // computed in float with exactly that operation order.
+// (A graph compiled with OutputMapping::identity, as a post "graph" operation is, writes v.)
+//
+// Inputs: `input` nodes read named per-sample fields that the caller passes to evaluate()
+// (InputField). compile() is told which names exist in its context; a preset's own graph has
+// none, a post "graph" operation (erosion.hpp) has the hydrology of the current heights.
 //
 // Determinism: evaluation is bit-identical for every thread count, every SIMD target and any
 // split of a grid into sub-rectangles (GridSpec::sub): every node is pointwise, noise comes
