@@ -458,22 +458,7 @@ struct Streamer::Impl {
       if (int* slot = by_key.find(n.key)) slots[std::size_t(*slot)].last_used = n.in_view ? frame : frame - 1;
     }
 
-    // Cancel queued jobs that are no longer wanted (when a worker holds the queue, next frame);
-    // flag running ones.
-    if (std::unique_lock lock(queue_mutex, std::try_to_lock); lock.owns_lock()) {
-      for (std::size_t i = 0; i < queue.size();) {
-        const int q = queue[i].slot;
-        if (!wanted(slots[std::size_t(q)].key)) {
-          queue[i] = queue.back();
-          queue.pop_back();
-          release(q);
-          ++counters.cancelled;
-        } else {
-          ++i;
-        }
-      }
-      queued_now.store(queue.size(), std::memory_order_relaxed);
-    }
+    // Flag running jobs that are no longer wanted (queued ones are cancelled below).
     for (std::size_t i = 0; i < slot_count; ++i) {
       Slot& sl = slots[i];
       const SlotState st = sl.state.load(std::memory_order_relaxed);
@@ -504,8 +489,20 @@ struct Streamer::Impl {
               [](const QueuedJob& a, const QueuedJob& b) { return a.priority < b.priority; });
 
     std::size_t added = 0;
+    // One try-locked section (when a worker holds the queue, all of this waits for next frame):
+    // cancel queued jobs that are no longer wanted, re-prioritise the rest, add new ones.
     if (std::unique_lock lock(queue_mutex, std::try_to_lock); lock.owns_lock()) {
-      // Re-prioritise what is still queued.
+      for (std::size_t i = 0; i < queue.size();) {
+        const int q = queue[i].slot;
+        if (!wanted(slots[std::size_t(q)].key)) {
+          queue[i] = queue.back();
+          queue.pop_back();
+          release(q);
+          ++counters.cancelled;
+        } else {
+          ++i;
+        }
+      }
       for (QueuedJob& j : queue) {
         const ChunkKey& k = slots[std::size_t(j.slot)].key;
         const int* id = s.index.find(k);
