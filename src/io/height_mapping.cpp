@@ -68,6 +68,15 @@ Field2D image16_to_heights(const Image16& image, const HeightRange& range, doubl
 
 namespace io_detail {
 
+void check_image16(const std::filesystem::path& path, const Image16& image) {
+  check_image_size(path, image.width, image.height, ErrorCategory::invalid_argument);
+  if (image.samples.size() != std::size_t(image.width) * std::size_t(image.height)) {
+    throw file_error(ErrorCategory::invalid_argument, path,
+                     std::to_string(image.samples.size()) + " samples do not match " +
+                         std::to_string(image.width) + " x " + std::to_string(image.height));
+  }
+}
+
 void check_image_size(const std::filesystem::path& path, std::int64_t width, std::int64_t height,
                       ErrorCategory too_small_category) {
   if (width < 1 || height < 1) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "terrane/core.hpp"
+#include "terrane/io.hpp"
 
 namespace terrane::io_detail {
 
@@ -27,6 +28,8 @@ inline std::string errno_text(int err) {
 // accepts (1..kMaxGridSide per side, at most kMaxGridSamples in all).
 void check_image_size(const std::filesystem::path& path, std::int64_t width, std::int64_t height,
                       ErrorCategory too_small_category);
+// check_image_size for an image about to be written, plus its sample count.
+void check_image16(const std::filesystem::path& path, const Image16& image);
 
 // Encodes an 8- or 16-bit PNG (16-bit samples host-endian, as libspng 0.7 expects for
 // SPNG_FMT_PNG) and writes it atomically. color_type: 0 greyscale, 2 RGB. `fast` picks zlib

@@ -82,13 +82,7 @@ void write_png_atomic(const fs::path& path, int width, int height, int color_typ
 }  // namespace io_detail
 
 void write_png16(const fs::path& path, const Image16& image) {
-  io_detail::check_image_size(path, image.width, image.height, ErrorCategory::invalid_argument);
-  if (image.samples.size() != std::size_t(image.width) * std::size_t(image.height)) {
-    throw io_detail::file_error(ErrorCategory::invalid_argument, path,
-                                std::to_string(image.samples.size()) + " samples do not match " +
-                                    std::to_string(image.width) + " x " +
-                                    std::to_string(image.height));
-  }
+  io_detail::check_image16(path, image);
   io_detail::write_png_atomic(path, image.width, image.height, SPNG_COLOR_TYPE_GRAYSCALE, 16,
                               image.samples.data(), image.samples.size() * 2, true);
 }

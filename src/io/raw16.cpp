@@ -22,13 +22,7 @@ bool is_pow2_plus_1(int n) {
 }  // namespace
 
 std::string write_raw16(const fs::path& path, const Image16& image) {
-  io_detail::check_image_size(path, image.width, image.height, ErrorCategory::invalid_argument);
-  if (image.samples.size() != std::size_t(image.width) * std::size_t(image.height)) {
-    throw io_detail::file_error(ErrorCategory::invalid_argument, path,
-                                std::to_string(image.samples.size()) + " samples do not match " +
-                                    std::to_string(image.width) + " x " +
-                                    std::to_string(image.height));
-  }
+  io_detail::check_image16(path, image);
   std::vector<std::byte> bytes(image.samples.size() * 2);
   for (std::size_t k = 0; k < image.samples.size(); ++k) {
     bytes[2 * k] = std::byte(image.samples[k] & 0xFF);
