@@ -56,6 +56,10 @@ struct BenchOptions {
 
 int run_generate(const GenerateOptions& opt);
 
+// Creates and removes a probe file in `dir`; throws Error(io, message) when that fails, so an
+// unwritable output fails before any work (generate.cpp).
+void probe_writable(const std::filesystem::path& dir, const std::string& message);
+
 // terrane stream (stream.cpp): a headless flight through the streamed world.
 struct StreamOptions {
   std::string preset = "default";

@@ -15,6 +15,16 @@
 #include "terrane/io.hpp"
 
 namespace terrane::cli {
+
+void probe_writable(const std::filesystem::path& dir, const std::string& message) {
+  const std::filesystem::path probe = dir / ".terrane-write-probe";
+  FILE* f = std::fopen(probe.c_str(), "wb");
+  if (f == nullptr) throw Error(ErrorCategory::io, message);
+  std::fclose(f);
+  std::error_code ec;
+  std::filesystem::remove(probe, ec);
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -50,13 +60,7 @@ void prepare_output_dir(const fs::path& dir) {
                                        "' cannot be created: " +
                                        (ec ? ec.message() : std::string("not a directory")));
   }
-  const fs::path probe = dir / ".terrane-write-probe";
-  FILE* f = std::fopen(probe.c_str(), "wb");
-  if (f == nullptr) {
-    throw Error(ErrorCategory::io, "output directory '" + dir.string() + "' is not writable");
-  }
-  std::fclose(f);
-  fs::remove(probe, ec);
+  probe_writable(dir, "output directory '" + dir.string() + "' is not writable");
 }
 
 std::string format_bytes(std::uintmax_t n) {

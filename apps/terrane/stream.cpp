@@ -6,7 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <filesystem>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <sys/resource.h>
@@ -17,6 +18,7 @@
 
 #include "commands.hpp"
 #include "terrane/graph.hpp"
+#include "terrane/io.hpp"
 #include "terrane/world.hpp"
 
 namespace terrane::cli {
@@ -77,6 +79,17 @@ long involuntary_switches() {
   return u.ru_nivcsw;
 }
 
+// Throws Error(io) naming `file` unless `dir` (empty = the current directory) exists and a file
+// can be created in it.
+void check_writable_dir(const std::filesystem::path& dir_in, const std::string& file) {
+  const std::filesystem::path dir = dir_in.empty() ? std::filesystem::path(".") : dir_in;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw Error(ErrorCategory::io, file + ": directory '" + dir.string() + "' does not exist");
+  }
+  probe_writable(dir, file + ": directory '" + dir.string() + "' is not writable");
+}
+
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
@@ -135,10 +148,12 @@ int run_stream(const StreamOptions& opt) {
                  "generates the graph only\n", preset.name.c_str());
   }
 
-  std::ofstream csv;
-  if (!opt.csv.empty()) {
-    csv.open(opt.csv);
-    if (!csv) throw Error(ErrorCategory::io, opt.csv + ": cannot open for writing");
+  // The CSV is kept in memory and written atomically at the end (DESIGN.md: a failed run leaves
+  // no half-written file); its directory is checked before the flight.
+  const bool want_csv = !opt.csv.empty();
+  std::ostringstream csv;
+  if (want_csv) {
+    check_writable_dir(std::filesystem::path(opt.csv).parent_path(), opt.csv);
     csv << "frame,time_s,x_m,z_m,cost_us,queued,running,resident_chunks,resident_bytes,visible,"
            "holes,cracks,view_complete\n";
   }
@@ -190,7 +205,7 @@ int run_stream(const StreamOptions& opt) {
     peak_queue = std::max(peak_queue, st.queued);
     peak_resident = std::max(peak_resident, st.resident_chunks);
     queue_sum += double(st.queued);
-    if (csv) {
+    if (want_csv) {
       csv << f << ',' << t << ',' << p.x << ',' << p.z << ',' << us << ',' << st.queued << ','
           << st.running << ',' << st.resident_chunks << ',' << st.resident_bytes << ',' << st.visible
           << ',' << st.holes << ',' << cracks << ',' << (st.view_complete ? 1 : 0) << '\n';
@@ -200,10 +215,11 @@ int run_stream(const StreamOptions& opt) {
   }
   const double wall = std::chrono::duration<double>(clock::now() - start).count();
   const StreamerStats st = streamer.stats();
-  if (csv) {
-    csv.close();
-    if (!csv) throw Error(ErrorCategory::io, opt.csv + ": write failed");
+  if (want_csv) {
+    const std::string text = csv.str();
+    write_file_atomic(opt.csv, std::as_bytes(std::span<const char>(text.data(), text.size())));
   }
+
 
   nlohmann::json j;
   j["preset"] = preset.name;

@@ -306,6 +306,7 @@ TEST_F(CliTest, StreamRefusesBadInput) {
   fails("no_such_preset", "no_such_preset");
   fails("--cells 100", "chunk.cells 100");
   fails("--workers idle", "--workers 'idle': expected background, low or normal");
+  fails("--csv /nonexistent_terrane_dir/f.csv", "directory '/nonexistent_terrane_dir' does not exist");
 }
 
 TEST_F(CliTest, PostGraphOperationCarvesRivers) {
