@@ -15,17 +15,6 @@ struct KeyHash {
   std::size_t operator()(const ChunkKey& k) const { return std::size_t(hash(k)); }
 };
 
-ChunkKey neighbour(const ChunkKey& k, int e) {
-  ChunkKey n = k;
-  switch (Edge(e)) {
-    case Edge::west: n.cx -= 1; break;
-    case Edge::east: n.cx += 1; break;
-    case Edge::north: n.cz -= 1; break;
-    case Edge::south: n.cz += 1; break;
-  }
-  return n;
-}
-
 // Border vertex t (0..N) of edge e, as (i, j).
 void edge_vertex(int n, int e, int t, int& i, int& j) {
   switch (Edge(e)) {
@@ -66,7 +55,7 @@ SeamReport check_seams(std::span<const VisibleChunk> visible, const ChunkGenerat
       if (index.count(v.key.ancestor(up)) != 0) ++r.overlaps;
     }
     for (int e = 0; e < 4; ++e) {
-      const ChunkKey nb = neighbour(v.key, e);
+      const ChunkKey nb = world_detail::neighbour(v.key, Edge(e));
       const VisibleChunk* other = nullptr;
       int d = 0;
       for (int up = 0; v.key.level + up <= kMaxChunkLevel; ++up) {

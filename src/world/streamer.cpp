@@ -369,13 +369,7 @@ struct Streamer::Impl {
     // Stitch masks: the coarser neighbour across each edge, found by walking up the levels.
     for (VisibleChunk& v : visible) {
       for (int e = 0; e < 4; ++e) {
-        ChunkKey nb = v.key;
-        switch (Edge(e)) {
-          case Edge::west: nb.cx -= 1; break;
-          case Edge::east: nb.cx += 1; break;
-          case Edge::north: nb.cz -= 1; break;
-          case Edge::south: nb.cz += 1; break;
-        }
+        const ChunkKey nb = world_detail::neighbour(v.key, Edge(e));
         int d = 0;
         for (int up = 1; v.key.level + up <= geo.root_level; ++up) {
           if (visible_index.contains(nb.ancestor(up))) {

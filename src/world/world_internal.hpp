@@ -40,6 +40,18 @@ class KeyMap {
   std::size_t size_ = 0;
 };
 
+// The node of the same level across edge e.
+inline ChunkKey neighbour(const ChunkKey& k, Edge e) {
+  ChunkKey n = k;
+  switch (e) {
+    case Edge::west: n.cx -= 1; break;
+    case Edge::east: n.cx += 1; break;
+    case Edge::north: n.cz -= 1; break;
+    case Edge::south: n.cz += 1; break;
+  }
+  return n;
+}
+
 // The fixed geometry of a streamer's quadtree.
 struct LodGeometry {
   double chunk_m = 0.0;      // level-0 node side
