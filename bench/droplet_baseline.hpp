@@ -15,6 +15,7 @@
 
 #include "terrane/core.hpp"
 #include "terrane/erosion.hpp"
+#include "terrane/preset.hpp"
 
 namespace terrane::bench {
 
@@ -77,10 +78,11 @@ inline std::int64_t baseline_droplets(Field2D& field, const DropletParams& p) {
       }
       const float next = height_at(nx, ny, nullptr, nullptr);
       const float drop = here - next;
-      const float cap = std::max(drop / unit * speed * water * float(p.capacity),
-                                 float(p.min_capacity)) * unit;
+      const float cap =
+          std::max(drop / unit * speed * water * float(p.capacity), float(p.min_capacity)) * unit;
       if (drop < 0 || load > cap) {
-        const float amount = drop < 0 ? std::min(-drop, load) : (load - cap) * float(p.deposit_speed);
+        const float amount =
+            drop < 0 ? std::min(-drop, load) : (load - cap) * float(p.deposit_speed);
         load -= amount;
         hm[iy * w + ix] += amount * (1 - u) * (1 - v);
         hm[iy * w + ix + 1] += amount * u * (1 - v);

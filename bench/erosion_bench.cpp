@@ -8,6 +8,7 @@
 #include "erosion_workload.hpp"
 #include "terrane/erosion.hpp"
 #include "terrane/noise.hpp"
+#include "terrane/preset.hpp"
 
 namespace {
 using namespace terrane;
@@ -26,8 +27,8 @@ void Droplets1M_Baseline(benchmark::State& state) {
     steps += bench::baseline_droplets(f, published(1000000));
     benchmark::DoNotOptimize(f.data.data());
   }
-  state.counters["ns_per_step"] = benchmark::Counter(double(steps), benchmark::Counter::kIsRate |
-                                                                       benchmark::Counter::kInvert);
+  state.counters["ns_per_step"] =
+      benchmark::Counter(double(steps), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void Droplets1M(benchmark::State& state) {
@@ -35,11 +36,12 @@ void Droplets1M(benchmark::State& state) {
   std::int64_t steps = 0;
   for (auto _ : state) {
     Field2D f = src;
-    steps += droplet_erosion(f, published(1000000), ExecContext{.threads = int(state.range(0))}).steps;
+    steps +=
+        droplet_erosion(f, published(1000000), ExecContext{.threads = int(state.range(0))}).steps;
     benchmark::DoNotOptimize(f.data.data());
   }
-  state.counters["ns_per_step"] = benchmark::Counter(double(steps), benchmark::Counter::kIsRate |
-                                                                       benchmark::Counter::kInvert);
+  state.counters["ns_per_step"] =
+      benchmark::Counter(double(steps), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void Thermal1024(benchmark::State& state) {

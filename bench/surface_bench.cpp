@@ -11,6 +11,7 @@
 
 #include "terrane/field.hpp"
 #include "terrane/noise.hpp"
+#include "terrane/preset.hpp"
 #include "terrane/surface.hpp"
 
 namespace {

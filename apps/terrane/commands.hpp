@@ -11,6 +11,7 @@
 #include "terrane/core.hpp"
 #include "terrane/io.hpp"
 #include "terrane/mesh.hpp"
+#include "terrane/preset.hpp"
 #include "terrane/surface.hpp"
 
 namespace terrane {
@@ -34,17 +35,17 @@ struct GenerateOptions {
   bool has_cell = false;
   double cell_m = 0.0;  // used when has_cell, else the preset's world.cell_size_m
   std::string formats = "png16,preview";
-  std::string erode;               // --erode thermal,droplets,...: appended to the preset's post
-  double river_area_m2 = 1.0e6;    // --river-area: drainage area of a river cell (rivers mask)
+  std::string erode;             // --erode thermal,droplets,...: appended to the preset's post
+  double river_area_m2 = 1.0e6;  // --river-area: drainage area of a river cell (rivers mask)
   int threads = 0;
   bool quiet = false;
   // Meshes (--formats glb,obj) and engine heightmaps (mesh_export.cpp, engine_export.cpp).
-  int lod = 0;                       // --lod: mesh level, samples every 2^lod cells
+  int lod = 0;  // --lod: mesh level, samples every 2^lod cells
   bool has_simplify = false;
-  double simplify_error_m = 0.0;     // --simplify-error
-  int tiles = 1;                     // --tiles: tiles per side
-  std::string engine;                // --engine: "", unity, unreal, godot
-  std::string preview = "relief";    // --preview: relief | biomes (biome colours + scatter)
+  double simplify_error_m = 0.0;   // --simplify-error
+  int tiles = 1;                   // --tiles: tiles per side
+  std::string engine;              // --engine: "", unity, unreal, godot
+  std::string preview = "relief";  // --preview: relief | biomes (biome colours + scatter)
 };
 
 struct BenchOptions {
@@ -70,14 +71,14 @@ struct StreamOptions {
   double speed = 100.0;       // m/s
   double seconds = 20.0;
   double view_m = 2000.0;
-  double budget_mb = 0.0;     // 0 = 256 MiB, 512 MiB with --surface
+  double budget_mb = 0.0;  // 0 = 256 MiB, 512 MiB with --surface
   int threads = 0;
   int cells = 128;
-  double poll_ms = 0.25;      // poll() time budget per frame
+  double poll_ms = 0.25;  // poll() time budget per frame
   std::string csv;
   bool json = false;
-  bool fast = false;          // do not pace frames in real time
-  bool surface = false;       // chunks carry splat weights and scatter
+  bool fast = false;                   // do not pace frames in real time
+  bool surface = false;                // chunks carry splat weights and scatter
   std::string workers = "background";  // worker priority: normal | low | background
 };
 int run_stream(const StreamOptions& opt);

@@ -3,16 +3,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <functional>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <sstream>
 
 #include "commands.hpp"
 #include "terrane/erosion.hpp"
-#include "terrane/graph.hpp"
 #include "terrane/io.hpp"
+#include "terrane/preset.hpp"
 
 namespace terrane::cli {
 
@@ -56,8 +56,7 @@ void prepare_output_dir(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) {
-    throw Error(ErrorCategory::io, "output directory '" + dir.string() +
-                                       "' cannot be created: " +
+    throw Error(ErrorCategory::io, "output directory '" + dir.string() + "' cannot be created: " +
                                        (ec ? ec.message() : std::string("not a directory")));
   }
   probe_writable(dir, "output directory '" + dir.string() + "' is not writable");
@@ -80,37 +79,20 @@ Image16 mask_image(int w, int h, const std::function<bool(std::size_t)>& on) {
   return img;
 }
 
-// "--erode thermal,droplets" -> the preset's post list with those operations' defaults appended,
-// as an override "post=[...]" (so the sidecar's preset hash covers it).
-std::string erode_override(const Preset& preset, const std::string& list) {
-  std::string post = preset.post_json;  // "[...]"
+// "--erode thermal,droplets" -> the kinds to append to the preset's post list.
+std::vector<RegionOpKind> erode_kinds(const std::string& list) {
+  std::vector<RegionOpKind> kinds;
   std::stringstream in(list);
   std::string name;
-  bool first = post == "[]";
-  post.pop_back();
   while (std::getline(in, name, ',')) {
     if (name.empty()) continue;
-    RegionOpKind kind{};
     try {
-      kind = parse_region_op_kind(name);
+      kinds.push_back(parse_region_op_kind(name));
     } catch (const Error& e) {
       throw Error(ErrorCategory::invalid_argument, std::string("--erode: ") + e.what());
     }
-    if (kind == RegionOpKind::graph) {
-      throw Error(ErrorCategory::invalid_argument,
-                  "--erode: 'graph' has no default (it needs its nodes); add {\"op\": \"graph\", "
-                  "\"output\": ..., \"nodes\": {...}} to the preset's post list instead (see "
-                  "docs/PRESETS.md); --erode accepts thermal, droplets, stream_power, blur");
-    }
-    if (!first) post += ',';
-    post += "{\"op\":\"";
-    post += name;
-    post += "\"}";
-    first = false;
   }
-  post += ']';
-  post.insert(0, "post=");
-  return post;
+  return kinds;
 }
 
 }  // namespace
@@ -131,10 +113,14 @@ int run_generate(const GenerateOptions& opt) {
   }
   Preset preset = load_preset(opt.preset, overrides);
   if (!opt.erode.empty()) {
-    overrides.push_back(erode_override(preset, opt.erode));
+    try {
+      overrides.push_back(append_post_override(preset, erode_kinds(opt.erode)));
+    } catch (const Error& e) {
+      throw Error(e.category(), std::string("--erode: ") + e.what());
+    }
     preset = load_preset(opt.preset, overrides);
   }
-  const std::vector<RegionOp> post_ops = parse_region_ops(preset);
+  const std::vector<RegionOp>& post_ops = preset.post;
 
   GridSpec grid = default_grid(preset.world);
   if (opt.has_width != opt.has_height) {
@@ -142,7 +128,8 @@ int run_generate(const GenerateOptions& opt) {
   }
   if (opt.has_width) {
     if (opt.has_size) {
-      throw Error(ErrorCategory::invalid_argument, "--size cannot be combined with --width/--height");
+      throw Error(ErrorCategory::invalid_argument,
+                  "--size cannot be combined with --width/--height");
     }
     grid.width = opt.width;
     grid.height = opt.height;
@@ -157,8 +144,8 @@ int run_generate(const GenerateOptions& opt) {
 
   const fs::path dir(opt.out_dir);
   const std::string base = preset.name.empty() ? "terrain" : preset.name;
-  const MeshExportPlan mesh_plan = plan_mesh_export(
-      opt, formats.count("glb") != 0U, formats.count("obj") != 0U, grid, dir, base);
+  const MeshExportPlan mesh_plan = plan_mesh_export(opt, formats.count("glb") != 0U,
+                                                    formats.count("obj") != 0U, grid, dir, base);
   const SurfaceExportPlan surface_plan =
       plan_surface_export(preset, formats.count("splat") != 0U, formats.count("biomes") != 0U,
                           formats.count("scatter") != 0U, opt.preview);
@@ -175,7 +162,7 @@ int run_generate(const GenerateOptions& opt) {
     ProgressBar post_bar("erode", !opt.quiet);
     ExecContext post_ctx{.threads = opt.threads};
     post_ctx.progress = [&post_bar](double f) { post_bar.update(f); };
-    apply_region_ops(heights, preset, post_ops, post_ctx);
+    apply_region_ops(heights, preset.generator(), post_ops, post_ctx);
     post_bar.finish();
   }
   Hydrology hydro;
@@ -214,7 +201,8 @@ int run_generate(const GenerateOptions& opt) {
   std::vector<Job> jobs;
   std::string raw_warning;
   if (formats.count("png16") != 0U) {
-    jobs.push_back({base + ".png", "png16", [&](const fs::path& p) { write_png16(p, heights, range); }});
+    jobs.push_back(
+        {base + ".png", "png16", [&](const fs::path& p) { write_png16(p, heights, range); }});
   }
   if (formats.count("raw16") != 0U) {
     jobs.push_back({base + ".r16", "raw16",
@@ -237,8 +225,9 @@ int run_generate(const GenerateOptions& opt) {
   }
   if (formats.count("rivers") != 0U) {
     jobs.push_back({base + "_rivers.png", "rivers_png", [&](const fs::path& p) {
-                      write_png16(p, mask_image(grid.width, grid.height,
-                                                [&](std::size_t c) { return hydro.river[c] != 0; }));
+                      write_png16(p, mask_image(grid.width, grid.height, [&](std::size_t c) {
+                                    return hydro.river[c] != 0;
+                                  }));
                     }});
   }
   if (formats.count("lakes") != 0U) {
@@ -250,18 +239,18 @@ int run_generate(const GenerateOptions& opt) {
   }
   if (formats.count("flow") != 0U) {
     // log10 of the drainage area, from one cell (0) to the whole map (65535).
-    jobs.push_back({base + "_flow.png", "flow_png", [&](const fs::path& p) {
-                      const double lo = std::log10(grid.spacing_m * grid.spacing_m);
-                      const double hi = lo + std::log10(double(grid.sample_count()));
-                      Image16 img{grid.width, grid.height,
-                                  std::vector<std::uint16_t>(grid.sample_count())};
-                      for (std::size_t c = 0; c < img.samples.size(); ++c) {
-                        const double v = (std::log10(double(hydro.drainage_area_m2.data[c])) - lo) /
-                                         std::max(hi - lo, 1e-9);
-                        img.samples[c] = std::uint16_t(std::lround(std::clamp(v, 0.0, 1.0) * 65535.0));
-                      }
-                      write_png16(p, img);
-                    }});
+    jobs.push_back(
+        {base + "_flow.png", "flow_png", [&](const fs::path& p) {
+           const double lo = std::log10(grid.spacing_m * grid.spacing_m);
+           const double hi = lo + std::log10(double(grid.sample_count()));
+           Image16 img{grid.width, grid.height, std::vector<std::uint16_t>(grid.sample_count())};
+           for (std::size_t c = 0; c < img.samples.size(); ++c) {
+             const double v = (std::log10(double(hydro.drainage_area_m2.data[c])) - lo) /
+                              std::max(hi - lo, 1e-9);
+             img.samples[c] = std::uint16_t(std::lround(std::clamp(v, 0.0, 1.0) * 65535.0));
+           }
+           write_png16(p, img);
+         }});
   }
   parallel_for(io_ctx, std::int64_t(jobs.size()), 1, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t k = b; k < e; ++k) jobs[k].write(dir / jobs[k].file);
@@ -298,11 +287,12 @@ int run_generate(const GenerateOptions& opt) {
   }
   const double gen_s = std::chrono::duration<double>(t_gen - t0).count();
   const double all_s = std::chrono::duration<double>(t1 - t0).count();
-  std::printf("%s: %dx%d samples at %g m, seed %llu, heights %.1f..%.1f m; generated in %.2f s, "
-              "total %.2f s (%s); wrote %s\n",
-              base.c_str(), grid.width, grid.height, grid.spacing_m,
-              static_cast<unsigned long long>(preset.seed), preset.world.height_min_m,
-              preset.world.height_max_m, gen_s, all_s, format_bytes(total).c_str(), names.c_str());
+  std::printf(
+      "%s: %dx%d samples at %g m, seed %llu, heights %.1f..%.1f m; generated in %.2f s, "
+      "total %.2f s (%s); wrote %s\n",
+      base.c_str(), grid.width, grid.height, grid.spacing_m,
+      static_cast<unsigned long long>(preset.seed), preset.world.height_min_m,
+      preset.world.height_max_m, gen_s, all_s, format_bytes(total).c_str(), names.c_str());
   return 0;
 }
 

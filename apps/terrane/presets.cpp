@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
-#include "terrane/graph.hpp"
+#include "terrane/preset.hpp"
 
 namespace terrane::cli {
 

@@ -2,6 +2,8 @@
 // at 60 Hz (paced in real time unless --fast) and reports the owner thread's per-frame cost of
 // update + poll, generation throughput, queue, residency, the time until the view is first
 // complete, and every frame whose visible set had a hole or a crack (check_seams).
+#include <sys/resource.h>
+#include <time.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,15 +12,13 @@
 #include <sstream>
 #include <string>
 #include <thread>
-#include <sys/resource.h>
-#include <time.h>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "terrane/graph.hpp"
 #include "terrane/io.hpp"
+#include "terrane/preset.hpp"
 #include "terrane/world.hpp"
 
 namespace terrane::cli {
@@ -43,13 +43,15 @@ class Path {
     if (kind_ == "circle") {
       const double w = speed_ / radius_;
       const double a = w * t;
-      return {radius_ * std::cos(a), radius_ * std::sin(a), -speed_ * std::sin(a), speed_ * std::cos(a)};
+      return {radius_ * std::cos(a), radius_ * std::sin(a), -speed_ * std::sin(a),
+              speed_ * std::cos(a)};
     }
     // random: the heading turns at a rate that changes every 2 s (hash of the seed and segment).
     while (t_ + 1e-12 < t) {
       const double step = std::min(kFrame, t - t_);
       const std::uint64_t seg = std::uint64_t(t_ / 2.0);
-      const double turn = (double(unit_float(hash_combine(seed_, seg))) * 2.0 - 1.0) * 0.6;  // rad/s
+      const double turn =
+          (double(unit_float(hash_combine(seed_, seg))) * 2.0 - 1.0) * 0.6;  // rad/s
       heading_ += turn * step;
       x_ += speed_ * std::cos(heading_) * step;
       z_ += speed_ * std::sin(heading_) * step;
@@ -93,7 +95,8 @@ void check_writable_dir(const std::filesystem::path& dir_in, const std::string& 
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
-  const std::size_t k = std::min(v.size() - 1, std::size_t(std::ceil(p * double(v.size()))) - (p > 0 ? 1 : 0));
+  const std::size_t k =
+      std::min(v.size() - 1, std::size_t(std::ceil(p * double(v.size()))) - (p > 0 ? 1 : 0));
   return v[k];
 }
 
@@ -105,9 +108,9 @@ int run_stream(const StreamOptions& opt) {
                 "--path '" + opt.path + "': expected line, circle or random");
   }
   if (!(std::isfinite(opt.speed) && opt.speed >= 0.0 && opt.speed <= kMaxViewerSpeed)) {
-    throw Error(ErrorCategory::invalid_argument,
-                "--speed " + std::to_string(opt.speed) + " m/s must be in [0, " +
-                    std::to_string(int(kMaxViewerSpeed)) + "]");
+    throw Error(ErrorCategory::invalid_argument, "--speed " + std::to_string(opt.speed) +
+                                                     " m/s must be in [0, " +
+                                                     std::to_string(int(kMaxViewerSpeed)) + "]");
   }
   if (!(std::isfinite(opt.seconds) && opt.seconds > 0.0 && opt.seconds <= 86400.0)) {
     throw Error(ErrorCategory::invalid_argument,
@@ -144,8 +147,10 @@ int run_stream(const StreamOptions& opt) {
   params.worker_priority = priority;
   Streamer streamer(preset, params);
   if (streamer.generator().post_ignored() && !opt.json) {
-    std::fprintf(stderr, "note: preset '%s' has post operations (erosion, blur): streaming "
-                 "generates the graph only\n", preset.name.c_str());
+    std::fprintf(stderr,
+                 "note: preset '%s' has post operations (erosion, blur): streaming "
+                 "generates the graph only\n",
+                 preset.name.c_str());
   }
 
   // The CSV is kept in memory and written atomically at the end (DESIGN.md: a failed run leaves
@@ -207,11 +212,13 @@ int run_stream(const StreamOptions& opt) {
     queue_sum += double(st.queued);
     if (want_csv) {
       csv << f << ',' << t << ',' << p.x << ',' << p.z << ',' << us << ',' << st.queued << ','
-          << st.running << ',' << st.resident_chunks << ',' << st.resident_bytes << ',' << st.visible
-          << ',' << st.holes << ',' << cracks << ',' << (st.view_complete ? 1 : 0) << '\n';
+          << st.running << ',' << st.resident_chunks << ',' << st.resident_bytes << ','
+          << st.visible << ',' << st.holes << ',' << cracks << ',' << (st.view_complete ? 1 : 0)
+          << '\n';
     }
-    if (!opt.fast) std::this_thread::sleep_until(start + std::chrono::duration_cast<clock::duration>(
-                                                             std::chrono::duration<double>((f + 1) * kFrame)));
+    if (!opt.fast)
+      std::this_thread::sleep_until(start + std::chrono::duration_cast<clock::duration>(
+                                                std::chrono::duration<double>((f + 1) * kFrame)));
   }
   const double wall = std::chrono::duration<double>(clock::now() - start).count();
   const StreamerStats st = streamer.stats();
@@ -219,7 +226,6 @@ int run_stream(const StreamOptions& opt) {
     const std::string text = csv.str();
     write_file_atomic(opt.csv, std::as_bytes(std::span<const char>(text.data(), text.size())));
   }
-
 
   nlohmann::json j;
   j["preset"] = preset.name;
@@ -259,23 +265,27 @@ int run_stream(const StreamOptions& opt) {
   j["evicted"] = st.evicted;
   j["holes"] = hole_frames;
   j["cracks"] = crack_frames;
-  j["time_to_complete_view_s"] = time_to_complete >= 0.0 ? nlohmann::json(time_to_complete) : nlohmann::json(nullptr);
+  j["time_to_complete_view_s"] =
+      time_to_complete >= 0.0 ? nlohmann::json(time_to_complete) : nlohmann::json(nullptr);
   if (!opt.json) {
     std::printf("stream %s: %s path at %.0f m/s, view %.0f m, %d frames in %.1f s (%s)\n",
                 preset.name.c_str(), opt.path.c_str(), opt.speed, opt.view_m, frames, wall,
                 opt.fast ? "as fast as possible" : "real time");
-    std::printf("  update+poll per frame: p50 %.1f us, p99 %.1f us, max %.1f us (thread CPU time: "
-                "p99 %.1f us, max %.1f us; %d frames preempted by the OS)\n",
-                j["p50_us"].get<double>(), j["p99_us"].get<double>(), j["max_us"].get<double>(),
-                j["p99_cpu_us"].get<double>(), j["max_cpu_us"].get<double>(), preempted_frames);
-    std::printf("  chunks: %llu generated (%.0f /s), queue mean %.1f peak %zu, cancelled %llu, "
-                "dropped %llu, evicted %llu\n",
-                (unsigned long long)st.generated, j["chunks_per_s"].get<double>(),
-                j["queue_mean"].get<double>(), peak_queue, (unsigned long long)st.cancelled,
-                (unsigned long long)st.dropped, (unsigned long long)st.evicted);
-    std::printf("  memory: peak %.1f MiB of %.1f MiB budget, %.0f KiB per chunk, peak %zu resident\n",
-                double(peak_bytes) / 1048576.0, double(st.budget_bytes) / 1048576.0,
-                double(st.chunk_bytes) / 1024.0, peak_resident);
+    std::printf(
+        "  update+poll per frame: p50 %.1f us, p99 %.1f us, max %.1f us (thread CPU time: "
+        "p99 %.1f us, max %.1f us; %d frames preempted by the OS)\n",
+        j["p50_us"].get<double>(), j["p99_us"].get<double>(), j["max_us"].get<double>(),
+        j["p99_cpu_us"].get<double>(), j["max_cpu_us"].get<double>(), preempted_frames);
+    std::printf(
+        "  chunks: %llu generated (%.0f /s), queue mean %.1f peak %zu, cancelled %llu, "
+        "dropped %llu, evicted %llu\n",
+        (unsigned long long)st.generated, j["chunks_per_s"].get<double>(),
+        j["queue_mean"].get<double>(), peak_queue, (unsigned long long)st.cancelled,
+        (unsigned long long)st.dropped, (unsigned long long)st.evicted);
+    std::printf(
+        "  memory: peak %.1f MiB of %.1f MiB budget, %.0f KiB per chunk, peak %zu resident\n",
+        double(peak_bytes) / 1048576.0, double(st.budget_bytes) / 1048576.0,
+        double(st.chunk_bytes) / 1024.0, peak_resident);
     if (time_to_complete >= 0.0) {
       std::printf("  view complete after %.3f s; frames with holes since: %d, with cracks: %d\n",
                   time_to_complete, hole_frames, crack_frames);

@@ -9,8 +9,8 @@
 #include "commands.hpp"
 #include "terrane/erosion.hpp"
 #include "terrane/field.hpp"
-#include "terrane/graph.hpp"
 #include "terrane/io.hpp"
+#include "terrane/preset.hpp"
 #include "terrane/surface.hpp"
 
 namespace terrane::cli {
@@ -110,7 +110,7 @@ SurfaceExportPlan plan_surface_export(const Preset& preset, bool splat, bool bio
   plan.biomes = biomes;
   plan.scatter = scatter;
   plan.biome_preview = preview == "biomes";
-  if (plan.any()) plan.params = parse_surface(preset);
+  if (plan.any()) plan.params = preset.surface;
   return plan;
 }
 
@@ -126,7 +126,7 @@ std::vector<WrittenFile> write_surface_exports(const SurfaceExportPlan& plan, co
   const int margin = want_points ? int(std::ceil(scatter_margin_m(params) / g.spacing_m)) + 2 : 0;
   const Expanded ex = expand(graph, heights, hydro, margin, ctx);
   Climate climate;
-  const ClimateSources sources = compile_climate_sources(preset, params.climate);
+  const ClimateSources sources = compile_climate_sources(preset.generator(), params.climate);
   compute_climate(params.climate, preset.seed, ex.heights, ex.water, climate, ctx, &sources);
   BiomeWeights ex_biomes;
   compute_biome_weights(params, ex.heights, climate, ex_biomes, ctx);

@@ -28,6 +28,7 @@
 
 #include "terrane/core.hpp"
 #include "terrane/graph.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane {
 
@@ -44,6 +45,8 @@ struct ThermalParams {
   int iterations = 50;    // [Limit: 0..kMaxThermalIterations]
 
   // Throws Error(invalid_argument) naming `path` + field, the value and the allowed range.
+  // Schema table (terrane/schema.hpp): the keys of a post "thermal" operation and their limits.
+  static std::span<const Field<ThermalParams>> fields();
   void validate(std::string_view path = "thermal") const;
 };
 
@@ -76,15 +79,16 @@ struct DropletParams {
   std::uint64_t seed = 1;         // start points: hash of (seed, droplet index)
   double inertia = 0.05;          // how much of its old direction a droplet keeps [Limit: [0, 1)]
   double capacity = 4.0;          // sediment capacity factor [Limit: [0, 1e6]]
-  double min_capacity = 0.01;     // capacity floor on flat ground [Units: height units] [Limit: [0, 1e6]]
-  double erode_speed = 0.3;       // fraction of the free capacity eroded per step [Limit: [0, 1]]
-  double deposit_speed = 0.3;     // fraction of the surplus deposited per step [Limit: [0, 1]]
-  double evaporation = 0.01;      // fraction of the water lost per step [Limit: [0, 1)]
-  double gravity = 4.0;           // speed^2 += drop * gravity [Limit: [0, 1e6]]
-  double initial_water = 1.0;     // [Limit: (0, 1e6]]
-  double initial_speed = 1.0;     // [Limit: [0, 1e6]]
-  int max_lifetime = 30;          // steps per droplet [Limit: 1..kMaxDropletLifetime]
-  double brush_radius = 3.0;      // erosion brush radius [Units: cells] [Limit: [1, 16]]
+  double min_capacity =
+      0.01;  // capacity floor on flat ground [Units: height units] [Limit: [0, 1e6]]
+  double erode_speed = 0.3;    // fraction of the free capacity eroded per step [Limit: [0, 1]]
+  double deposit_speed = 0.3;  // fraction of the surplus deposited per step [Limit: [0, 1]]
+  double evaporation = 0.01;   // fraction of the water lost per step [Limit: [0, 1)]
+  double gravity = 4.0;        // speed^2 += drop * gravity [Limit: [0, 1e6]]
+  double initial_water = 1.0;  // [Limit: (0, 1e6]]
+  double initial_speed = 1.0;  // [Limit: [0, 1e6]]
+  int max_lifetime = 30;       // steps per droplet [Limit: 1..kMaxDropletLifetime]
+  double brush_radius = 3.0;   // erosion brush radius [Units: cells] [Limit: [1, 16]]
   // Metres of one Lague height unit: a drop of height_unit_m metres counts as 1 in the capacity
   // and speed equations, and capacities are height_unit_m metres per unit. Lague's maps hold
   // heights in [0, 1]; the default makes a terrain of a few hundred metres of relief behave like
@@ -107,6 +111,8 @@ struct DropletParams {
   // 0 disables. [Units: m] [Limit: [0, 1e9]]
   double border_falloff_m = 0.0;
 
+  // Schema table (terrane/schema.hpp): the keys of a post "droplets" operation and their limits.
+  static std::span<const Field<DropletParams>> fields();
   void validate(std::string_view path = "droplets") const;
 };
 
@@ -162,6 +168,8 @@ struct RoutingParams {
   // Cells below sea_level_m are outlets (sea) when `use_sea_level`; border cells always are.
   bool use_sea_level = false;
   double sea_level_m = 0.0;  // [Units: m] finite
+  // Schema table (terrane/schema.hpp): keys and limits.
+  static std::span<const Field<RoutingParams>> fields();
   void validate(std::string_view path = "routing") const;
 };
 
@@ -185,20 +193,20 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
 // Drainage area in m^2 per cell: each cell contributes spacing^2 (times rain[c] when `rain` is
 // non-empty; rain must then have width*height entries, each finite and >= 0) and passes its
 // total to its receiver. `out` gets heights' grid. O(n), serial.
-void flow_accumulation(const FlowRouting& routing, const GridSpec& grid, std::span<const float> rain,
-                       Field2D& out);
+void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
+                       std::span<const float> rain, Field2D& out);
 
 inline constexpr std::int32_t kNoLake = 0;
 
 // One lake: a connected set of cells whose filled level is above the terrain.
 struct Lake {
-  std::int32_t id = 0;      // 1-based; lake_id field value
-  double level_m = 0.0;     // water surface [Units: m]
+  std::int32_t id = 0;   // 1-based; lake_id field value
+  double level_m = 0.0;  // water surface [Units: m]
   std::int64_t cells = 0;
   double area_m2 = 0.0;
-  double volume_m3 = 0.0;   // sum of (level - height) * cell area
-  int spill_i = 0;          // outlet cell: the first cell on the lake's drainage path that is
-  int spill_j = 0;          // not in the lake; on the lake's rim, at the lake's level
+  double volume_m3 = 0.0;  // sum of (level - height) * cell area
+  int spill_i = 0;         // outlet cell: the first cell on the lake's drainage path that is
+  int spill_j = 0;         // not in the lake; on the lake's rim, at the lake's level
 };
 
 struct HydrologyParams {
@@ -207,17 +215,20 @@ struct HydrologyParams {
   double river_area_m2 = 1.0e6;
   // Depressions shallower than this at their deepest cell are not lakes. [Units: m] [Limit: >= 0]
   double min_lake_depth_m = 0.0;
+  // Schema table (terrane/schema.hpp): river_area_m2, min_lake_depth_m (routing is
+  // set by the caller: a post "graph" operation uses the world's sea level).
+  static std::span<const Field<HydrologyParams>> fields();
   void validate(std::string_view path = "hydrology") const;
 };
 
 struct Hydrology {
   FlowRouting routing;
-  Field2D drainage_area_m2;         // flow accumulation [Units: m^2]
-  std::vector<std::uint8_t> river;  // 1 where drainage area >= river_area_m2 (and not lake/sea)
-  std::vector<std::uint8_t> sea;    // 1 where routing.use_sea_level and height < sea_level_m
+  Field2D drainage_area_m2;           // flow accumulation [Units: m^2]
+  std::vector<std::uint8_t> river;    // 1 where drainage area >= river_area_m2 (and not lake/sea)
+  std::vector<std::uint8_t> sea;      // 1 where routing.use_sea_level and height < sea_level_m
   std::vector<std::int32_t> lake_id;  // kNoLake or the 1-based id of the lake the cell is in
-  Field2D water_level_m;            // lake level in lake cells, sea level in sea cells, else height
-  std::vector<Lake> lakes;          // in id order (ordered by first cell, row-major)
+  Field2D water_level_m;    // lake level in lake cells, sea level in sea cells, else height
+  std::vector<Lake> lakes;  // in id order (ordered by first cell, row-major)
 };
 
 // Routing, drainage area, rivers, lakes and sea of a height field. Lakes are the 8-connected
@@ -232,21 +243,26 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
 inline constexpr int kMaxStreamPowerSteps = 1000000;
 
 struct StreamPowerParams {
-  double uplift_m_per_yr = 1.0e-3;  // U, times the uplift map if given [Units: m/yr] [Limit: [0, 1]]
-  double erodibility = 2.0e-6;      // K in dh/dt = U - K A^m S^n [Units: yr^-1 m^(1-2m)] [Limit: [0, 1]]
-  double m = 0.5;                   // area exponent [Limit: [0, 2]]
-  double n = 1.0;                   // slope exponent; only n = 1 (implicit solver) is supported
+  double uplift_m_per_yr =
+      1.0e-3;  // U, times the uplift map if given [Units: m/yr] [Limit: [0, 1]]
+  double erodibility =
+      2.0e-6;      // K in dh/dt = U - K A^m S^n [Units: yr^-1 m^(1-2m)] [Limit: [0, 1]]
+  double m = 0.5;  // area exponent [Limit: [0, 2]]
+  double n = 1.0;  // slope exponent; only n = 1 (implicit solver) is supported
   double diffusivity_m2_per_yr = 0.0;  // hillslope diffusion D [Units: m^2/yr] [Limit: [0, 1e3]]
-  double dt_yr = 1000.0;            // time step [Units: yr] [Limit: (0, 1e7]]
-  int steps = 100;                  // [Limit: 0..kMaxStreamPowerSteps]
-  RoutingParams routing;            // outlets: border (and sea); their heights stay fixed
+  double dt_yr = 1000.0;               // time step [Units: yr] [Limit: (0, 1e7]]
+  int steps = 100;                     // [Limit: 0..kMaxStreamPowerSteps]
+  RoutingParams routing;               // outlets: border (and sea); their heights stay fixed
+  // Schema table (terrane/schema.hpp): the keys of a post "stream_power" operation and their
+  // limits; routing.use_sea_level / routing.sea_level_m are "use_sea_level" / "sea_level_m".
+  static std::span<const Field<StreamPowerParams>> fields();
   void validate(std::string_view path = "stream_power") const;
 };
 
 struct StreamPowerStats {
-  double uplift_m3 = 0.0;     // volume added by uplift
-  double incision_m3 = 0.0;   // volume removed by channel incision (negative: lake infill)
-  double diffusion_m3 = 0.0;  // net volume change by diffusion (flux through the fixed border)
+  double uplift_m3 = 0.0;        // volume added by uplift
+  double incision_m3 = 0.0;      // volume removed by channel incision (negative: lake infill)
+  double diffusion_m3 = 0.0;     // net volume change by diffusion (flux through the fixed border)
   std::int64_t depressions = 0;  // pits found over all steps (routing.depressions summed)
 };
 
@@ -271,7 +287,8 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
 enum class RegionOpKind { thermal, droplets, stream_power, blur, graph };
 const char* to_string(RegionOpKind k);
 
-// One entry of "post": {"op": "thermal" | "droplets" | "stream_power" | "blur" | "graph",
+// One entry of a preset's "post" list (parsed by the preset module, terrane/preset.hpp):
+// {"op": "thermal" | "droplets" | "stream_power" | "blur" | "graph",
 // <fields>}. Fields are those of the matching params struct, by the same names (stream_power's
 // routing.use_sea_level / routing.sea_level_m are "use_sea_level" / "sea_level_m"; droplets'
 // seed is an offset hashed with the world seed), plus:
@@ -288,10 +305,19 @@ struct RegionOp {
   ThermalParams thermal;
   DropletParams droplets;
   StreamPowerParams stream_power;
-  std::string uplift_node;  // stream_power only; empty: uniform uplift
+  std::string uplift_node;    // stream_power only; empty: uniform uplift
   double blur_sigma_m = 1.0;  // blur [Units: m] [Limit: [0, 1e4]]
   Graph graph;                // graph only; Graph::path is "post[i]"
   HydrologyParams hydrology;  // graph only; routing is set from the preset's world when applied
+
+  // Schema table of the operation's own keys: "sigma_m" (blur), "uplift_node" (stream_power).
+  // The parameters of each kind have their struct's table (ThermalParams::fields(), ...).
+  static std::span<const Field<RegionOp>> fields();
+  // The keys an operation of `kind` accepts besides "op", in the order of the tables.
+  static std::vector<std::string_view> keys(RegionOpKind kind);
+  // Checks the parameters of `kind` (messages "<path>.<key> = ..."); the graph of a graph
+  // operation is checked when parsed (Graph::validate) and compiled.
+  void validate(std::string_view path = "post") const;
 };
 
 // The input fields a post "graph" operation's input nodes may read, all per grid sample:
@@ -304,13 +330,6 @@ struct RegionOp {
 //   water_level_m     Hydrology::water_level_m [Units: m]
 std::span<const std::string_view> post_graph_input_names();
 
-// Parses and validates a preset's post list (Preset::post_json). Unknown ops or keys, wrong
-// types and out-of-range values throw Error(invalid_argument) "<preset source>: post[i].<key>:
-// ..." naming the value and the allowed range; uplift_node must name a node of the graph; a
-// graph operation's nodes are checked like the preset's graph ("post[i].nodes.<id>.<field>"),
-// and its input nodes must name one of post_graph_input_names().
-std::vector<RegionOp> parse_region_ops(const Preset& preset);
-
 // The default operation of a kind, as `--erode` appends it (see docs/PRESETS.md). A graph
 // operation has no sensible default (an empty graph); `--erode` rejects it.
 RegionOp default_region_op(RegionOpKind kind);
@@ -318,13 +337,13 @@ RegionOp default_region_op(RegionOpKind kind);
 // lists them.
 RegionOpKind parse_region_op_kind(std::string_view name);
 
-// Applies the operations in order to a map generated from `preset` on heights.grid. Droplet
-// seeds are hash_combine(preset.seed, op seed); uplift nodes are evaluated on heights.grid.
-// A graph operation computes compute_hydrology() of the current heights (sea level from
-// preset.world) and evaluates its graph on heights.grid with those inputs; a non-finite output
-// throws Error(invalid_argument) "<source>: post[i]: ..." naming the sample. Progress runs from
-// 0 to 1 over all operations. Deterministic like every function here.
-void apply_region_ops(Field2D& heights, const Preset& preset, const std::vector<RegionOp>& ops,
+// Applies the operations in order to a map generated from `generator` (Preset::generator()) on
+// heights.grid. Droplet seeds are hash_combine(generator.seed, op seed); uplift nodes are
+// evaluated on heights.grid. A graph operation computes compute_hydrology() of the current
+// heights (sea level from generator.world) and evaluates its graph on heights.grid with those
+// inputs; a non-finite output throws Error(invalid_argument) "<source>: post[i]: ..." naming the
+// sample. Progress runs from 0 to 1 over all operations. Deterministic like every function here.
+void apply_region_ops(Field2D& heights, const GraphSource& generator, std::span<const RegionOp> ops,
                       const ExecContext& ctx = {});
 
 }  // namespace terrane

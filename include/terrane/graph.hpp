@@ -1,5 +1,6 @@
-// terrane graph: presets (JSON) -> validated generator graph -> compiled program evaluated on
-// grids. The format is documented field by field in docs/PRESETS.md.
+// terrane graph: a validated generator graph -> compiled program evaluated on grids. Presets
+// (JSON) are parsed into a Graph by the preset module (terrane/preset.hpp); the format is
+// documented field by field in docs/PRESETS.md.
 //
 // A preset is a pure description of a world: the height at (x, z) is a function of the preset
 // (after --set overrides), its seed and the coordinates only (DESIGN.md §1).
@@ -32,6 +33,7 @@
 #include "terrane/core.hpp"
 #include "terrane/curve.hpp"
 #include "terrane/noise.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane {
 
@@ -49,6 +51,8 @@ struct WorldSettings {
   // ochre, red rock). Biomes (surface module) supersede it for real materials.
   std::string preview_palette = "temperate";
 
+  // Schema table (terrane/schema.hpp): the keys of the "world" section and their limits.
+  static std::span<const Field<WorldSettings>> fields();
   // Throws Error(invalid_argument) naming `path` + field, the value and the allowed range.
   void validate(std::string_view path = "world") const;
 };
@@ -129,67 +133,15 @@ struct Graph {
   void validate(std::string_view source = "graph") const;
 };
 
-struct Preset {
-  std::string name;         // default: the builtin name or the file's stem
-  std::string description;  // default: ""
-  std::uint64_t seed = 1;   // world seed (JSON integer, or decimal string for > 2^53)
+// A preset's generator as the modules below `preset` see it (erosion's post operations,
+// surface's climate sources, the world's chunks): the graph, the world settings it maps to metres,
+// the world seed, and the preset's name for messages. Preset::generator() (preset.hpp) makes one.
+struct GraphSource {
+  const Graph* graph = nullptr;  // not owned; outlives the GraphSource
   WorldSettings world;
-  Graph graph;
-  // The optional "post" list: region operations (erosion, blur) applied to the whole map after
-  // the graph, as compact JSON (an array; "[]" when absent). Only its being an array is checked
-  // here; the erosion module parses and validates it (parse_region_ops in erosion.hpp), which
-  // keeps the graph module independent of the modules below it.
-  std::string post_json = "[]";
-  // The optional "surface" object (climate, biomes, splat layers, scatter species) as compact
-  // JSON ("{}" when absent); parsed and validated by the surface module (parse_surface).
-  std::string surface_json = "{}";
-
-  std::string source;          // "builtin preset 'alpine'" or the file path, for messages
-  std::string canonical_json;  // the preset after overrides, sorted keys, compact
-  std::uint64_t hash = 0;      // preset_hash(canonical_json)
+  std::uint64_t seed = 1;
+  std::string source;  // "builtin preset 'alpine'" or the file path
 };
-
-// ---------------------------------------------------------------------------------------------
-// Loading
-
-// Parses a graph section given as JSON text: an object {"output": id, "nodes": {...}} with the
-// node syntax of a preset's "graph" (docs/PRESETS.md). `path` is the section's JSON path for
-// messages and is stored in Graph::path ("post[2]" gives "post[2].nodes.x.name: ..."); `world`
-// supplies node defaults that depend on the map (radial_falloff). Node seeds are offsets, as in
-// a preset's graph. Input nodes are accepted here; compile() checks their names. Throws Error
-// like parse_preset.
-Graph parse_graph_section(std::string_view json_text, const WorldSettings& world,
-                          std::string_view source, std::string_view path);
-
-// Parses a preset document. `source` names it in messages (a file path or builtin name).
-// `overrides` are "a.b.c=value" assignments applied before validation (see apply_override).
-// Throws Error(parse) for malformed JSON (message has line and column), Error(invalid_argument)
-// for unknown keys, wrong types, bad references, cycles and out-of-range values.
-Preset parse_preset(std::string_view json_text, std::string_view source,
-                    std::span<const std::string> overrides = {});
-
-// `name_or_path` is a builtin name (see builtin_preset_names()) or a path to a JSON file.
-// Throws Error(io) when the file cannot be read, otherwise as parse_preset.
-Preset load_preset(std::string_view name_or_path, std::span<const std::string> overrides = {});
-
-// Applies one "a.b.c=value" override to a preset document given as JSON text and returns the
-// new document (compact JSON). The value is parsed as JSON when it parses (numbers,
-// true/false, null, arrays, objects, "quoted strings"), otherwise taken as a bare string.
-// Path segments are object keys or, inside arrays, indices. The path must exist, except that
-// its last key (and missing parent objects world / graph) may be added when it is a field the
-// schema knows at that place (e.g. an unset, defaulted node parameter). Throws
-// Error(invalid_argument) naming the path otherwise.
-std::string apply_override(std::string_view json_text, std::string_view assignment,
-                           std::string_view source = "override");
-
-// Stable 64-bit hash of a canonical JSON text (FNV-1a 64 of its bytes).
-std::uint64_t preset_hash(std::string_view canonical_json);
-
-// Built-in presets, embedded at build time from presets/*.json: default, alpine, islands,
-// dunes, canyons, ranges.
-std::vector<std::string> builtin_preset_names();
-// The JSON text of a builtin; throws Error(invalid_argument) listing the names when unknown.
-std::string_view builtin_preset_json(std::string_view name);
 
 // ---------------------------------------------------------------------------------------------
 // Compiling and evaluating
@@ -237,7 +189,7 @@ CompiledGraph compile(const Graph& graph, const WorldSettings& world, std::uint6
                       std::string_view source = "graph",
                       std::span<const std::string_view> inputs = {},
                       OutputMapping mapping = OutputMapping::world_heights);
-CompiledGraph compile(const Preset& preset);
+CompiledGraph compile(const GraphSource& source);
 
 // The world's default map: size x size samples at cell_size_m spacing, origin (0, 0).
 GridSpec default_grid(const WorldSettings& world);

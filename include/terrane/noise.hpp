@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "terrane/core.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane {
 
@@ -73,17 +74,20 @@ struct NoiseParams {
   std::uint64_t seed = 1337;
   double frequency = 0.01;  // lattice cells per metre [Units: 1/m] [Limit: (0, 1000], finite]
   FractalType fractal = FractalType::none;
-  int octaves = 3;                  // [Limit: 1..16]
-  double lacunarity = 2.0;          // frequency multiplier per octave [Limit: [0.1, 16]]
-  double gain = 0.5;                // amplitude multiplier per octave [Limit: [0, 4]]
-  double weighted_strength = 0.0;   // octave amplitude follows the previous octave [Limit: [0, 1]]
-  double pingpong_strength = 2.0;   // [Limit: (0, 64]]
+  int octaves = 3;                 // [Limit: 1..16]
+  double lacunarity = 2.0;         // frequency multiplier per octave [Limit: [0.1, 16]]
+  double gain = 0.5;               // amplitude multiplier per octave [Limit: [0, 4]]
+  double weighted_strength = 0.0;  // octave amplitude follows the previous octave [Limit: [0, 1]]
+  double pingpong_strength = 2.0;  // [Limit: (0, 64]]
   CellularDistance cellular_distance = CellularDistance::euclidean;
   CellularReturn cellular_return = CellularReturn::f1;
   // Feature-point displacement from the cell centre, as a fraction of the largest safe radius
   // (0.4375 cells, as FastNoise) [Limit: [0, 1]].
   double cellular_jitter = 1.0;
 
+  // Schema table (terrane/schema.hpp): the scalar keys of a noise object and their limits
+  // (cellular_jitter is "jitter"); type, fractal and the cellular enums are read by name.
+  static std::span<const Field<NoiseParams>> fields();
   // Throws Error(invalid_argument) naming `path` + field, the value and the allowed range.
   void validate(std::string_view path = "noise") const;
 };
@@ -105,11 +109,13 @@ struct WarpParams {
   double amplitude_m = 30.0;  // largest displacement per axis of the first octave [Units: m]
                               // [Limit: [0, 1e6]]
   WarpFractal fractal = WarpFractal::none;
-  int octaves = 3;            // [Limit: 1..16], used when fractal != none
-  double lacunarity = 2.0;    // [Limit: [0.1, 16]]
-  double gain = 0.5;          // [Limit: [0, 4]]; octave o has amplitude amplitude_m * gain^o *
-                              // bounding, bounding = 1 / sum gain^o (total stays <= amplitude_m)
+  int octaves = 3;          // [Limit: 1..16], used when fractal != none
+  double lacunarity = 2.0;  // [Limit: [0.1, 16]]
+  double gain = 0.5;        // [Limit: [0, 4]]; octave o has amplitude amplitude_m * gain^o *
+                            // bounding, bounding = 1 / sum gain^o (total stays <= amplitude_m)
 
+  // Schema table: the scalar keys of a warp node and their limits (basis, fractal: by name).
+  static std::span<const Field<WarpParams>> fields();
   void validate(std::string_view path = "warp") const;
 };
 

@@ -70,6 +70,9 @@ struct ClimateParams {
   double sea_level_m = 0.0;               // lapse rate reference [Units: m] finite
 
   ClimateParams();
+  // Schema table: the keys of surface.climate and their limits (the two noise objects and
+  // sea_level_m, which comes from the world, are not in it).
+  static std::span<const Field<ClimateParams>> fields();
   void validate(std::string_view path = "surface.climate") const;
 };
 
@@ -86,7 +89,7 @@ struct ClimateSources {
   std::unique_ptr<CompiledGraph> moisture;
 };
 // Throws Error(invalid_argument) naming surface.climate.<field> when a node id is unknown.
-ClimateSources compile_climate_sources(const Preset& preset, const ClimateParams& params);
+ClimateSources compile_climate_sources(const GraphSource& generator, const ClimateParams& params);
 
 // Climate of every sample of heights.grid. `water` is empty or one byte per sample (non-zero =
 // river, lake or sea); with it, moisture is boosted near water (a clamped-edge blur: whole maps
@@ -113,6 +116,9 @@ struct SplatLayer {
   double slope_blend_deg = 4.0;                      // [Units: degrees] [Limit: > 0]
   NoiseParams noise;                                 // seed offset, combined with the world seed
   double noise_amplitude = 0.0;                      // [Limit: [0, 1]]
+
+  // Schema table: the scalar keys of surface.layers[i] (colour and noise are read as objects).
+  static std::span<const Field<SplatLayer>> fields();
 };
 
 // One row of the Whittaker-style table: a box in (temperature, moisture, height). Missing
@@ -125,6 +131,9 @@ struct Biome {
   std::array<std::uint8_t, 3> colour{128, 128, 128};
   std::vector<float> splat;    // one weight per SurfaceParams::layers entry [Limit: >= 0]
   std::vector<float> scatter;  // density multiplier per species [Limit: >= 0]
+
+  // Schema table: the scalar keys of surface.biomes[i] (null bounds are unbounded).
+  static std::span<const Field<Biome>> fields();
 };
 
 // Half-widths of the smooth border between biomes: a biome's membership rises from 0 to 1
@@ -133,12 +142,17 @@ struct BiomeBlend {
   double temperature_c = 1.5;  // [Units: °C] [Limit: > 0]
   double moisture_mm = 80.0;   // [Units: mm/yr] [Limit: > 0]
   double height_m = 1.5;       // [Units: m] [Limit: > 0]
+
+  static std::span<const Field<BiomeBlend>> fields();  // surface.blend
 };
 
 struct SpeciesExclusion {
   int species = 0;          // index of an earlier species
   double distance_m = 1.0;  // no point of this species within distance_m of one of `species`
                             // [Units: m] [Limit: (0, 1000]]
+
+  // Schema table of surface.species[i].exclude[k]: distance_m ("species" is a name).
+  static std::span<const Field<SpeciesExclusion>> fields();
 };
 
 struct Species {
@@ -159,6 +173,9 @@ struct Species {
   double scale_y_min = 0.8, scale_y_max = 1.2;    // [Limit: > 0, min <= max]
   bool align_to_normal = false;  // instance normal = terrain normal, else straight up
   std::uint64_t seed = 0;        // offset, combined with the world seed and species index
+
+  // Schema table: the scalar keys of surface.species[i] (cluster_noise and exclude are objects).
+  static std::span<const Field<Species>> fields();
 };
 
 struct SurfaceParams {
@@ -172,8 +189,11 @@ struct SurfaceParams {
   int rock_layer = -1;           // -1: no rock rule, else a layer index
   double rock_slope_deg = 40.0;  // [Units: degrees] [Limit: (0, 90)]
   double rock_blend_deg = 6.0;   // [Units: degrees] [Limit: > 0]
-  double sea_level_m = 0.0;      // water exclusion of species [Units: m]
+  double sea_level_m = 0.0;      // water exclusion of species [Units: m] (from the world)
 
+  // Schema table: the scalar keys of the surface section itself (rock_slope_deg,
+  // rock_blend_deg); rock_layer is a layer name, the lists are read entry by entry.
+  static std::span<const Field<SurfaceParams>> fields();
   // Checks every range, the biome table (non-empty, no overlapping boxes, vector sizes) and
   // exclusions. Messages name `path` + the JSON field, the value and the allowed range.
   void validate(std::string_view path = "surface") const;
@@ -183,12 +203,6 @@ struct SurfaceParams {
 // layers (seabed, sand, grass, forest_floor, dry_soil, moss, rock, snow) and three species
 // (tree, bush, boulder), tuned to `world` (sea level; the "arid" palette gets a hot, dry climate).
 SurfaceParams default_surface(const WorldSettings& world);
-
-// The preset's "surface" section (Preset::surface_json), over default_surface(preset.world).
-// Keys: climate{...}, blend{...}, layers[...], biomes[...], species[...], rock_layer (a layer
-// name), rock_slope_deg, rock_blend_deg; layers/biomes/species replace the defaults as a whole.
-// See docs/PRESETS.md. Throws Error(invalid_argument) naming source, JSON path, value, range.
-SurfaceParams parse_surface(const Preset& preset);
 
 // ---------------------------------------------------------------------------------------------
 // Biome weights

@@ -34,6 +34,7 @@
 #include "terrane/core.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/mesh.hpp"
+#include "terrane/preset.hpp"
 #include "terrane/surface.hpp"
 
 namespace terrane {
@@ -61,10 +62,10 @@ struct ChunkKey {
 std::uint64_t hash(const ChunkKey& key);
 
 struct ChunkSettings {
-  int cells = 128;  // N: cells per chunk side [Limit: power of two, 8..1024]
-  bool skirts = false;           // hang skirts below the border (see ChunkMeshParams)
-  double skirt_depth_m = 10.0;   // [Units: m] [Limit: > 0, finite]
-  bool geomorph = true;          // fill Mesh::morph_y: the parent node's surface at each vertex
+  int cells = 128;                  // N: cells per chunk side [Limit: power of two, 8..1024]
+  bool skirts = false;              // hang skirts below the border (see ChunkMeshParams)
+  double skirt_depth_m = 10.0;      // [Units: m] [Limit: > 0, finite]
+  bool geomorph = true;             // fill Mesh::morph_y: the parent node's surface at each vertex
   double uv_world_wrap_m = 4096.0;  // see ChunkMeshParams [Units: m] [Limit: > 0, finite]
   // Build index buffers into ChunkData::mesh. The Streamer turns this off: the indices of a node
   // depend only on its stitch mask, so a renderer shares them between chunks (draw
@@ -159,8 +160,8 @@ class ChunkGenerator {
 // Queries for gameplay and physics
 
 struct RayHit {
-  double distance_m = 0.0;           // along the (normalised) direction
-  double x_m = 0.0, y_m = 0.0, z_m = 0.0;  // hit point
+  double distance_m = 0.0;                        // along the (normalised) direction
+  double x_m = 0.0, y_m = 0.0, z_m = 0.0;         // hit point
   std::array<float, 3> normal{0.0f, 1.0f, 0.0f};  // geometric normal of the triangle hit
 };
 
@@ -177,8 +178,8 @@ class TerrainQuery {
 
   // Height of the level-0 surface at (x, z) [Units: m]: the plane of the triangle under (x, z),
   // in double; at a vertex, exactly the chunk's float sample. One 2 x 2 grid evaluation of the
-  // graph (about 1.5 us for `default`). Throws Error(invalid_argument) naming the value for non-finite
-  // coordinates or |x|, |z| > kMaxWorldCoordinate.
+  // graph (about 1.5 us for `default`). Throws Error(invalid_argument) naming the value for
+  // non-finite coordinates or |x|, |z| > kMaxWorldCoordinate.
   double height_at(double x_m, double z_m) const;
   // Unit geometric normal (+Y up) of the level-0 triangle under (x, z) (on an edge: either
   // triangle's). Same cost and errors as height_at.
@@ -212,8 +213,10 @@ struct ViewFrustum {
 };
 
 struct Viewer {
-  double x_m = 0.0, y_m = 0.0, z_m = 0.0;       // position [Units: m] [Limit: |x|, |z| <= kMaxWorldCoordinate]
-  double vx_m_s = 0.0, vy_m_s = 0.0, vz_m_s = 0.0;  // velocity [Units: m/s] [Limit: speed <= kMaxViewerSpeed]
+  double x_m = 0.0, y_m = 0.0,
+         z_m = 0.0;  // position [Units: m] [Limit: |x|, |z| <= kMaxWorldCoordinate]
+  double vx_m_s = 0.0, vy_m_s = 0.0,
+         vz_m_s = 0.0;  // velocity [Units: m/s] [Limit: speed <= kMaxViewerSpeed]
   std::optional<ViewFrustum> frustum;
 };
 
@@ -227,7 +230,7 @@ enum class WorkerPriority {
 };
 
 struct StreamerParams {
-  ChunkSettings chunk;           // chunk.indices is ignored (always off in the streamer)
+  ChunkSettings chunk;              // chunk.indices is ignored (always off in the streamer)
   double view_distance_m = 2000.0;  // visible disc radius around each viewer [Limit: > 0, <= 1e6]
   // Level-0 band: nodes closer than this to a viewer are level 0; the band of level L reaches
   // lod0_distance_m * 2^L. 0 = automatic (2 * level-0 chunk size). [Limit: 0 or >= chunk size]
@@ -236,7 +239,7 @@ struct StreamerParams {
   double hysteresis = 0.2;  // [Limit: 0..1]
   // Coarsest nodes (the quadtree roots) are also requested this many seconds ahead of each
   // viewer's velocity, so the area a viewer enters is already covered.
-  double lookahead_s = 2.0;  // [Limit: 0..60]
+  double lookahead_s = 2.0;                           // [Limit: 0..60]
   std::size_t budget_bytes = std::size_t{256} << 20;  // resident + in-flight chunk data
   int threads = 0;  // worker threads; 0 = hardware threads [Limit: 0..256]
   // Scheduling of the workers (Linux), so the frame thread gets a core the moment it wants one
@@ -276,13 +279,13 @@ struct StreamerStats {
   std::size_t resident_chunks = 0;  // generated chunks in the cache
   std::size_t resident_bytes = 0;   // chunk data bytes held: resident + in flight
   std::size_t budget_bytes = 0;
-  std::size_t chunk_bytes = 0;      // per chunk
+  std::size_t chunk_bytes = 0;  // per chunk
   std::size_t visible = 0;
-  std::size_t holes = 0;            // selected leaves the visible set does not cover (this frame)
-  bool view_complete = false;       // every selected node is resident and visible
-  std::uint64_t generated = 0;      // chunks delivered since construction
-  std::uint64_t cancelled = 0;      // jobs cancelled before a worker started them
-  std::uint64_t dropped = 0;        // jobs finished after they stopped being wanted
+  std::size_t holes = 0;        // selected leaves the visible set does not cover (this frame)
+  bool view_complete = false;   // every selected node is resident and visible
+  std::uint64_t generated = 0;  // chunks delivered since construction
+  std::uint64_t cancelled = 0;  // jobs cancelled before a worker started them
+  std::uint64_t dropped = 0;    // jobs finished after they stopped being wanted
   std::uint64_t evicted = 0;
 };
 
@@ -343,10 +346,10 @@ class Streamer {
 
 // Checks of a visible set (used by tests and `terrane stream`; cost O(visible * N)).
 struct SeamReport {
-  std::size_t overlaps = 0;     // pairs of visible nodes where one contains the other
-  std::size_t cracks = 0;       // edges where the stitch mask disagrees with the neighbour's
-                                // level, is beyond the stitching's range, or shared border
-                                // vertices differ in height
+  std::size_t overlaps = 0;  // pairs of visible nodes where one contains the other
+  std::size_t cracks = 0;    // edges where the stitch mask disagrees with the neighbour's
+                             // level, is beyond the stitching's range, or shared border
+                             // vertices differ in height
   std::size_t edges_checked = 0;
 };
 SeamReport check_seams(std::span<const VisibleChunk> visible, const ChunkGenerator& generator);

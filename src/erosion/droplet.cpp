@@ -37,24 +37,33 @@ using droplet_detail::Model;
 using droplet_detail::Tally;
 using droplet_detail::TileRun;
 
+std::span<const Field<DropletParams>> DropletParams::fields() {
+  using P = DropletParams;
+  static const Field<P> table[] = {
+      {"droplets", TERRANE_FIELD_REF(P, droplets), Range::closed(0, double(kMaxDroplets))},
+      {"seed", TERRANE_FIELD_REF(P, seed)},
+      {"inertia", TERRANE_FIELD_REF(P, inertia), Range::open_hi(0.0, 1.0)},
+      {"capacity", TERRANE_FIELD_REF(P, capacity), Range::closed(0.0, 1e6)},
+      {"min_capacity", TERRANE_FIELD_REF(P, min_capacity), Range::closed(0.0, 1e6)},
+      {"erode_speed", TERRANE_FIELD_REF(P, erode_speed), Range::closed(0.0, 1.0)},
+      {"deposit_speed", TERRANE_FIELD_REF(P, deposit_speed), Range::closed(0.0, 1.0)},
+      {"evaporation", TERRANE_FIELD_REF(P, evaporation), Range::open_hi(0.0, 1.0)},
+      {"gravity", TERRANE_FIELD_REF(P, gravity), Range::closed(0.0, 1e6)},
+      {"initial_water", TERRANE_FIELD_REF(P, initial_water), Range::open_lo(0.0, 1e6)},
+      {"initial_speed", TERRANE_FIELD_REF(P, initial_speed), Range::closed(0.0, 1e6)},
+      {"max_lifetime", TERRANE_FIELD_REF(P, max_lifetime), Range::closed(1, kMaxDropletLifetime)},
+      {"brush_radius", TERRANE_FIELD_REF(P, brush_radius),
+       Range::closed(1.0, kMaxBrushRadiusCells)},
+      {"height_unit_m", TERRANE_FIELD_REF(P, height_unit_m), Range::open_lo(0.0, 1e6)},
+      {"reference_spacing_m", TERRANE_FIELD_REF(P, reference_spacing_m), Range::open_lo(0.0, 1e6),
+       FieldFlag::zero_or_range},
+      {"border_falloff_m", TERRANE_FIELD_REF(P, border_falloff_m), Range::closed(0.0, 1e9)},
+  };
+  return table;
+}
+
 void DropletParams::validate(std::string_view path) const {
-  ed::check_int(path, "droplets", droplets, 0, kMaxDroplets);
-  ed::check_range(path, "inertia", inertia, 0.0, 1.0, false, true);
-  ed::check_range(path, "capacity", capacity, 0.0, 1e6);
-  ed::check_range(path, "min_capacity", min_capacity, 0.0, 1e6);
-  ed::check_range(path, "erode_speed", erode_speed, 0.0, 1.0);
-  ed::check_range(path, "deposit_speed", deposit_speed, 0.0, 1.0);
-  ed::check_range(path, "evaporation", evaporation, 0.0, 1.0, false, true);
-  ed::check_range(path, "gravity", gravity, 0.0, 1e6);
-  ed::check_range(path, "initial_water", initial_water, 0.0, 1e6, true);
-  ed::check_range(path, "initial_speed", initial_speed, 0.0, 1e6);
-  ed::check_int(path, "max_lifetime", max_lifetime, 1, kMaxDropletLifetime);
-  ed::check_range(path, "brush_radius", brush_radius, 1.0, kMaxBrushRadiusCells);
-  ed::check_range(path, "height_unit_m", height_unit_m, 0.0, 1e6, true);
-  if (!(reference_spacing_m == 0.0)) {
-    ed::check_range(path, "reference_spacing_m", reference_spacing_m, 0.0, 1e6, true);
-  }
-  ed::check_range(path, "border_falloff_m", border_falloff_m, 0.0, 1e9);
+  check_fields(*this, fields(), path);
 }
 
 namespace {
@@ -115,17 +124,18 @@ Model resolve(const DropletParams& p, double spacing_m, double& brush_radius_cel
   if (!(life >= 1.0 && life <= double(kMaxDropletLifetime))) {
     throw Error(ErrorCategory::invalid_argument,
                 "droplets.max_lifetime = " + std::to_string(p.max_lifetime) + " becomes " +
-                    ed::fmt(life) + " steps on a grid of spacing " + ed::fmt(spacing_m) +
-                    " m (reference_spacing_m = " + ed::fmt(p.reference_spacing_m) +
+                    format_number(life) + " steps on a grid of spacing " +
+                    format_number(spacing_m) +
+                    " m (reference_spacing_m = " + format_number(p.reference_spacing_m) +
                     "); allowed 1.." + std::to_string(kMaxDropletLifetime));
   }
   if (!(brush_radius_cells >= 1.0 && brush_radius_cells <= kMaxBrushRadiusCells)) {
     throw Error(ErrorCategory::invalid_argument,
-                "droplets.brush_radius = " + ed::fmt(p.brush_radius) + " becomes " +
-                    ed::fmt(brush_radius_cells) + " cells on a grid of spacing " +
-                    ed::fmt(spacing_m) +
-                    " m (reference_spacing_m = " + ed::fmt(p.reference_spacing_m) +
-                    "); allowed [1, " + ed::fmt(kMaxBrushRadiusCells) + "]");
+                "droplets.brush_radius = " + format_number(p.brush_radius) + " becomes " +
+                    format_number(brush_radius_cells) + " cells on a grid of spacing " +
+                    format_number(spacing_m) +
+                    " m (reference_spacing_m = " + format_number(p.reference_spacing_m) +
+                    "); allowed [1, " + format_number(kMaxBrushRadiusCells) + "]");
   }
   m.lifetime = int(life);
   m.falloff_cells = float(p.border_falloff_m / spacing_m);

@@ -8,47 +8,9 @@
 #include <string_view>
 
 #include "terrane/core.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane::erosion_detail {
-
-inline std::string fmt(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-
-[[noreturn]] inline void fail(std::string_view path, const char* field, const std::string& value,
-                              const std::string& allowed) {
-  std::string msg(path);
-  msg += '.';
-  msg += field;
-  msg += " = ";
-  msg += value;
-  msg += " is outside the allowed range ";
-  msg += allowed;
-  throw Error(ErrorCategory::invalid_argument, msg);
-}
-
-// v must be finite and in [lo, hi] (or (lo, hi] / [lo, hi) when open at that end).
-inline void check_range(std::string_view path, const char* field, double v, double lo, double hi,
-                        bool lo_open = false, bool hi_open = false) {
-  const bool ok = std::isfinite(v) && (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi);
-  if (!ok) {
-    std::string allowed = lo_open ? "(" : "[";
-    allowed += fmt(lo);
-    allowed += ", ";
-    allowed += fmt(hi);
-    allowed += hi_open ? ")" : "]";
-    fail(path, field, fmt(v), allowed);
-  }
-}
-
-inline void check_int(std::string_view path, const char* field, std::int64_t v, std::int64_t lo,
-                      std::int64_t hi) {
-  if (v < lo || v > hi) {
-    fail(path, field, std::to_string(v), std::to_string(lo) + ".." + std::to_string(hi));
-  }
-}
 
 // An ExecContext for inner parallel loops: same threads and cancellation, no progress (the
 // caller reports progress at its own granularity).

@@ -22,8 +22,17 @@ namespace terrane {
 
 namespace ed = erosion_detail;
 
+std::span<const Field<RoutingParams>> RoutingParams::fields() {
+  using P = RoutingParams;
+  static const Field<P> table[] = {
+      {"use_sea_level", TERRANE_FIELD_REF(P, use_sea_level)},
+      {"sea_level_m", TERRANE_FIELD_REF(P, sea_level_m), Range::closed(-1e9, 1e9)},
+  };
+  return table;
+}
+
 void RoutingParams::validate(std::string_view path) const {
-  ed::check_range(path, "sea_level_m", sea_level_m, -1e9, 1e9);
+  check_fields(*this, fields(), path);
 }
 
 namespace {
@@ -198,7 +207,7 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
         throw Error(ErrorCategory::invalid_argument,
                     "flow_accumulation: rain at (" + std::to_string(c % std::size_t(grid.width)) +
                         ", " + std::to_string(c / std::size_t(grid.width)) +
-                        ") = " + ed::fmt(rain[c]) + " is outside the allowed range [0, inf)");
+                        ") = " + format_number(rain[c]) + " is outside the allowed range [0, inf)");
       }
       area[c] = cell * double(rain[c]);
     }

@@ -16,10 +16,18 @@ namespace terrane {
 
 namespace ed = erosion_detail;
 
+std::span<const Field<HydrologyParams>> HydrologyParams::fields() {
+  using P = HydrologyParams;
+  static const Field<P> table[] = {
+      {"river_area_m2", TERRANE_FIELD_REF(P, river_area_m2), Range::open_lo(0.0, 1e300)},
+      {"min_lake_depth_m", TERRANE_FIELD_REF(P, min_lake_depth_m), Range::closed(0.0, 1e9)},
+  };
+  return table;
+}
+
 void HydrologyParams::validate(std::string_view path) const {
   routing.validate(std::string(path) + ".routing");
-  ed::check_range(path, "river_area_m2", river_area_m2, 0.0, 1e300, true);
-  ed::check_range(path, "min_lake_depth_m", min_lake_depth_m, 0.0, 1e9);
+  check_fields(*this, fields(), path);
 }
 
 void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hydrology& out,

@@ -21,19 +21,30 @@ namespace terrane {
 
 namespace ed = erosion_detail;
 
+std::span<const Field<StreamPowerParams>> StreamPowerParams::fields() {
+  using P = StreamPowerParams;
+  static const Field<P> table[] = {
+      {"uplift_m_per_yr", TERRANE_FIELD_REF(P, uplift_m_per_yr), Range::closed(0.0, 1.0)},
+      {"erodibility", TERRANE_FIELD_REF(P, erodibility), Range::closed(0.0, 1.0)},
+      {"m", TERRANE_FIELD_REF(P, m), Range::closed(0.0, 2.0)},
+      {"n", TERRANE_FIELD_REF(P, n), Range::closed(1.0, 1.0), FieldFlag::unchecked},
+      {"diffusivity_m2_per_yr", TERRANE_FIELD_REF(P, diffusivity_m2_per_yr),
+       Range::closed(0.0, 1e3)},
+      {"dt_yr", TERRANE_FIELD_REF(P, dt_yr), Range::open_lo(0.0, 1e7)},
+      {"steps", TERRANE_FIELD_REF(P, steps), Range::closed(0, kMaxStreamPowerSteps)},
+      {"use_sea_level", TERRANE_FIELD_REF(P, routing.use_sea_level)},
+      {"sea_level_m", TERRANE_FIELD_REF(P, routing.sea_level_m), Range::closed(-1e9, 1e9)},
+  };
+  return table;
+}
+
 void StreamPowerParams::validate(std::string_view path) const {
-  ed::check_range(path, "uplift_m_per_yr", uplift_m_per_yr, 0.0, 1.0);
-  ed::check_range(path, "erodibility", erodibility, 0.0, 1.0);
-  ed::check_range(path, "m", m, 0.0, 2.0);
+  check_fields(*this, fields(), path);
   if (!(n == 1.0)) {
     throw Error(ErrorCategory::invalid_argument,
-                std::string(path) + ".n = " + ed::fmt(n) +
+                std::string(path) + ".n = " + format_number(n) +
                     " is not supported: the implicit solver needs n = 1 (allowed: 1)");
   }
-  ed::check_range(path, "diffusivity_m2_per_yr", diffusivity_m2_per_yr, 0.0, 1e3);
-  ed::check_range(path, "dt_yr", dt_yr, 0.0, 1e7, true);
-  ed::check_int(path, "steps", steps, 0, kMaxStreamPowerSteps);
-  routing.validate(std::string(path) + ".routing");
 }
 
 namespace {
@@ -137,7 +148,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
       if (!(std::isfinite(u) && u >= 0.0f && u <= 1e3f)) {
         throw Error(ErrorCategory::invalid_argument,
                     "stream_power: uplift map at (" + std::to_string(c % std::size_t(w)) + ", " +
-                        std::to_string(c / std::size_t(w)) + ") = " + ed::fmt(u) +
+                        std::to_string(c / std::size_t(w)) + ") = " + format_number(u) +
                         " is outside the allowed range [0, 1000]");
       }
     }

@@ -29,10 +29,18 @@ namespace terrane {
 
 namespace ed = erosion_detail;
 
+std::span<const Field<ThermalParams>> ThermalParams::fields() {
+  using P = ThermalParams;
+  static const Field<P> table[] = {
+      {"talus_deg", TERRANE_FIELD_REF(P, talus_deg), Range::open_hi(0.0, 90.0)},
+      {"strength", TERRANE_FIELD_REF(P, strength), Range::open_lo(0.0, 1.0)},
+      {"iterations", TERRANE_FIELD_REF(P, iterations), Range::closed(0, kMaxThermalIterations)},
+  };
+  return table;
+}
+
 void ThermalParams::validate(std::string_view path) const {
-  ed::check_range(path, "talus_deg", talus_deg, 0.0, 90.0, false, true);
-  ed::check_range(path, "strength", strength, 0.0, 1.0, true, false);
-  ed::check_int(path, "iterations", iterations, 0, kMaxThermalIterations);
+  check_fields(*this, fields(), path);
 }
 
 namespace {

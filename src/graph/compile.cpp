@@ -30,10 +30,10 @@ void check_input_names(const Graph& g, std::string_view source,
                              "only in a post \"graph\" operation, see docs/PRESETS.md)");
     }
     std::string msg = "unknown input '" + n.input_name + "'";
-    const std::string_view guess = graph_detail::closest(n.input_name, names);
+    const std::string_view guess = closest_name(n.input_name, names);
     if (!guess.empty()) msg += " (did you mean '" + std::string(guess) + "'?)";
     graph_detail::fail(ErrorCategory::invalid_argument, source, path,
-                       msg + "; available inputs: " + graph_detail::join(names));
+                       msg + "; available inputs: " + join_names(names));
   }
 }
 
@@ -308,8 +308,10 @@ CompiledGraph compile(const Graph& graph, const WorldSettings& world, std::uint6
   return CompiledGraph(std::move(prog));
 }
 
-CompiledGraph compile(const Preset& preset) {
-  return compile(preset.graph, preset.world, preset.seed, preset.source);
+CompiledGraph compile(const GraphSource& g) {
+  if (g.graph == nullptr)
+    throw Error(ErrorCategory::invalid_argument, "compile: GraphSource without a graph");
+  return compile(*g.graph, g.world, g.seed, g.source);
 }
 
 GridSpec default_grid(const WorldSettings& world) {

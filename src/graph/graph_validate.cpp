@@ -9,7 +9,6 @@ namespace terrane {
 namespace {
 
 using graph_detail::fail;
-using graph_detail::format_number;
 
 // Largest magnitude accepted for scalar node parameters (keeps float conversions finite).
 constexpr double kMaxScalar = 1e6;
@@ -18,12 +17,7 @@ constexpr double kMaxCoordinate_m = 1e12;
 
 void check_range(std::string_view source, const std::string& path, double v, double lo, double hi,
                  bool lo_open = false) {
-  const bool ok = std::isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi;
-  if (!ok) {
-    fail(ErrorCategory::invalid_argument, source, path,
-         format_number(v) + " is outside the allowed range " + (lo_open ? "(" : "[") +
-             format_number(lo) + ", " + format_number(hi) + "]");
-  }
+  terrane::check_range(std::string(source) + ": " + path, v, Range{lo, hi, lo_open, false});
 }
 
 std::size_t expected_inputs(NodeKind k) {
@@ -211,26 +205,28 @@ void check_acyclic(const Graph& g, std::string_view source) {
 
 }  // namespace
 
-void WorldSettings::validate(std::string_view path) const {
-  const std::string p(path);
-  auto bad = [&](const char* f, const std::string& value, const char* allowed) {
-    throw Error(ErrorCategory::invalid_argument,
-                p + "." + f + ": " + value + " is outside the allowed range " + allowed);
+std::span<const Field<WorldSettings>> WorldSettings::fields() {
+  using W = WorldSettings;
+  static const Field<W> table[] = {
+      {"cell_size_m", TERRANE_FIELD_REF(W, cell_size_m), Range::open_lo(0.0, 10000.0)},
+      {"height_min_m", TERRANE_FIELD_REF(W, height_min_m), Range::closed(-1e6, 1e6)},
+      // Above height_min_m: checked by validate().
+      {"height_max_m", TERRANE_FIELD_REF(W, height_max_m), Range::open_lo(-1e6, 1e6),
+       FieldFlag::unchecked},
+      {"sea_level_m", TERRANE_FIELD_REF(W, sea_level_m), Range::closed(-1e6, 1e6)},
+      {"size", TERRANE_FIELD_REF(W, size), Range::closed(1, kMaxGridSide)},
+      {"preview_palette", TERRANE_FIELD_REF(W, preview_palette)},
   };
-  if (!(std::isfinite(cell_size_m) && cell_size_m > 0.0 && cell_size_m <= 10000.0)) {
-    bad("cell_size_m", format_number(cell_size_m), "(0, 10000]");
+  return table;
+}
+
+void WorldSettings::validate(std::string_view path) const {
+  check_fields(*this, fields(), path);
+  const std::string p(path);
+  if (!Range::open_lo(height_min_m, 1e6).contains(height_max_m)) {
+    throw_out_of_range(p + ".height_max_m", format_number(height_max_m),
+                       "(height_min_m = " + format_number(height_min_m) + ", 1e6]");
   }
-  if (!(std::isfinite(height_min_m) && std::abs(height_min_m) <= 1e6)) {
-    bad("height_min_m", format_number(height_min_m), "[-1e6, 1e6]");
-  }
-  if (!(std::isfinite(height_max_m) && height_max_m > height_min_m && height_max_m <= 1e6)) {
-    bad("height_max_m", format_number(height_max_m),
-        ("(height_min_m = " + format_number(height_min_m) + ", 1e6]").c_str());
-  }
-  if (!(std::isfinite(sea_level_m) && std::abs(sea_level_m) <= 1e6)) {
-    bad("sea_level_m", format_number(sea_level_m), "[-1e6, 1e6]");
-  }
-  if (size < 1 || size > kMaxGridSide) bad("size", std::to_string(size), "1..65536");
   if (preview_palette != "temperate" && preview_palette != "arid") {
     throw Error(ErrorCategory::invalid_argument, p + ".preview_palette: unknown palette '" +
                                                      preview_palette +

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "terrane/noise.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane {
 namespace {
@@ -19,13 +20,13 @@ E parse_enum(std::string_view s, const std::array<E, N>& all, const char* what) 
     if (!allowed.empty()) allowed += ", ";
     allowed += to_string(e);
   }
-  throw Error(ErrorCategory::invalid_argument,
-              "unknown " + std::string(what) + " '" + std::string(s) + "' (allowed: " + allowed + ")");
+  throw Error(ErrorCategory::invalid_argument, "unknown " + std::string(what) + " '" +
+                                                   std::string(s) + "' (allowed: " + allowed + ")");
 }
 
-constexpr std::array kNoiseTypes = {NoiseType::perlin, NoiseType::opensimplex2,
+constexpr std::array kNoiseTypes = {NoiseType::perlin,        NoiseType::opensimplex2,
                                     NoiseType::opensimplex2s, NoiseType::value,
-                                    NoiseType::value_cubic, NoiseType::cellular};
+                                    NoiseType::value_cubic,   NoiseType::cellular};
 constexpr std::array kFractalTypes = {FractalType::none, FractalType::fbm, FractalType::ridged,
                                       FractalType::billow, FractalType::pingpong};
 constexpr std::array kDistances = {CellularDistance::euclidean, CellularDistance::manhattan,
@@ -35,80 +36,79 @@ constexpr std::array kReturns = {CellularReturn::f1, CellularReturn::f2,
 constexpr std::array kWarpFractals = {WarpFractal::none, WarpFractal::progressive,
                                       WarpFractal::independent};
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-
-void check_range(std::string_view path, const char* field, double v, double lo, double hi,
-                 bool lo_open = false) {
-  const bool ok = std::isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi;
-  if (!ok) {
-    throw Error(ErrorCategory::invalid_argument,
-                std::string(path) + "." + field + " = " + fmt(v) + " is outside the allowed range " +
-                    (lo_open ? "(" : "[") + fmt(lo) + ", " + fmt(hi) + "]");
-  }
-}
-
-void check_octaves(std::string_view path, int octaves) {
-  if (octaves < 1 || octaves > 16) {
-    throw Error(ErrorCategory::invalid_argument,
-                std::string(path) + ".octaves = " + std::to_string(octaves) +
-                    " is outside the allowed range 1..16");
-  }
-}
-
 }  // namespace
 
 const char* to_string(NoiseType t) {
   switch (t) {
-    case NoiseType::perlin: return "perlin";
-    case NoiseType::opensimplex2: return "opensimplex2";
-    case NoiseType::opensimplex2s: return "opensimplex2s";
-    case NoiseType::value: return "value";
-    case NoiseType::value_cubic: return "value_cubic";
-    case NoiseType::cellular: return "cellular";
+    case NoiseType::perlin:
+      return "perlin";
+    case NoiseType::opensimplex2:
+      return "opensimplex2";
+    case NoiseType::opensimplex2s:
+      return "opensimplex2s";
+    case NoiseType::value:
+      return "value";
+    case NoiseType::value_cubic:
+      return "value_cubic";
+    case NoiseType::cellular:
+      return "cellular";
   }
   return "?";
 }
 const char* to_string(FractalType t) {
   switch (t) {
-    case FractalType::none: return "none";
-    case FractalType::fbm: return "fbm";
-    case FractalType::ridged: return "ridged";
-    case FractalType::billow: return "billow";
-    case FractalType::pingpong: return "pingpong";
+    case FractalType::none:
+      return "none";
+    case FractalType::fbm:
+      return "fbm";
+    case FractalType::ridged:
+      return "ridged";
+    case FractalType::billow:
+      return "billow";
+    case FractalType::pingpong:
+      return "pingpong";
   }
   return "?";
 }
 const char* to_string(CellularDistance t) {
   switch (t) {
-    case CellularDistance::euclidean: return "euclidean";
-    case CellularDistance::manhattan: return "manhattan";
-    case CellularDistance::chebyshev: return "chebyshev";
+    case CellularDistance::euclidean:
+      return "euclidean";
+    case CellularDistance::manhattan:
+      return "manhattan";
+    case CellularDistance::chebyshev:
+      return "chebyshev";
   }
   return "?";
 }
 const char* to_string(CellularReturn t) {
   switch (t) {
-    case CellularReturn::f1: return "f1";
-    case CellularReturn::f2: return "f2";
-    case CellularReturn::f2_minus_f1: return "f2_minus_f1";
-    case CellularReturn::cell_value: return "cell_value";
+    case CellularReturn::f1:
+      return "f1";
+    case CellularReturn::f2:
+      return "f2";
+    case CellularReturn::f2_minus_f1:
+      return "f2_minus_f1";
+    case CellularReturn::cell_value:
+      return "cell_value";
   }
   return "?";
 }
 const char* to_string(WarpFractal t) {
   switch (t) {
-    case WarpFractal::none: return "none";
-    case WarpFractal::progressive: return "progressive";
-    case WarpFractal::independent: return "independent";
+    case WarpFractal::none:
+      return "none";
+    case WarpFractal::progressive:
+      return "progressive";
+    case WarpFractal::independent:
+      return "independent";
   }
   return "?";
 }
 
-NoiseType parse_noise_type(std::string_view s) { return parse_enum(s, kNoiseTypes, "noise type"); }
+NoiseType parse_noise_type(std::string_view s) {
+  return parse_enum(s, kNoiseTypes, "noise type");
+}
 FractalType parse_fractal_type(std::string_view s) {
   return parse_enum(s, kFractalTypes, "fractal type");
 }
@@ -122,14 +122,23 @@ WarpFractal parse_warp_fractal(std::string_view s) {
   return parse_enum(s, kWarpFractals, "warp fractal");
 }
 
+std::span<const Field<NoiseParams>> NoiseParams::fields() {
+  using P = NoiseParams;
+  static const Field<P> table[] = {
+      {"frequency", TERRANE_FIELD_REF(P, frequency), Range::open_lo(0.0, 1000.0)},
+      {"seed", TERRANE_FIELD_REF(P, seed)},
+      {"octaves", TERRANE_FIELD_REF(P, octaves), Range::closed(1, 16)},
+      {"lacunarity", TERRANE_FIELD_REF(P, lacunarity), Range::closed(0.1, 16.0)},
+      {"gain", TERRANE_FIELD_REF(P, gain), Range::closed(0.0, 4.0)},
+      {"weighted_strength", TERRANE_FIELD_REF(P, weighted_strength), Range::closed(0.0, 1.0)},
+      {"pingpong_strength", TERRANE_FIELD_REF(P, pingpong_strength), Range::open_lo(0.0, 64.0)},
+      {"jitter", TERRANE_FIELD_REF(P, cellular_jitter), Range::closed(0.0, 1.0)},
+  };
+  return table;
+}
+
 void NoiseParams::validate(std::string_view path) const {
-  check_range(path, "frequency", frequency, 0.0, 1000.0, /*lo_open=*/true);
-  check_octaves(path, octaves);
-  check_range(path, "lacunarity", lacunarity, 0.1, 16.0);
-  check_range(path, "gain", gain, 0.0, 4.0);
-  check_range(path, "weighted_strength", weighted_strength, 0.0, 1.0);
-  check_range(path, "pingpong_strength", pingpong_strength, 0.0, 64.0, /*lo_open=*/true);
-  check_range(path, "jitter", cellular_jitter, 0.0, 1.0);
+  check_fields(*this, fields(), path);
 }
 
 void WarpParams::validate(std::string_view path) const {
@@ -139,11 +148,20 @@ void WarpParams::validate(std::string_view path) const {
                     ".basis = cellular is not allowed for a warp (allowed: perlin, opensimplex2, "
                     "opensimplex2s, value, value_cubic)");
   }
-  check_range(path, "frequency", frequency, 0.0, 1000.0, /*lo_open=*/true);
-  check_range(path, "amplitude_m", amplitude_m, 0.0, 1e6);
-  check_octaves(path, octaves);
-  check_range(path, "lacunarity", lacunarity, 0.1, 16.0);
-  check_range(path, "gain", gain, 0.0, 4.0);
+  check_fields(*this, fields(), path);
+}
+
+std::span<const Field<WarpParams>> WarpParams::fields() {
+  using P = WarpParams;
+  static const Field<P> table[] = {
+      {"frequency", TERRANE_FIELD_REF(P, frequency), Range::open_lo(0.0, 1000.0)},
+      {"seed", TERRANE_FIELD_REF(P, seed)},
+      {"amplitude_m", TERRANE_FIELD_REF(P, amplitude_m), Range::closed(0.0, 1e6)},
+      {"octaves", TERRANE_FIELD_REF(P, octaves), Range::closed(1, 16)},
+      {"lacunarity", TERRANE_FIELD_REF(P, lacunarity), Range::closed(0.1, 16.0)},
+      {"gain", TERRANE_FIELD_REF(P, gain), Range::closed(0.0, 4.0)},
+  };
+  return table;
 }
 
 }  // namespace terrane

@@ -14,10 +14,10 @@ using surface_detail::fail;
 
 namespace {
 
-std::unique_ptr<CompiledGraph> compile_node(const Preset& preset, const std::string& id,
+std::unique_ptr<CompiledGraph> compile_node(const GraphSource& preset, const std::string& id,
                                             const char* field) {
   if (id.empty()) return nullptr;
-  Graph g = preset.graph;
+  Graph g = *preset.graph;
   g.output = -1;
   std::string known;
   for (std::size_t k = 0; k < g.nodes.size(); ++k) {
@@ -37,7 +37,7 @@ std::unique_ptr<CompiledGraph> compile_node(const Preset& preset, const std::str
 
 }  // namespace
 
-ClimateSources compile_climate_sources(const Preset& preset, const ClimateParams& params) {
+ClimateSources compile_climate_sources(const GraphSource& preset, const ClimateParams& params) {
   ClimateSources s;
   s.temperature = compile_node(preset, params.temperature_node, "temperature_node");
   s.moisture = compile_node(preset, params.moisture_node, "moisture_node");

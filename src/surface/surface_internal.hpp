@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "terrane/schema.hpp"
 #include "terrane/surface.hpp"
 
 namespace terrane::surface_detail {
@@ -60,6 +61,8 @@ inline constexpr std::uint64_t kTagCluster = 0x636C'7374ull;
   throw Error(ErrorCategory::invalid_argument, std::string(path) + ": " + what);
 }
 
-std::string format_number(double v);
+inline std::string format_number(double v) {
+  return terrane::format_number(v);
+}
 
 }  // namespace terrane::surface_detail

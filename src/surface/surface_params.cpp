@@ -8,30 +8,13 @@
 #include "surface/surface_internal.hpp"
 
 namespace terrane {
-namespace surface_detail {
-
-std::string format_number(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-}  // namespace surface_detail
-
 namespace {
 
 using surface_detail::fail;
-using surface_detail::format_number;
 
 void check_range(std::string_view path, const char* field, double v, double lo, double hi,
                  bool lo_open = false) {
-  const bool ok = std::isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi;
-  if (!ok) {
-    fail(std::string(path) + "." + field,
-         format_number(v) + " is out of range (allowed: " + (lo_open ? "(" : "[") +
-             format_number(lo) + ", " + format_number(hi) + "])");
-  }
+  terrane::check_range(std::string(path) + "." + field, v, Range{lo, hi, lo_open, false});
 }
 
 void check_interval(std::string_view path, const char* lo_name, const char* hi_name, double lo,
@@ -66,26 +49,120 @@ ClimateParams::ClimateParams()
     : temperature_noise(climate_noise(1, 1.0 / 3000.0)),
       moisture_noise(climate_noise(2, 1.0 / 2000.0)) {}
 
+#define REF TERRANE_FIELD_REF
+
+std::span<const Field<ClimateParams>> ClimateParams::fields() {
+  using P = ClimateParams;
+  static const Field<P> table[] = {
+      {"temperature_mean_c", REF(P, temperature_mean_c), Range::closed(-100.0, 100.0)},
+      {"temperature_amplitude_c", REF(P, temperature_amplitude_c), Range::closed(0.0, 100.0)},
+      {"latitude_gradient_c_per_km", REF(P, latitude_gradient_c_per_km),
+       Range::closed(-100.0, 100.0)},
+      {"lapse_rate_c_per_km", REF(P, lapse_rate_c_per_km), Range::closed(0.0, 50.0)},
+      {"moisture_mean_mm", REF(P, moisture_mean_mm), Range::closed(0.0, 20000.0)},
+      {"moisture_amplitude_mm", REF(P, moisture_amplitude_mm), Range::closed(0.0, 20000.0)},
+      {"water_boost_mm", REF(P, water_boost_mm), Range::closed(0.0, 20000.0)},
+      {"water_boost_distance_m", REF(P, water_boost_distance_m), Range::open_lo(0.0, 1e5)},
+      {"temperature_node", REF(P, temperature_node)},
+      {"moisture_node", REF(P, moisture_node)},
+  };
+  return table;
+}
+
+std::span<const Field<BiomeBlend>> BiomeBlend::fields() {
+  using P = BiomeBlend;
+  static const Field<P> table[] = {
+      {"temperature_c", REF(P, temperature_c), Range::open_lo(0.0, 100.0)},
+      {"moisture_mm", REF(P, moisture_mm), Range::open_lo(0.0, 20000.0)},
+      {"height_m", REF(P, height_m), Range::open_lo(0.0, 1e5)},
+  };
+  return table;
+}
+
+std::span<const Field<SplatLayer>> SplatLayer::fields() {
+  using P = SplatLayer;
+  static const Field<P> table[] = {
+      {"name", REF(P, name)},
+      {"height_min_m", REF(P, height_min_m), Range::any(), FieldFlag::unbounded_null},
+      {"height_max_m", REF(P, height_max_m), Range::any(), FieldFlag::unbounded_null},
+      {"height_blend_m", REF(P, height_blend_m), Range::open_lo(0.0, 1e5)},
+      {"slope_min_deg", REF(P, slope_min_deg), Range::closed(0.0, 90.0)},
+      {"slope_max_deg", REF(P, slope_max_deg), Range::closed(0.0, 90.0)},
+      {"slope_blend_deg", REF(P, slope_blend_deg), Range::open_lo(0.0, 90.0)},
+      {"noise_amplitude", REF(P, noise_amplitude), Range::closed(0.0, 1.0)},
+  };
+  return table;
+}
+
+std::span<const Field<Biome>> Biome::fields() {
+  using P = Biome;
+  static const Field<P> table[] = {
+      {"name", REF(P, name)},
+      {"temperature_min_c", REF(P, temperature_min_c), Range::any(), FieldFlag::unbounded_null},
+      {"temperature_max_c", REF(P, temperature_max_c), Range::any(), FieldFlag::unbounded_null},
+      {"moisture_min_mm", REF(P, moisture_min_mm), Range::any(), FieldFlag::unbounded_null},
+      {"moisture_max_mm", REF(P, moisture_max_mm), Range::any(), FieldFlag::unbounded_null},
+      {"height_min_m", REF(P, height_min_m), Range::any(), FieldFlag::unbounded_null},
+      {"height_max_m", REF(P, height_max_m), Range::any(), FieldFlag::unbounded_null},
+  };
+  return table;
+}
+
+std::span<const Field<SpeciesExclusion>> SpeciesExclusion::fields() {
+  using P = SpeciesExclusion;
+  static const Field<P> table[] = {
+      {"distance_m", REF(P, distance_m), Range::open_lo(0.0, 1000.0)},
+  };
+  return table;
+}
+
+std::span<const Field<Species>> Species::fields() {
+  using P = Species;
+  // yaw_max_deg, scale_*_max: at least the matching minimum (checked by validate()).
+  static const Field<P> table[] = {
+      {"name", REF(P, name)},
+      {"density_per_m2", REF(P, density_per_m2), Range::closed(0.0, 1e4)},
+      {"min_distance_m", REF(P, min_distance_m), Range::open_lo(0.0, 1000.0)},
+      {"height_min_m", REF(P, height_min_m), Range::any(), FieldFlag::unbounded_null},
+      {"height_max_m", REF(P, height_max_m), Range::any(), FieldFlag::unbounded_null},
+      {"slope_max_deg", REF(P, slope_max_deg), Range::closed(0.0, 90.0)},
+      {"min_biome_weight", REF(P, min_biome_weight), Range::closed(0.0, 1.0)},
+      {"cluster_amplitude", REF(P, cluster_amplitude), Range::closed(0.0, 1.0)},
+      {"avoid_water", REF(P, avoid_water)},
+      {"yaw_min_deg", REF(P, yaw_min_deg), Range::closed(-1e4, 1e4)},
+      {"yaw_max_deg", REF(P, yaw_max_deg), Range::closed(-1e4, 1e4), FieldFlag::unchecked},
+      {"scale_xz_min", REF(P, scale_xz_min), Range::open_lo(0.0, 1e4)},
+      {"scale_xz_max", REF(P, scale_xz_max), Range::open_lo(0.0, 1e4), FieldFlag::unchecked},
+      {"scale_y_min", REF(P, scale_y_min), Range::open_lo(0.0, 1e4)},
+      {"scale_y_max", REF(P, scale_y_max), Range::open_lo(0.0, 1e4), FieldFlag::unchecked},
+      {"align_to_normal", REF(P, align_to_normal)},
+      {"seed", REF(P, seed)},
+  };
+  return table;
+}
+
+std::span<const Field<SurfaceParams>> SurfaceParams::fields() {
+  using P = SurfaceParams;
+  static const Field<P> table[] = {
+      {"rock_slope_deg", REF(P, rock_slope_deg), Range::open_lo(0.0, 90.0)},
+      {"rock_blend_deg", REF(P, rock_blend_deg), Range::open_lo(0.0, 90.0)},
+  };
+  return table;
+}
+
+#undef REF
+
 void ClimateParams::validate(std::string_view path) const {
   temperature_noise.validate(std::string(path) + ".temperature_noise");
   moisture_noise.validate(std::string(path) + ".moisture_noise");
-  check_range(path, "temperature_mean_c", temperature_mean_c, -100.0, 100.0);
-  check_range(path, "temperature_amplitude_c", temperature_amplitude_c, 0.0, 100.0);
-  check_range(path, "latitude_gradient_c_per_km", latitude_gradient_c_per_km, -100.0, 100.0);
-  check_range(path, "lapse_rate_c_per_km", lapse_rate_c_per_km, 0.0, 50.0);
-  check_range(path, "moisture_mean_mm", moisture_mean_mm, 0.0, 20000.0);
-  check_range(path, "moisture_amplitude_mm", moisture_amplitude_mm, 0.0, 20000.0);
-  check_range(path, "water_boost_mm", water_boost_mm, 0.0, 20000.0);
-  check_range(path, "water_boost_distance_m", water_boost_distance_m, 0.0, 1e5, true);
+  check_fields(*this, fields(), path);
   check_range(path, "sea_level_m", sea_level_m, -1e6, 1e6);
 }
 
 void SurfaceParams::validate(std::string_view path) const {
   const std::string p(path);
   climate.validate(p + ".climate");
-  check_range(p + ".blend", "temperature_c", blend.temperature_c, 0.0, 100.0, true);
-  check_range(p + ".blend", "moisture_mm", blend.moisture_mm, 0.0, 20000.0, true);
-  check_range(p + ".blend", "height_m", blend.height_m, 0.0, 1e5, true);
+  check_fields(blend, BiomeBlend::fields(), p + ".blend");
   if (layers.empty() || layers.size() > std::size_t(kMaxSplatLayers)) {
     fail(p + ".layers", std::to_string(layers.size()) + " layers (allowed: 1.." +
                             std::to_string(kMaxSplatLayers) + ")");
@@ -97,12 +174,8 @@ void SurfaceParams::validate(std::string_view path) const {
     if (L.name.empty()) fail(lp + ".name", "empty name");
     if (!names.insert(L.name).second) fail(lp + ".name", "duplicate layer name '" + L.name + "'");
     check_interval(lp, "height_min_m", "height_max_m", L.height_min_m, L.height_max_m);
-    check_range(lp, "height_blend_m", L.height_blend_m, 0.0, 1e5, true);
-    check_range(lp, "slope_min_deg", L.slope_min_deg, 0.0, 90.0);
-    check_range(lp, "slope_max_deg", L.slope_max_deg, 0.0, 90.0);
+    check_fields(L, SplatLayer::fields(), lp);
     check_interval(lp, "slope_min_deg", "slope_max_deg", L.slope_min_deg, L.slope_max_deg);
-    check_range(lp, "slope_blend_deg", L.slope_blend_deg, 0.0, 90.0, true);
-    check_range(lp, "noise_amplitude", L.noise_amplitude, 0.0, 1.0);
     L.noise.validate(lp + ".noise");
   }
   if (rock_layer < -1 || rock_layer >= int(layers.size())) {
@@ -110,8 +183,7 @@ void SurfaceParams::validate(std::string_view path) const {
                                 " out of range (allowed: -1.." + std::to_string(layers.size() - 1) +
                                 ")");
   }
-  check_range(p, "rock_slope_deg", rock_slope_deg, 0.0, 90.0, true);
-  check_range(p, "rock_blend_deg", rock_blend_deg, 0.0, 90.0, true);
+  check_fields(*this, fields(), p);
   check_range(p, "sea_level_m", sea_level_m, -1e6, 1e6);
 
   if (species.size() > std::size_t(kMaxSpecies)) {
@@ -145,14 +217,13 @@ void SurfaceParams::validate(std::string_view path) const {
     }
     for (std::size_t l = 0; l < B.splat.size(); ++l) {
       if (!std::isfinite(B.splat[l]) || B.splat[l] < 0.0f) {
-        fail(bp + ".splat." + layers[l].name,
-             format_number(B.splat[l]) + " is out of range (allowed: [0, inf))");
+        throw_out_of_range(bp + ".splat." + layers[l].name, format_number(B.splat[l]), "[0, inf)");
       }
     }
     for (std::size_t s = 0; s < B.scatter.size(); ++s) {
       if (!std::isfinite(B.scatter[s]) || B.scatter[s] < 0.0f) {
-        fail(bp + ".scatter." + species[s].name,
-             format_number(B.scatter[s]) + " is out of range (allowed: [0, inf))");
+        throw_out_of_range(bp + ".scatter." + species[s].name, format_number(B.scatter[s]),
+                           "[0, inf)");
       }
     }
     for (std::size_t o = 0; o < b; ++o) {
@@ -175,8 +246,7 @@ void SurfaceParams::validate(std::string_view path) const {
     const std::string sp = p + ".species[" + std::to_string(s) + "]";
     if (S.name.empty()) fail(sp + ".name", "empty name");
     if (!names.insert(S.name).second) fail(sp + ".name", "duplicate species name '" + S.name + "'");
-    check_range(sp, "density_per_m2", S.density_per_m2, 0.0, 1e4);
-    check_range(sp, "min_distance_m", S.min_distance_m, 0.0, 1000.0, true);
+    check_fields(S, Species::fields(), sp);
     const double packing =
         S.density_per_m2 * std::numbers::pi * S.min_distance_m * S.min_distance_m;
     if (!(packing < 0.9)) {
@@ -186,15 +256,9 @@ void SurfaceParams::validate(std::string_view path) const {
                " (density * pi * min_distance^2 = " + format_number(packing) + ", allowed: < 0.9)");
     }
     check_interval(sp, "height_min_m", "height_max_m", S.height_min_m, S.height_max_m);
-    check_range(sp, "slope_max_deg", S.slope_max_deg, 0.0, 90.0);
-    check_range(sp, "min_biome_weight", S.min_biome_weight, 0.0, 1.0);
-    check_range(sp, "cluster_amplitude", S.cluster_amplitude, 0.0, 1.0);
     S.cluster_noise.validate(sp + ".cluster_noise");
-    check_range(sp, "yaw_min_deg", S.yaw_min_deg, -1e4, 1e4);
     check_range(sp, "yaw_max_deg", S.yaw_max_deg, S.yaw_min_deg, 1e4);
-    check_range(sp, "scale_xz_min", S.scale_xz_min, 0.0, 1e4, true);
     check_range(sp, "scale_xz_max", S.scale_xz_max, S.scale_xz_min, 1e4);
-    check_range(sp, "scale_y_min", S.scale_y_min, 0.0, 1e4, true);
     check_range(sp, "scale_y_max", S.scale_y_max, S.scale_y_min, 1e4);
     for (std::size_t e = 0; e < S.exclusions.size(); ++e) {
       const SpeciesExclusion& X = S.exclusions[e];
@@ -204,7 +268,7 @@ void SurfaceParams::validate(std::string_view path) const {
                                   " must name an earlier species (allowed: 0.." +
                                   std::to_string(int(s) - 1) + ")");
       }
-      check_range(xp, "distance_m", X.distance_m, 0.0, 1000.0, true);
+      check_fields(X, SpeciesExclusion::fields(), xp);
     }
   }
 }

@@ -82,7 +82,8 @@ std::uint64_t ChunkData::content_hash() const {
   h = hash_vector(splat, h);
   for (const ScatterInstance& p : scatter) {
     const double xz[2] = {p.x_m, p.z_m};
-    const float f[7] = {p.y_m, p.yaw_deg, p.scale_xz, p.scale_y, p.normal[0], p.normal[1], p.normal[2]};
+    const float f[7] = {p.y_m,       p.yaw_deg,   p.scale_xz, p.scale_y,
+                        p.normal[0], p.normal[1], p.normal[2]};
     h = hash_bytes(xz, sizeof(xz), h);
     h = hash_bytes(f, sizeof(f), h);
     h = hash_bytes(&p.species, sizeof(p.species), h);
@@ -96,12 +97,13 @@ ChunkGenerator::ChunkGenerator(const Preset& preset, const ChunkSettings& settin
   settings_.validate();
   graph_ = compile(preset);
   cell_size_m_ = preset.world.cell_size_m;
-  post_ignored_ = preset.post_json != "[]" && !preset.post_json.empty();
+  post_ignored_ = !preset.post.empty();
   seed_ = preset.seed;
   table_ = std::make_shared<const StitchTable>(settings_.cells);
   if (settings_.surface) {
-    auto params = std::make_shared<SurfaceParams>(parse_surface(preset));
-    climate_sources_ = std::make_shared<const ClimateSources>(compile_climate_sources(preset, params->climate));
+    auto params = std::make_shared<SurfaceParams>(preset.surface);
+    climate_sources_ = std::make_shared<const ClimateSources>(
+        compile_climate_sources(preset.generator(), params->climate));
     // Reserve per species: the smaller of a hard packing bound and a statistical one. Packing:
     // points at least d apart in a square of side C have disjoint discs of radius d/2 inside the
     // square grown by d/2 per side, covering at most pi/sqrt(12) of it, so count <= 2 (C + d)^2 /
@@ -150,8 +152,9 @@ GridSpec ChunkGenerator::height_grid(const ChunkKey& key) const {
 
 void ChunkGenerator::validate_key(const ChunkKey& key) const {
   if (key.level < 0 || key.level > kMaxChunkLevel) {
-    throw Error(ErrorCategory::invalid_argument,
-                "chunk " + key_text(key) + ": level must be in 0.." + std::to_string(kMaxChunkLevel));
+    throw Error(
+        ErrorCategory::invalid_argument,
+        "chunk " + key_text(key) + ": level must be in 0.." + std::to_string(kMaxChunkLevel));
   }
   const double size = chunk_size_m(key.level);
   const double limit = kMaxWorldCoordinate / size;
@@ -235,7 +238,8 @@ void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx) co
   const SurfaceParams& params = *surface_;
   compute_climate(params.climate, seed_, out.heights, {}, s.climate, ctx, climate_sources_.get());
   compute_biome_weights(params, out.heights, s.climate, s.biomes, ctx);
-  if (s.slope.grid.width != out.heights.grid.width || s.slope.grid.height != out.heights.grid.height) {
+  if (s.slope.grid.width != out.heights.grid.width ||
+      s.slope.grid.height != out.heights.grid.height) {
     s.slope = Field2D(out.heights.grid);
   }
   slope_deg_clamped(out.heights, s.slope, ctx);

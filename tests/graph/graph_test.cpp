@@ -14,6 +14,7 @@
 
 #include "graph/program.hpp"
 #include "terrane/graph.hpp"
+#include "terrane/preset.hpp"
 
 namespace terrane {
 namespace {

@@ -13,6 +13,7 @@
 #include "terrane/field.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/noise.hpp"
+#include "terrane/preset.hpp"
 #include "terrane/surface.hpp"
 
 namespace terrane {
@@ -61,7 +62,7 @@ WorldSettings test_world() {
 TEST(SurfaceDefaults, BuiltinPresetsValidateWithEightBiomes) {
   for (const std::string& name : builtin_preset_names()) {
     const Preset preset = load_preset(name);
-    const SurfaceParams p = parse_surface(preset);
+    const SurfaceParams& p = preset.surface;
     ASSERT_EQ(p.biomes.size(), 8u) << name;
     std::vector<std::string> names;
     for (const Biome& b : p.biomes) names.push_back(b.name);
@@ -243,8 +244,8 @@ TEST(Climate, GraphNodeSourcesReplaceTheNoise) {
                                   "moisture_node": "rain", "moisture_mean_mm": 1000,
                                   "moisture_amplitude_mm": 500}}})",
       "nodes.json");
-  const SurfaceParams p = parse_surface(preset);
-  const ClimateSources sources = compile_climate_sources(preset, p.climate);
+  const SurfaceParams& p = preset.surface;
+  const ClimateSources sources = compile_climate_sources(preset.generator(), p.climate);
   ASSERT_TRUE(sources.temperature && sources.moisture);
   const GridSpec g{.width = 40, .height = 30, .spacing_m = 3.0, .index_x0 = 5, .index_z0 = -7};
   Field2D h(g);
@@ -372,7 +373,7 @@ TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
           "surface": {"climate": {"moisture_mean_mm": 1000}}})",
       "rolling.json");
   const CompiledGraph graph = compile(preset);
-  SurfaceParams p = parse_surface(preset);
+  SurfaceParams p = preset.surface;
   const double x0 = 100.0, z0 = -60.0, side = 192.0;
   std::vector<ScatterInstance> whole;
   scatter_chunk(graph, p, preset.seed, x0, z0, x0 + side, z0 + side, whole,
@@ -499,7 +500,7 @@ std::string surface_error(const std::string& surface_json) {
       R"({"graph":{"output":"c","nodes":{"c":{"type":"constant","value":0}}},"surface":)" +
       surface_json + "}";
   try {
-    parse_surface(parse_preset(doc, "test.json"));
+    (void)parse_preset(doc, "test.json");
   } catch (const Error& e) {
     return e.what();
   }
@@ -517,13 +518,14 @@ TEST(SurfaceBadInput, PreciseMessages) {
       << overlap;
   const std::string neg = surface_error(
       R"({"biomes":[{"name":"a","scatter":{"t":1}}],"species":[{"name":"t","density_per_m2":-0.5}]})");
-  EXPECT_EQ(
-      neg,
-      "test.json: surface.species[0].density_per_m2: -0.5 is out of range (allowed: [0, 10000])");
+  EXPECT_EQ(neg,
+            "test.json: surface.species[0].density_per_m2 = -0.5 is outside the allowed range [0, "
+            "10000]");
   const std::string dist =
       surface_error(R"({"biomes":[{"name":"a"}],"species":[{"name":"t","min_distance_m":0}]})");
-  EXPECT_EQ(dist,
-            "test.json: surface.species[0].min_distance_m: 0 is out of range (allowed: (0, 1000])");
+  EXPECT_EQ(
+      dist,
+      "test.json: surface.species[0].min_distance_m = 0 is outside the allowed range (0, 1000]");
   const std::string packing = surface_error(
       R"({"biomes":[{"name":"a"}],"species":[{"name":"t","min_distance_m":5,"density_per_m2":0.05}]})");
   EXPECT_NE(packing.find("cannot be reached with min_distance_m 5"), std::string::npos) << packing;
@@ -542,7 +544,10 @@ TEST(SurfaceBadInput, PreciseMessages) {
   EXPECT_EQ(surface_error(R"({"climate":{"temperature_node":"warm"}})"),
             "test.json: surface.climate.temperature_node: unknown graph node 'warm' (known: c)");
   const std::string unknown = surface_error(R"({"clmate":{}})");
-  EXPECT_NE(unknown.find("surface.clmate: unknown key"), std::string::npos) << unknown;
+  EXPECT_NE(
+      unknown.find("surface.clmate: unknown key 'clmate' in surface (did you mean 'climate'?)"),
+      std::string::npos)
+      << unknown;
   EXPECT_EQ(
       surface_error(R"({"biomes":[{"name":"a","temperature_min_c":5,"temperature_max_c":5}]})"),
       "test.json: surface.biomes[0].temperature_min_c: empty range [5, 5] (temperature_min_c "

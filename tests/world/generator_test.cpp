@@ -11,12 +11,15 @@
 namespace terrane {
 namespace {
 
-Preset default_preset() { return parse_preset(builtin_preset_json("default"), "default"); }
+Preset default_preset() {
+  return parse_preset(builtin_preset_json("default"), "default");
+}
 
 TEST(ChunkKeyTest, AncestorIsFloorDivision) {
   EXPECT_EQ((ChunkKey{-1, -3, 0}.ancestor(1)), (ChunkKey{-1, -2, 1}));
   EXPECT_EQ((ChunkKey{5, 4, 2}.ancestor(2)), (ChunkKey{1, 1, 4}));
-  for (int q = 0; q < 4; ++q) EXPECT_EQ((ChunkKey{-7, 3, 3}.child(q).ancestor(1)), (ChunkKey{-7, 3, 3}));
+  for (int q = 0; q < 4; ++q)
+    EXPECT_EQ((ChunkKey{-7, 3, 3}.child(q).ancestor(1)), (ChunkKey{-7, 3, 3}));
 }
 
 TEST(ChunkGeneratorTest, BytesMatchTheFormula) {
@@ -89,8 +92,10 @@ TEST(ChunkGeneratorTest, SharedVerticesOfDifferentLevelsAreBitIdentical) {
   for (int j = 0; j <= n; j += 2) {
     const int jc = j / 2;
     EXPECT_EQ(fine.heights.at(n + 1, j + 1), coarse.heights.at(1, jc + 1)) << j;
-    const double fx = fine.mesh.origin_x_m + double(fine.mesh.positions[3 * std::size_t(j * (n + 1) + n)]);
-    const double cx = coarse.mesh.origin_x_m + double(coarse.mesh.positions[3 * std::size_t(jc * (n + 1))]);
+    const double fx =
+        fine.mesh.origin_x_m + double(fine.mesh.positions[3 * std::size_t(j * (n + 1) + n)]);
+    const double cx =
+        coarse.mesh.origin_x_m + double(coarse.mesh.positions[3 * std::size_t(jc * (n + 1))]);
     EXPECT_EQ(fx, cx);
   }
 }
@@ -105,7 +110,8 @@ TEST(ChunkGeneratorTest, BigWorldChunksKeepTheirQuality) {
   gen.generate(far, {0, 0, 0, 0}, d);
   EXPECT_NEAR(d.mesh.origin_x_m, 1.0e8, gen.chunk_size_m(0));
   // Vertex spacing stays exact in the chunk-relative floats.
-  for (int i = 0; i <= s.cells; ++i) EXPECT_EQ(d.mesh.positions[3 * std::size_t(i)], float(i * gen.cell_size_m()));
+  for (int i = 0; i <= s.cells; ++i)
+    EXPECT_EQ(d.mesh.positions[3 * std::size_t(i)], float(i * gen.cell_size_m()));
   // Heights vary like near the origin (not a constant, not quantised to a few values).
   std::vector<float> h(d.heights.data);
   std::sort(h.begin(), h.end());
@@ -145,14 +151,17 @@ TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
   ASSERT_EQ(a.splat.size(), std::size_t(w) * std::size_t(w) * std::size_t(a.splat_layers));
   for (std::size_t c = 0; c < std::size_t(w) * std::size_t(w); ++c) {
     int sum = 0;
-    for (int l = 0; l < a.splat_layers; ++l) sum += a.splat[c * std::size_t(a.splat_layers) + std::size_t(l)];
+    for (int l = 0; l < a.splat_layers; ++l)
+      sum += a.splat[c * std::size_t(a.splat_layers) + std::size_t(l)];
     ASSERT_EQ(sum, 255) << c;
   }
   // Shared border vertices: a's vertex (N, j) is b's vertex (0, j); compare their texels.
   for (int j = 0; j <= s.cells; ++j) {
     for (int l = 0; l < a.splat_layers; ++l) {
-      const std::size_t ca = (std::size_t(j + 1) * std::size_t(w) + std::size_t(s.cells + 1)) * std::size_t(a.splat_layers);
-      const std::size_t cb = (std::size_t(j + 1) * std::size_t(w) + 1) * std::size_t(a.splat_layers);
+      const std::size_t ca = (std::size_t(j + 1) * std::size_t(w) + std::size_t(s.cells + 1)) *
+                             std::size_t(a.splat_layers);
+      const std::size_t cb =
+          (std::size_t(j + 1) * std::size_t(w) + 1) * std::size_t(a.splat_layers);
       ASSERT_EQ(a.splat[ca + std::size_t(l)], b.splat[cb + std::size_t(l)]) << j << " " << l;
     }
   }
@@ -165,9 +174,8 @@ TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
     EXPECT_LT(p.z_m, -2 * size);
   }
   std::vector<ScatterInstance> whole;
-  scatter_chunk(gen.graph(), parse_surface(default_preset()), default_preset().seed, 4 * size,
-                -3 * size, 6 * size, -2 * size, whole, {},
-                nullptr);
+  scatter_chunk(gen.graph(), default_preset().surface, default_preset().seed, 4 * size, -3 * size,
+                6 * size, -2 * size, whole, {}, nullptr);
   EXPECT_EQ(whole.size(), a.scatter.size() + b.scatter.size());
   EXPECT_GT(a.scatter.size() + b.scatter.size(), 0u);
   // Coarse nodes carry splat weights but no scatter.

@@ -7,10 +7,11 @@
 #include <sstream>
 #include <string>
 
-#include "graph/graph_internal.hpp"
+#include "preset/json_reader.hpp"
+#include "preset/preset_internal.hpp"
 
 namespace terrane {
-namespace graph_detail {
+namespace preset_detail {
 
 namespace {
 
@@ -91,72 +92,38 @@ json parse_json_text(std::string_view text, std::string_view source) {
   }
 }
 
-}  // namespace graph_detail
+}  // namespace preset_detail
+
+namespace preset_detail {
+
+WorldSettings parse_world(const json* world, std::string_view source) {
+  WorldSettings w;
+  if (world == nullptr) return w;
+  JsonFields f(*world, std::string(source) + ": world");
+  f.fields(WorldSettings::fields(), w);
+  f.finish("world");
+  w.validate(std::string(source) + ": world");
+  return w;
+}
+
+}  // namespace preset_detail
 
 namespace {
 
-using graph_detail::describe;
-using graph_detail::fail;
-using graph_detail::json;
+using preset_detail::describe;
+using preset_detail::fail;
+using preset_detail::json;
 
 void check_keys(const json& obj, const std::vector<std::string_view>& allowed,
                 std::string_view source, const std::string& prefix, std::string_view what) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
     std::string msg = "unknown key '" + it.key() + "' in " + std::string(what);
-    std::string_view guess = graph_detail::closest(it.key(), allowed);
+    std::string_view guess = closest_name(it.key(), allowed);
     if (!guess.empty()) msg += " (did you mean '" + std::string(guess) + "'?)";
     fail(ErrorCategory::invalid_argument, source, prefix + it.key(),
-         msg + "; allowed keys: " + graph_detail::join(allowed));
+         msg + "; allowed keys: " + join_names(allowed));
   }
-}
-
-double world_number(const json& world, const char* key, double fallback, std::string_view source) {
-  auto it = world.find(key);
-  if (it == world.end()) return fallback;
-  if (!it->is_number()) {
-    fail(ErrorCategory::invalid_argument, source, std::string("world.") + key,
-         "expected a number, got " + describe(*it));
-  }
-  return it->get<double>();
-}
-
-WorldSettings parse_world(const json& doc, std::string_view source) {
-  WorldSettings w;
-  auto it = doc.find("world");
-  if (it == doc.end()) return w;
-  const json& world = *it;
-  if (!world.is_object()) {
-    fail(ErrorCategory::invalid_argument, source, "world",
-         "expected an object, got " + describe(world));
-  }
-  check_keys(world, graph_detail::world_keys(), source, "world.", "world");
-  w.cell_size_m = world_number(world, "cell_size_m", w.cell_size_m, source);
-  w.height_min_m = world_number(world, "height_min_m", w.height_min_m, source);
-  w.height_max_m = world_number(world, "height_max_m", w.height_max_m, source);
-  w.sea_level_m = world_number(world, "sea_level_m", w.sea_level_m, source);
-  if (auto s = world.find("size"); s != world.end()) {
-    if (!s->is_number_integer()) {
-      fail(ErrorCategory::invalid_argument, source, "world.size",
-           "expected an integer, got " + describe(*s));
-    }
-    const std::int64_t size = s->get<std::int64_t>();
-    if (s->is_number_unsigned() ? s->get<std::uint64_t>() > std::uint64_t(kMaxGridSide)
-                                : (size < 1 || size > kMaxGridSide)) {
-      fail(ErrorCategory::invalid_argument, source, "world.size",
-           s->dump() + " is outside the allowed range 1..65536");
-    }
-    w.size = int(size);
-  }
-  if (auto pal = world.find("preview_palette"); pal != world.end()) {
-    if (!pal->is_string()) {
-      fail(ErrorCategory::invalid_argument, source, "world.preview_palette",
-           "expected a string, got " + describe(*pal));
-    }
-    w.preview_palette = pal->get<std::string>();
-  }
-  w.validate(std::string(source) + ": world");
-  return w;
 }
 
 std::string string_field(const json& doc, const char* key, std::string_view fallback,
@@ -169,22 +136,27 @@ std::string string_field(const json& doc, const char* key, std::string_view fall
   return it->get<std::string>();
 }
 
+const json* section(const json& doc, const char* key) {
+  auto it = doc.find(key);
+  return it == doc.end() ? nullptr : &*it;
+}
+
 Preset parse_document(json doc, std::string_view source, std::string_view default_name,
                       std::span<const std::string> overrides) {
-  for (const std::string& o : overrides) graph_detail::apply_override(doc, o, source);
+  for (const std::string& o : overrides) preset_detail::apply_override(doc, o, source);
   if (!doc.is_object()) {
     fail(ErrorCategory::invalid_argument, source, "",
          "a preset is a JSON object, got " + describe(doc));
   }
-  check_keys(doc, graph_detail::root_keys(), source, "", "the preset");
+  check_keys(doc, preset_detail::root_keys(), source, "", "the preset");
   Preset p;
   p.source = std::string(source);
   p.name = string_field(doc, "name", default_name, source);
   p.description = string_field(doc, "description", "", source);
   if (auto it = doc.find("seed"); it != doc.end()) {
-    p.seed = graph_detail::parse_seed_value(*it, source, "seed");
+    p.seed = preset_detail::parse_seed_value(*it, source, "seed");
   }
-  p.world = parse_world(doc, source);
+  p.world = preset_detail::parse_world(section(doc, "world"), source);
   auto graph = doc.find("graph");
   if (graph == doc.end()) {
     fail(ErrorCategory::invalid_argument, source, "graph",
@@ -194,7 +166,7 @@ Preset parse_document(json doc, std::string_view source, std::string_view defaul
     fail(ErrorCategory::invalid_argument, source, "graph",
          "expected an object, got " + describe(*graph));
   }
-  p.graph = graph_detail::parse_graph(*graph, p.world, source);
+  p.graph = preset_detail::parse_graph(*graph, p.world, source);
   p.graph.validate(source);
   for (const GraphNode& n : p.graph.nodes) {
     if (n.kind != NodeKind::input) continue;
@@ -203,20 +175,8 @@ Preset parse_document(json doc, std::string_view source, std::string_view defaul
          "exist only in a post \"graph\" operation, not in the preset's graph (see "
          "docs/PRESETS.md)");
   }
-  if (auto post = doc.find("post"); post != doc.end()) {
-    if (!post->is_array()) {
-      fail(ErrorCategory::invalid_argument, source, "post",
-           "expected an array of region operations, got " + describe(*post));
-    }
-    p.post_json = post->dump();
-  }
-  if (auto surface = doc.find("surface"); surface != doc.end()) {
-    if (!surface->is_object()) {
-      fail(ErrorCategory::invalid_argument, source, "surface",
-           "expected an object (climate, biomes, layers, species), got " + describe(*surface));
-    }
-    p.surface_json = surface->dump();
-  }
+  p.post = preset_detail::parse_post(section(doc, "post"), p);
+  p.surface = preset_detail::parse_surface(section(doc, "surface"), p);
   p.canonical_json = doc.dump();
   p.hash = preset_hash(p.canonical_json);
   return p;
@@ -231,14 +191,14 @@ std::uint64_t preset_hash(std::string_view canonical_json) {
 Preset parse_preset(std::string_view json_text, std::string_view source,
                     std::span<const std::string> overrides) {
   std::string stem = std::filesystem::path(source).stem().string();
-  return parse_document(graph_detail::parse_json_text(json_text, source), source, stem, overrides);
+  return parse_document(preset_detail::parse_json_text(json_text, source), source, stem, overrides);
 }
 
 Preset load_preset(std::string_view name_or_path, std::span<const std::string> overrides) {
   const std::vector<std::string> names = builtin_preset_names();
   if (std::find(names.begin(), names.end(), name_or_path) != names.end()) {
     const std::string source = "builtin preset '" + std::string(name_or_path) + "'";
-    return parse_document(graph_detail::parse_json_text(builtin_preset_json(name_or_path), source),
+    return parse_document(preset_detail::parse_json_text(builtin_preset_json(name_or_path), source),
                           source, name_or_path, overrides);
   }
   const std::filesystem::path path{std::string(name_or_path)};
@@ -254,15 +214,39 @@ Preset load_preset(std::string_view name_or_path, std::span<const std::string> o
   if (in.bad()) {
     throw Error(ErrorCategory::io, std::string(name_or_path) + ": read error");
   }
-  return parse_document(graph_detail::parse_json_text(text.str(), name_or_path), name_or_path,
+  return parse_document(preset_detail::parse_json_text(text.str(), name_or_path), name_or_path,
                         path.stem().string(), overrides);
 }
 
 std::string apply_override(std::string_view json_text, std::string_view assignment,
                            std::string_view source) {
-  json doc = graph_detail::parse_json_text(json_text, source);
-  graph_detail::apply_override(doc, assignment, source);
+  json doc = preset_detail::parse_json_text(json_text, source);
+  preset_detail::apply_override(doc, assignment, source);
   return doc.dump();
+}
+
+}  // namespace terrane
+
+namespace terrane {
+
+CompiledGraph compile(const Preset& preset) {
+  return compile(preset.generator());
+}
+
+std::string append_post_override(const Preset& preset, std::span<const RegionOpKind> kinds) {
+  json post = json::array();
+  const json doc = json::parse(preset.canonical_json);
+  if (auto it = doc.find("post"); it != doc.end()) post = *it;
+  for (RegionOpKind kind : kinds) {
+    if (kind == RegionOpKind::graph) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "'graph' has no default (it needs its nodes); add {\"op\": \"graph\", "
+                  "\"output\": ..., \"nodes\": {...}} to the preset's post list instead (see "
+                  "docs/PRESETS.md); allowed: thermal, droplets, stream_power, blur");
+    }
+    post.push_back({{"op", to_string(kind)}});
+  }
+  return "post=" + post.dump();
 }
 
 }  // namespace terrane

@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-namespace terrane::graph_detail {
+namespace terrane::preset_detail {
 
 struct BuiltinPresetText {
   const char* name;
@@ -13,4 +13,4 @@ struct BuiltinPresetText {
 extern const BuiltinPresetText kBuiltinPresets[];
 extern const std::size_t kBuiltinPresetCount;
 
-}  // namespace terrane::graph_detail
+}  // namespace terrane::preset_detail

@@ -1,4 +1,4 @@
-// Preset "graph" section: JSON nodes -> GraphNode (types, references, defaults). Ranges and
+// The preset's "graph" section: JSON nodes -> GraphNode (types, references, defaults). Ranges and
 // cycles are checked by Graph::validate (graph_validate.cpp) so hand-built graphs get them too.
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 #include <map>
 #include <string>
 
-#include "graph/graph_internal.hpp"
+#include "preset/preset_internal.hpp"
 
-namespace terrane::graph_detail {
+namespace terrane::preset_detail {
 namespace {
 
 // Reads the fields of one JSON object with precise messages.
@@ -32,9 +32,9 @@ class FieldReader {
       const std::string& key = it.key();
       if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
       std::string msg = "unknown key '" + key + "' in " + std::string(what);
-      std::string_view guess = closest(key, allowed);
+      std::string_view guess = closest_name(key, allowed);
       if (!guess.empty()) msg += " (did you mean '" + std::string(guess) + "'?)";
-      msg += "; allowed keys: " + join(allowed);
+      msg += "; allowed keys: " + join_names(allowed);
       fail(ErrorCategory::invalid_argument, source_, path(key), msg);
     }
   }
@@ -154,9 +154,9 @@ NodeInput read_input(const ParseState& st, std::string_view key, const json& v,
       std::vector<std::string_view> ids;
       for (const auto& [name, _] : st.index) ids.push_back(name);
       std::string msg = "unknown node '" + id + "'";
-      std::string_view guess = closest(id, ids);
+      std::string_view guess = closest_name(id, ids);
       if (!guess.empty()) msg += " (did you mean '" + std::string(guess) + "'?)";
-      msg += "; nodes: " + join(ids);
+      msg += "; nodes: " + join_names(ids);
       fail(ErrorCategory::invalid_argument, st.source, path, msg);
     }
     return NodeInput{.node = it->second};
@@ -282,16 +282,16 @@ GraphNode read_node(const std::string& id, const json& obj, const WorldSettings&
   FieldReader r(obj, st.source, path);
   if (!r.has("type")) {
     fail(ErrorCategory::invalid_argument, st.source, path + ".type",
-         "missing node type; allowed types: " + join(node_type_names()));
+         "missing node type; allowed types: " + join_names(node_type_names()));
   }
   const std::string type = r.string("type", "");
   const NodeTypeSpec* spec = find_node_type(type);
   if (spec == nullptr) {
     std::string msg = "unknown node type '" + type + "'";
-    std::string_view guess = closest(type, node_type_names());
+    std::string_view guess = closest_name(type, node_type_names());
     if (!guess.empty()) msg += " (did you mean '" + std::string(guess) + "'?)";
     fail(ErrorCategory::invalid_argument, st.source, path + ".type",
-         msg + "; allowed types: " + join(node_type_names()));
+         msg + "; allowed types: " + join_names(node_type_names()));
   }
   r.check_keys(node_keys(obj), "a '" + type + "' node");
   (void)r.string("comment", "");
@@ -434,25 +434,25 @@ Graph parse_graph(const json& graph, const WorldSettings& world, std::string_vie
     for (const auto& [name, _] : st.index) ids.push_back(name);
     fail(ErrorCategory::invalid_argument, source, path + ".output",
          "unknown node '" + output + "'" + (r.has("output") ? "" : " (the default)") +
-             "; nodes: " + join(ids));
+             "; nodes: " + join_names(ids));
   }
   g.output = out->second;
   return g;
 }
 
-}  // namespace terrane::graph_detail
+}  // namespace terrane::preset_detail
 
 namespace terrane {
 
 Graph parse_graph_section(std::string_view json_text, const WorldSettings& world,
                           std::string_view source, std::string_view path) {
-  const graph_detail::json doc = graph_detail::parse_json_text(json_text, source);
+  const preset_detail::json doc = preset_detail::parse_json_text(json_text, source);
   if (!doc.is_object()) {
-    graph_detail::fail(ErrorCategory::invalid_argument, source, path,
-                       "expected an object {\"output\": id, \"nodes\": {...}}, got " +
-                           graph_detail::describe(doc));
+    preset_detail::fail(ErrorCategory::invalid_argument, source, path,
+                        "expected an object {\"output\": id, \"nodes\": {...}}, got " +
+                            preset_detail::describe(doc));
   }
-  Graph g = graph_detail::parse_graph(doc, world, source, std::string(path));
+  Graph g = preset_detail::parse_graph(doc, world, source, std::string(path));
   g.validate(source);
   return g;
 }

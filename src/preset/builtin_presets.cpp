@@ -1,23 +1,23 @@
 // Lookup of the built-in presets embedded at build time (see CMakeLists.txt).
 #include <string>
 
-#include "graph/builtin_presets.hpp"
-#include "terrane/graph.hpp"
+#include "preset/builtin_presets.hpp"
+#include "terrane/preset.hpp"
 
 namespace terrane {
 
 std::vector<std::string> builtin_preset_names() {
   std::vector<std::string> names;
-  for (std::size_t k = 0; k < graph_detail::kBuiltinPresetCount; ++k) {
-    names.emplace_back(graph_detail::kBuiltinPresets[k].name);
+  for (std::size_t k = 0; k < preset_detail::kBuiltinPresetCount; ++k) {
+    names.emplace_back(preset_detail::kBuiltinPresets[k].name);
   }
   return names;
 }
 
 std::string_view builtin_preset_json(std::string_view name) {
   std::string list;
-  for (std::size_t k = 0; k < graph_detail::kBuiltinPresetCount; ++k) {
-    const graph_detail::BuiltinPresetText& p = graph_detail::kBuiltinPresets[k];
+  for (std::size_t k = 0; k < preset_detail::kBuiltinPresetCount; ++k) {
+    const preset_detail::BuiltinPresetText& p = preset_detail::kBuiltinPresets[k];
     if (name == p.name) return p.json;
     list += (k ? ", " : "") + std::string(p.name);
   }

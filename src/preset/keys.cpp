@@ -4,59 +4,9 @@
 #include <cstdio>
 #include <string>
 
-#include "graph/graph_internal.hpp"
+#include "preset/preset_internal.hpp"
 
-namespace terrane {
-
-const char* to_string(NodeKind k) {
-  switch (k) {
-    case NodeKind::noise:
-      return "noise";
-    case NodeKind::warp:
-      return "warp";
-    case NodeKind::constant:
-      return "constant";
-    case NodeKind::add:
-      return "add";
-    case NodeKind::sub:
-      return "sub";
-    case NodeKind::mul:
-      return "mul";
-    case NodeKind::min:
-      return "min";
-    case NodeKind::max:
-      return "max";
-    case NodeKind::abs:
-      return "abs";
-    case NodeKind::neg:
-      return "neg";
-    case NodeKind::clamp:
-      return "clamp";
-    case NodeKind::scale_bias:
-      return "scale_bias";
-    case NodeKind::pow:
-      return "pow";
-    case NodeKind::blend:
-      return "blend";
-    case NodeKind::select:
-      return "select";
-    case NodeKind::curve:
-      return "curve";
-    case NodeKind::terrace:
-      return "terrace";
-    case NodeKind::radial_falloff:
-      return "radial_falloff";
-    case NodeKind::remap:
-      return "remap";
-    case NodeKind::input:
-      return "input";
-  }
-  return "unknown";
-}
-
-}  // namespace terrane
-
-namespace terrane::graph_detail {
+namespace terrane::preset_detail {
 
 std::string located(std::string_view source, std::string_view path, std::string_view message) {
   std::string s(source);
@@ -72,15 +22,6 @@ std::string located(std::string_view source, std::string_view path, std::string_
 void fail(ErrorCategory category, std::string_view source, std::string_view path,
           std::string_view message) {
   throw Error(category, located(source, path, message));
-}
-
-std::string format_number(double v) {
-  char buf[40];
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (std::isnan(v) || std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
 }
 
 std::string describe(const json& v) {
@@ -105,46 +46,6 @@ std::string describe(const json& v) {
     default:
       return dump;
   }
-}
-
-namespace {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-}  // namespace
-
-std::string_view closest(std::string_view key, const std::vector<std::string_view>& candidates) {
-  std::string_view best;
-  std::size_t best_d = 3;
-  for (std::string_view c : candidates) {
-    const std::size_t d = edit_distance(key, c);
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  return best;
-}
-
-std::string join(const std::vector<std::string_view>& names) {
-  std::string s;
-  for (std::string_view n : names) {
-    if (!s.empty()) s += ", ";
-    s += n;
-  }
-  return s;
 }
 
 const std::vector<NodeTypeSpec>& node_types() {
@@ -197,9 +98,6 @@ std::vector<std::string_view> node_type_names() {
 
 std::vector<std::string_view> root_keys() {
   return {"name", "description", "seed", "world", "graph", "post", "surface"};
-}
-std::vector<std::string_view> world_keys() {
-  return {"cell_size_m", "height_min_m", "height_max_m", "sea_level_m", "size", "preview_palette"};
 }
 std::vector<std::string_view> graph_keys() {
   return {"output", "nodes"};
@@ -290,4 +188,4 @@ std::vector<std::string_view> node_keys(const json& node) {
   return node_keys(*spec, cellular);
 }
 
-}  // namespace terrane::graph_detail
+}  // namespace terrane::preset_detail

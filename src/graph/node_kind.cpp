@@ -1,0 +1,74 @@
+// Node kind names and the graph module's message helpers.
+#include <string>
+
+#include "graph/graph_internal.hpp"
+
+namespace terrane {
+
+const char* to_string(NodeKind k) {
+  switch (k) {
+    case NodeKind::noise:
+      return "noise";
+    case NodeKind::warp:
+      return "warp";
+    case NodeKind::constant:
+      return "constant";
+    case NodeKind::add:
+      return "add";
+    case NodeKind::sub:
+      return "sub";
+    case NodeKind::mul:
+      return "mul";
+    case NodeKind::min:
+      return "min";
+    case NodeKind::max:
+      return "max";
+    case NodeKind::abs:
+      return "abs";
+    case NodeKind::neg:
+      return "neg";
+    case NodeKind::clamp:
+      return "clamp";
+    case NodeKind::scale_bias:
+      return "scale_bias";
+    case NodeKind::pow:
+      return "pow";
+    case NodeKind::blend:
+      return "blend";
+    case NodeKind::select:
+      return "select";
+    case NodeKind::curve:
+      return "curve";
+    case NodeKind::terrace:
+      return "terrace";
+    case NodeKind::radial_falloff:
+      return "radial_falloff";
+    case NodeKind::remap:
+      return "remap";
+    case NodeKind::input:
+      return "input";
+  }
+  return "unknown";
+}
+
+}  // namespace terrane
+
+namespace terrane::graph_detail {
+
+std::string located(std::string_view source, std::string_view path, std::string_view message) {
+  std::string s(source);
+  if (!path.empty()) {
+    s += ": ";
+    s += path;
+  }
+  s += ": ";
+  s += message;
+  return s;
+}
+
+void fail(ErrorCategory category, std::string_view source, std::string_view path,
+          std::string_view message) {
+  throw Error(category, located(source, path, message));
+}
+
+}  // namespace terrane::graph_detail
