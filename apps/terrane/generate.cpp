@@ -54,6 +54,8 @@ int run_generate(const GenerateOptions& opt) {
   const BakeReport report = bake(request, ctx);
   bar.finish();
 
+  // Printed after the bake until ExecContext's log sink carries them as they happen (bake.cpp,
+  // add_warning).
   for (const std::string& w : report.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (!opt.quiet && report.meshes) {
     const BakeMeshSummary& m = *report.meshes;

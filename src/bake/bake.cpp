@@ -1,6 +1,7 @@
 // The map-baking pipeline (terrane/bake.hpp): request -> preset -> checks of everything -> output
 // directory -> heights -> post operations -> hydrology -> outputs -> sidecar.
 #include <chrono>
+#include <utility>
 
 #include "bake/bake_internal.hpp"
 #include "terrane/erosion.hpp"
@@ -20,6 +21,15 @@ ExecContext progress_range(const ExecContext& ctx, double lo, double hi) {
     sub.progress = [&ctx, lo, hi](double f) { ctx.progress(lo + (hi - lo) * f); };
   }
   return sub;
+}
+
+// Every warning of a bake goes through here. It is kept as data (BakeReport::warnings, the
+// sidecar) and printed by the caller after a successful bake. When ExecContext has a log sink,
+// send it there as well, as it happens: a warning followed by a refusal (an engine snap, then
+// tiles that do not divide the snapped map) then reaches the user too, as it did when the CLI
+// printed it directly; the CLI then stops printing report.warnings.
+void add_warning(BakeReport& report, const ExecContext& /*ctx*/, std::string text) {
+  if (!text.empty()) report.warnings.push_back(std::move(text));
 }
 
 bool wants_hydrology(const BakeRequest& request, const SurfacePlan& surface) {
@@ -45,8 +55,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   const std::vector<RegionOp> post_ops = preset_post_ops(preset);
 
   GridSpec grid = request_grid(request, preset);
-  const std::string engine_warning = snap_size_for_engine(request.engine, grid);
-  if (!engine_warning.empty()) report.warnings.push_back(engine_warning);
+  add_warning(report, ctx, snap_size_for_engine(request.engine, grid));
   grid.validate("map size");  // before allocating anything large
 
   const fs::path& dir = request.out_dir;
@@ -88,7 +97,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
                               want_hydrology ? &hydro : nullptr, quiet, dir, base)}) {
     written.insert(written.end(), files.begin(), files.end());
   }
-  if (!raw_warning.empty()) report.warnings.push_back(raw_warning);
+  add_warning(report, ctx, std::move(raw_warning));
 
   Sidecar sidecar;
   sidecar.width = grid.width;
