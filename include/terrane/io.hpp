@@ -42,6 +42,11 @@ void write_file_atomic(const std::filesystem::path& path,
                        const std::function<void(const std::filesystem::path& temporary)>& write_to,
                        bool sync = false);
 
+// Creates and removes the probe file "<dir>/.terrane-write-probe"; throws Error(io, message)
+// when it cannot be created, so that a run whose output cannot be written fails before any
+// work. Thread-safe for different directories.
+void probe_writable(const std::filesystem::path& dir, const std::string& message);
+
 // ---------------------------------------------------------------------------------------------
 // Height mapping for integer formats
 

@@ -145,4 +145,13 @@ void write_file_atomic(const fs::path& path,
   }
 }
 
+void probe_writable(const fs::path& dir, const std::string& message) {
+  const fs::path probe = dir / ".terrane-write-probe";
+  FILE* f = std::fopen(probe.c_str(), "wb");
+  if (f == nullptr) throw Error(ErrorCategory::io, message);
+  std::fclose(f);
+  std::error_code ec;
+  fs::remove(probe, ec);
+}
+
 }  // namespace terrane

@@ -1,19 +1,15 @@
-// `terrane generate --formats splat,biomes,scatter` and `--preview biomes`: climate, biome
-// weights, splat maps and scatter instances of the generated map (library: terrane/surface.hpp).
+// Surface outputs of a bake (formats splat, biomes, scatter and PreviewMode::biomes): climate,
+// biome weights, splat maps and scatter instances of the generated map (terrane/surface.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "terrane/erosion.hpp"
+#include "bake/bake_internal.hpp"
 #include "terrane/field.hpp"
-#include "terrane/io.hpp"
-#include "terrane/preset.hpp"
-#include "terrane/surface.hpp"
 
-namespace terrane::cli {
+namespace terrane::bake_detail {
 namespace {
 
 namespace fs = std::filesystem;
@@ -99,22 +95,17 @@ void write_text(const fs::path& path, const std::string& text) {
 
 }  // namespace
 
-SurfaceExportPlan plan_surface_export(const Preset& preset, bool splat, bool biomes, bool scatter,
-                                      const std::string& preview) {
-  SurfaceExportPlan plan;
-  if (preview != "relief" && preview != "biomes") {
-    throw Error(ErrorCategory::invalid_argument,
-                "--preview: unknown mode '" + preview + "' (allowed: relief, biomes)");
-  }
-  plan.splat = splat;
-  plan.biomes = biomes;
-  plan.scatter = scatter;
-  plan.biome_preview = preview == "biomes";
+SurfacePlan plan_surface(const BakeRequest& request, const Preset& preset) {
+  SurfacePlan plan;
+  plan.splat = request.formats.count(OutputFormat::splat) != 0U;
+  plan.biomes = request.formats.count(OutputFormat::biomes) != 0U;
+  plan.scatter = request.formats.count(OutputFormat::scatter) != 0U;
+  plan.biome_preview = request.preview == PreviewMode::biomes;
   if (plan.any()) plan.params = preset.surface;
   return plan;
 }
 
-std::vector<WrittenFile> write_surface_exports(const SurfaceExportPlan& plan, const Preset& preset,
+std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Preset& preset,
                                                const CompiledGraph& graph, const Field2D& heights,
                                                const Hydrology* hydro, const ExecContext& ctx,
                                                const fs::path& dir, const std::string& base) {
@@ -207,4 +198,4 @@ std::vector<WrittenFile> write_surface_exports(const SurfaceExportPlan& plan, co
   return files;
 }
 
-}  // namespace terrane::cli
+}  // namespace terrane::bake_detail

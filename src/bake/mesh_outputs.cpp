@@ -1,42 +1,41 @@
-// `terrane generate --formats glb,obj [--lod L] [--simplify-error M] [--tiles N]`: terrain meshes
-// of the generated map, whole or as N x N tiles sharing their border samples (plus a JSON
-// manifest), optionally simplified with locked borders. Everything the options can get wrong is
-// checked by plan_mesh_export before the map is generated.
-#include <cstdio>
+// Mesh outputs of a bake (formats glb, obj): terrain meshes of the map, whole or as N x N tiles
+// sharing their border samples (plus a JSON manifest), optionally simplified with locked
+// borders. Everything the request can get wrong is checked by plan_meshes before the map is
+// generated.
+#include <algorithm>
 #include <string>
 
-#include "commands.hpp"
+#include "bake/bake_internal.hpp"
 #include "terrane/field.hpp"
 
-namespace terrane::cli {
+namespace terrane::bake_detail {
 
-MeshExportPlan plan_mesh_export(const GenerateOptions& opt, bool glb, bool obj,
-                                const GridSpec& grid, const std::filesystem::path& dir,
-                                const std::string& base) {
-  MeshExportPlan plan;
-  plan.glb = glb;
-  plan.obj = obj;
-  if (!glb && !obj) {
-    if (opt.lod != 0 || opt.tiles != 1 || opt.has_simplify) {
+MeshPlan plan_meshes(const BakeRequest& request, const GridSpec& grid,
+                     const std::filesystem::path& dir, const std::string& base) {
+  MeshPlan plan;
+  plan.glb = request.formats.count(OutputFormat::glb) != 0U;
+  plan.obj = request.formats.count(OutputFormat::obj) != 0U;
+  if (!plan.any()) {
+    if (request.lod != 0 || request.tiles != 1 || request.simplify_error_m.has_value()) {
       throw Error(ErrorCategory::invalid_argument,
                   "--lod, --tiles and --simplify-error apply to meshes: add glb and/or obj to "
                   "--formats");
     }
     return plan;
   }
-  if (opt.has_simplify) {
+  if (request.simplify_error_m) {
     plan.simplify = true;
-    plan.simplify_params.max_error_m = opt.simplify_error_m;
+    plan.simplify_params.max_error_m = *request.simplify_error_m;
     try {
       plan.simplify_params.validate();
     } catch (const Error& e) {
       throw Error(ErrorCategory::invalid_argument, std::string("--simplify-error: ") + e.what());
     }
   }
-  plan.tiles = plan_tiles(grid, opt.tiles, opt.lod);
-  if (glb) {
+  plan.tiles = plan_tiles(grid, request.tiles, request.lod);
+  if (plan.glb) {
     // One GLB per tile: its size is known from the tile's lattice before any mesh is built.
-    const int step = 1 << opt.lod;
+    const int step = 1 << request.lod;
     const std::uint64_t nx = std::uint64_t(plan.tiles.tile_cells_x / step);
     const std::uint64_t nz = std::uint64_t(plan.tiles.tile_cells_z / step);
     const GlbMeshSize size{(nx + 1) * (nz + 1), nx * nz * 6};
@@ -46,11 +45,11 @@ MeshExportPlan plan_mesh_export(const GenerateOptions& opt, bool glb, bool obj,
   return plan;
 }
 
-std::vector<WrittenFile> write_mesh_exports(const MeshExportPlan& plan, const Field2D& heights,
-                                            const std::filesystem::path& dir,
-                                            const std::string& base, bool quiet) {
+std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heights,
+                                      const std::filesystem::path& dir, const std::string& base,
+                                      BakeMeshSummary& summary) {
   std::vector<WrittenFile> written;
-  if (!plan.glb && !plan.obj) return written;
+  if (!plan.any()) return written;
   const int n = plan.tiles.tiles;
   TileManifest manifest;
   manifest.tiles = n;
@@ -64,33 +63,36 @@ std::vector<WrittenFile> write_mesh_exports(const MeshExportPlan& plan, const Fi
   manifest.height_min_m = mm.min;
   manifest.height_max_m = mm.max;
   manifest.simplify_error_m = plan.simplify ? plan.simplify_params.max_error_m : 0.0;
-  std::size_t triangles_in = 0, triangles_out = 0;
-  double worst_error = 0.0;
+  summary = BakeMeshSummary{};
+  summary.tiles = n;
+  summary.lod = plan.tiles.lod;
+  summary.simplified = plan.simplify;
+  summary.simplify_error_m = manifest.simplify_error_m;
   Mesh raw, simplified;
   for (int tz = 0; tz < n; ++tz) {
     for (int tx = 0; tx < n; ++tx) {
       build_region_mesh(heights, plan.tiles.region(tx, tz), raw);
       const Mesh* mesh = &raw;
-      triangles_in += raw.index_count() / 3;
+      summary.triangles_in += raw.index_count() / 3;
       if (plan.simplify) {
         const SimplifyReport r = simplify_mesh(raw, plan.simplify_params, simplified);
-        worst_error = std::max(worst_error, r.error_m);
+        summary.reached_error_m = std::max(summary.reached_error_m, r.error_m);
         mesh = &simplified;
       } else {
         optimize_mesh(raw);
       }
-      triangles_out += mesh->index_count() / 3;
+      summary.triangles_out += mesh->index_count() / 3;
       const std::string stem =
           n == 1 ? base : base + "_x" + std::to_string(tx) + "_z" + std::to_string(tz);
-      const std::string name = n == 1 ? base : stem;
       for (const char* fmt : {"glb", "obj"}) {
-        if ((fmt[0] == 'g' && !plan.glb) || (fmt[0] == 'o' && !plan.obj)) continue;
+        const bool glb = fmt[0] == 'g';
+        if ((glb && !plan.glb) || (!glb && !plan.obj)) continue;
         const std::string file = stem + "." + fmt;
-        if (fmt[0] == 'g') {
-          const GlbNode node{name, mesh};
+        if (glb) {
+          const GlbNode node{stem, mesh};
           write_glb(dir / file, {&node, 1});
         } else {
-          write_obj(dir / file, *mesh, name);
+          write_obj(dir / file, *mesh, stem);
         }
         written.push_back({file, fmt});
         manifest.files.push_back(
@@ -102,18 +104,7 @@ std::vector<WrittenFile> write_mesh_exports(const MeshExportPlan& plan, const Fi
     write_tile_manifest(dir / (base + "_tiles.json"), manifest);
     written.push_back({base + "_tiles.json", "mesh_tile_manifest"});
   }
-  if (!quiet) {
-    if (plan.simplify) {
-      std::printf("meshes: %zu tile(s) at lod %d, %zu triangles simplified to %zu at max error "
-                  "%.3g m (reached %.3g m)\n",
-                  std::size_t(n) * std::size_t(n), plan.tiles.lod, triangles_in, triangles_out,
-                  plan.simplify_params.max_error_m, worst_error);
-    } else {
-      std::printf("meshes: %zu tile(s) at lod %d, %zu triangles\n",
-                  std::size_t(n) * std::size_t(n), plan.tiles.lod, triangles_out);
-    }
-  }
   return written;
 }
 
-}  // namespace terrane::cli
+}  // namespace terrane::bake_detail

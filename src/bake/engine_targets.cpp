@@ -1,6 +1,6 @@
-// `terrane generate --engine unity|unreal|godot`: heightmaps in the form each engine's terrain
-// importer expects, plus NAME_<engine>.json with the numbers to type into the import dialog
-// (README, "Engine import").
+// Engine targets of a bake (--engine unity|unreal|godot): heightmaps in the form each engine's
+// terrain importer expects, plus NAME_<engine>.json with the numbers to type into the import
+// dialog (README, "Engine import").
 //   unity:  RAW16 little-endian, square of side 2^n + 1 (the map is snapped up before generation),
 //           split into tiles of at most 4097 samples sharing their borders.
 //   unreal: PNG16 with 32768 = 0 m and a Z scale (percent) that maps the height range, of a size
@@ -12,10 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "commands.hpp"
-#include "terrane/field.hpp"
+#include "bake/bake_internal.hpp"
 
-namespace terrane::cli {
+namespace terrane::bake_detail {
 namespace {
 
 namespace fs = std::filesystem;
@@ -42,14 +41,14 @@ Image16 crop(const Image16& img, int i0, int j0, int side) {
 
 }  // namespace
 
-std::string snap_size_for_engine(const std::string& engine, GridSpec& grid) {
+std::string snap_size_for_engine(Engine engine, GridSpec& grid) {
   const int want = std::max(grid.width, grid.height);
   int side = want;
-  if (engine.empty() || engine == "godot") return {};
-  if (engine == "unity") {
+  if (engine == Engine::none || engine == Engine::godot) return {};
+  if (engine == Engine::unity) {
     side = 33;
     while (side < want) side = (side - 1) * 2 + 1;
-  } else if (engine == "unreal") {
+  } else {
     side = 0;
     for (int s : kUnrealSizes) {
       if (s >= want) {
@@ -63,35 +62,31 @@ std::string snap_size_for_engine(const std::string& engine, GridSpec& grid) {
                       std::to_string(grid.height) +
                       " samples is larger than Unreal's largest recommended landscape size, 8129");
     }
-  } else {
-    throw Error(ErrorCategory::invalid_argument,
-                "--engine: unknown engine '" + engine + "' (allowed: unity, unreal, godot)");
   }
   if (side == grid.width && side == grid.height) return {};
   const std::string warning =
-      "--engine " + engine + ": map size " + std::to_string(grid.width) + " x " +
-      std::to_string(grid.height) + " snapped to " + std::to_string(side) + " x " +
+      std::string("--engine ") + to_string(engine) + ": map size " + std::to_string(grid.width) +
+      " x " + std::to_string(grid.height) + " snapped to " + std::to_string(side) + " x " +
       std::to_string(side) +
-      (engine == "unity" ? " (Unity terrains are squares of side 2^n + 1)"
-                         : " (Unreal's recommended landscape sizes: 127, 253, 505, 1009, 2017, "
-                           "4033, 8129)");
+      (engine == Engine::unity
+           ? " (Unity terrains are squares of side 2^n + 1)"
+           : " (Unreal's recommended landscape sizes: 127, 253, 505, 1009, 2017, "
+             "4033, 8129)");
   grid.width = grid.height = side;
   return warning;
 }
 
-std::vector<WrittenFile> write_engine_export(const std::string& engine, const Field2D& heights,
+std::vector<WrittenFile> write_engine_target(Engine engine, const Field2D& heights,
                                              const HeightRange& range, const fs::path& dir,
                                              const std::string& base) {
   std::vector<WrittenFile> written;
-  if (engine.empty()) return written;
+  if (engine == Engine::none) return written;
+  const std::string name = to_string(engine);
   const GridSpec& g = heights.grid;
-  nlohmann::json settings = {{"engine", engine},
-                             {"width", g.width},
-                             {"height", g.height},
-                             {"spacing_m", g.spacing_m},
-                             {"origin_x_m", g.x_m(0)},
-                             {"origin_z_m", g.z_m(0)}};
-  if (engine == "unity") {
+  nlohmann::json settings = {{"engine", name},         {"width", g.width},
+                             {"height", g.height},     {"spacing_m", g.spacing_m},
+                             {"origin_x_m", g.x_m(0)}, {"origin_z_m", g.z_m(0)}};
+  if (engine == Engine::unity) {
     const Image16 img = heights_to_image16(heights, range);
     const int tiles = (g.width - 1 + kUnityMaxSide - 2) / (kUnityMaxSide - 1);
     const int side = (g.width - 1) / tiles + 1;
@@ -118,10 +113,11 @@ std::vector<WrittenFile> write_engine_export(const std::string& engine, const Fi
     settings["terrain_size_z_m"] = double(side - 1) * g.spacing_m;
     settings["terrain_height_m"] = range.height_max_m - range.height_min_m;
     settings["terrain_position_y_m"] = range.height_min_m;
-  } else if (engine == "unreal") {
+  } else if (engine == Engine::unreal) {
     // height_m = (v - 32768) / 128 * z_scale / 100: pick the Z scale that maps the larger of
     // |min| and |max| onto 32767 steps.
-    const double reach = std::max({std::abs(range.height_min_m), std::abs(range.height_max_m), 1e-3});
+    const double reach =
+        std::max({std::abs(range.height_min_m), std::abs(range.height_max_m), 1e-3});
     const double z_scale = reach * 100.0 * 128.0 / 32767.0;
     Image16 img;
     img.width = g.width;
@@ -139,7 +135,7 @@ std::vector<WrittenFile> write_engine_export(const std::string& engine, const Fi
     settings["scale_x_percent"] = g.spacing_m * 100.0;
     settings["scale_y_percent"] = g.spacing_m * 100.0;
     settings["scale_z_percent"] = z_scale;
-  } else if (engine == "godot") {
+  } else if (engine == Engine::godot) {
     const std::string file = base + "_godot.exr";
     write_exr(dir / file, heights);
     written.push_back({file, "godot_exr"});
@@ -148,10 +144,10 @@ std::vector<WrittenFile> write_engine_export(const std::string& engine, const Fi
     settings["height_offset_m"] = 0.0;
     settings["vertex_spacing_m"] = g.spacing_m;
   }
-  const std::string json_file = base + "_" + engine + ".json";
+  const std::string json_file = base + "_" + name + ".json";
   write_json(dir / json_file, settings);
-  written.push_back({json_file, engine + "_import_settings"});
+  written.push_back({json_file, name + "_import_settings"});
   return written;
 }
 
-}  // namespace terrane::cli
+}  // namespace terrane::bake_detail

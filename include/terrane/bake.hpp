@@ -1,0 +1,196 @@
+// terrane bake: the map-baking pipeline behind `terrane generate` (module `bake`; uses every
+// module above it: graph, erosion, io, mesh, surface).
+//
+//   preset (+ overrides) -> heights (graph) -> post operations (preset "post" + `erode`)
+//   -> hydrology (when a mask or a surface output needs it) -> surface (climate, biomes, splat,
+//   scatter) -> height / mask / mesh / surface files -> engine target -> JSON sidecar.
+//
+// One call, bake(request, ctx), does all of it and returns what it wrote. Files are named after
+// the preset ("<name>.png", "<name>_preview.png", ...; "terrain" when the preset has no name)
+// and written into request.out_dir; the sidecar "<name>.json" lists every other file with its
+// format, the grid, the metres <-> integer height range, the seed and the preset hash.
+//
+// Errors: everything the request can get wrong (unknown preset, bad override, sizes beyond the
+// caps, tiles that do not divide the map, an unwritable directory, ...) is checked before any
+// height is generated and before the output directory is created, and thrown as terrane::Error
+// with one precise message; a rejected request writes nothing. Messages name request fields by
+// the `terrane generate` option they come from ("--formats", "--tiles 3 does not divide the
+// map: ...") so that the CLI and the library report the same text.
+//
+// Atomicity: every file is written to a temporary name in out_dir and renamed when complete
+// (terrane/io.hpp), so no file is ever half-written. A failure while writing (disk full,
+// cancellation) can leave some complete files of this run without their sidecar; the sidecar
+// is written last.
+//
+// Determinism: the bytes of every file depend only on the request (preset, seed, sizes,
+// options) and the build: not on ctx.threads, the SIMD target or timing (DESIGN.md §1).
+//
+// Thread-safety: bake() is reentrant; concurrent calls must use different output directories.
+//
+// Memory: the map's heights (4 bytes per sample, at most kMaxGridSamples samples, refused
+// before allocating), its hydrology when an output needs it, and each output's scratch; all
+// freed on return. Nothing is printed: warnings and statistics are returned in the report.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "terrane/core.hpp"
+#include "terrane/erosion.hpp"
+#include "terrane/preset.hpp"
+#include "terrane/io.hpp"
+
+namespace terrane {
+
+// ---------------------------------------------------------------------------------------------
+// Request vocabulary
+
+// One output of a bake (the sidecar is always written and is not in this list).
+enum class OutputFormat {
+  png16,    // <name>.png: 16-bit greyscale heights through the preset's height range
+  raw16,    // <name>.r16: the same samples, headerless little-endian (a warning unless 2^n + 1)
+  exr,      // <name>.exr: float heights in metres
+  normals,  // <name>_normals.png: 8-bit tangent-space normal map
+  preview,  // <name>_preview.png: shaded relief, or biome colours with PreviewMode::biomes
+  rivers,   // <name>_rivers.png: 16-bit mask, 65535 where the drainage area >= river_area_m2
+  lakes,    // <name>_lakes.png: 16-bit mask of lake cells
+  flow,     // <name>_flow.png: log10 drainage area, one cell (0) to the whole map (65535)
+  glb,      // <name>.glb or <name>_x{i}_z{j}.glb per tile
+  obj,      // <name>.obj or <name>_x{i}_z{j}.obj per tile
+  splat,    // <name>_splat{k}.png (RGBA, 4 layers each), <name>_layer_<layer>.png, splat preview
+  biomes,   // <name>_biomes.png (dominant biome id) + <name>_biomes.json (legend)
+  scatter,  // <name>_scatter.csv, <name>_scatter_unity.csv, <name>_scatter.json (manifest)
+};
+using OutputFormats = std::set<OutputFormat>;
+
+// "png16", "raw16", ... as in the list above (and in --formats).
+const char* to_string(OutputFormat f);
+// A comma-separated list, e.g. "png16,preview"; empty items are skipped. An unknown name throws
+// Error(invalid_argument) "--formats: unknown format '<name>' (allowed: ...)".
+OutputFormats parse_formats(std::string_view list);
+
+// The engine whose terrain importer gets its own heightmap plus "<name>_<engine>.json" with the
+// numbers to enter in its import dialog (README, "Engine import").
+//   unity:  RAW16 square of side 2^n + 1 (the map is snapped up before generation, with a
+//           warning), in tiles of at most 4097 samples sharing their borders.
+//   unreal: PNG16 with 32768 = 0 m and a Z scale (percent) mapping the height range, of one of
+//           Unreal's recommended landscape sizes (snapped up, with a warning; 8129 at most).
+//   godot:  OpenEXR heights in metres (Terrain3D importer, scale 1, offset 0).
+enum class Engine { none, unity, unreal, godot };
+// "" for none, else "unity" | "unreal" | "godot".
+const char* to_string(Engine e);
+// "" -> none, "unity" | "unreal" | "godot"; anything else throws Error(invalid_argument)
+// "--engine: unknown engine '<name>' (allowed: unity, unreal, godot)".
+Engine parse_engine(std::string_view name);
+
+// What <name>_preview.png shows: a hypsometric relief, or biome colours with scatter points
+// (biomes also implies the preview output, and reads the preset's surface section).
+enum class PreviewMode { relief, biomes };
+const char* to_string(PreviewMode m);
+// "relief" | "biomes"; anything else throws Error(invalid_argument)
+// "--preview: unknown mode '<name>' (allowed: relief, biomes)".
+PreviewMode parse_preview_mode(std::string_view name);
+
+// "thermal,droplets" -> the kinds in order; empty items are skipped. An unknown name throws
+// Error(invalid_argument) "--erode: ...". `graph` parses but bake() rejects it (it has no
+// default: it needs its nodes).
+std::vector<RegionOpKind> parse_erode(std::string_view list);
+
+// ---------------------------------------------------------------------------------------------
+// Request and report
+
+struct BakeRequest {
+  // A builtin preset name or a path to a preset JSON file, or a preset already loaded (its
+  // source and name are kept; the overrides below are applied to its canonical_json, which
+  // gives the same preset and hash as loading it with them; without overrides it is used as
+  // is).
+  std::variant<std::string, Preset> preset = std::string("default");
+  // "a.b.c=value" preset overrides (--set), applied in order before the settings below.
+  std::vector<std::string> overrides;
+
+  // Settings that become preset overrides, so the sidecar's preset hash covers them:
+  std::optional<std::uint64_t> seed;  // "seed"
+  std::optional<int> size;            // "world.size": samples per side [Limit: 1..65536]
+  std::optional<double> cell_m;       // "world.cell_size_m" [Units: m] [Limit: (0, 10000]]
+
+  // A non-square map (both or neither) [Limit: 1..65536 each, 2^30 samples in all]; cannot be
+  // combined with `size`. Default: size x size from the preset's world.
+  std::optional<int> width, height;
+  // World position of sample (0, 0) [Units: m]; default 0, 0.
+  std::optional<double> origin_x_m, origin_z_m;
+
+  OutputFormats formats = {OutputFormat::png16, OutputFormat::preview};
+  // Region operations appended with their defaults to the preset's post list (as an override
+  // "post=[...]", so the hash covers them); applied after the preset's own, in this order.
+  std::vector<RegionOpKind> erode;
+  // Drainage area from which a cell counts as river (rivers output, surface water)
+  // [Units: m^2] [Limit: > 0].
+  double river_area_m2 = 1.0e6;
+
+  // Meshes (glb / obj only; an error otherwise when not at their defaults):
+  int lod = 0;                             // samples every 2^lod cells [Limit: 0..levels]
+  std::optional<double> simplify_error_m;  // simplify to this error, borders exact [> 0]
+  int tiles = 1;                           // tiles per side; must divide the map's cells
+
+  Engine engine = Engine::none;
+  PreviewMode preview = PreviewMode::relief;
+  // Created when missing (with its parents), after validation.
+  std::filesystem::path out_dir = "out";
+};
+
+struct BakedFile {
+  std::string name;          // file name in out_dir
+  std::string format;        // as in the sidecar: "png16", "normal_png", "unity_raw16", ...;
+                             // "sidecar_json" for the sidecar itself
+  std::uintmax_t bytes = 0;  // its size once written
+};
+
+// Mesh statistics (formats glb / obj).
+struct BakeMeshSummary {
+  int tiles = 1;  // per side
+  int lod = 0;
+  bool simplified = false;
+  double simplify_error_m = 0.0;  // requested maximum [Units: m]
+  double reached_error_m = 0.0;   // worst over the tiles [Units: m]
+  std::size_t triangles_in = 0;   // before simplification
+  std::size_t triangles_out = 0;  // written (per format)
+};
+
+struct BakeReport {
+  // Every file written, in the sidecar's order (height outputs, meshes, engine target, surface),
+  // then the sidecar. Exactly these files were written by this call.
+  std::vector<BakedFile> files;
+  // Non-fatal findings, in order (engine size snapping, RAW16 size); also in the sidecar. The
+  // CLI prints each as "warning: <text>" on stderr.
+  std::vector<std::string> warnings;
+  std::optional<BakeMeshSummary> meshes;  // when glb or obj was written
+  double generation_s = 0.0;  // from the call to the heights being final (graph, post, hydrology)
+  double total_s = 0.0;       // the whole call
+
+  GridSpec grid;            // the map as generated (after engine snapping)
+  std::string name;         // file base name: the preset's name, or "terrain"
+  std::string preset_name;  // the preset's name (the sidecar's "preset")
+  std::uint64_t seed = 0;
+  std::uint64_t preset_hash = 0;
+  HeightRange range;  // the preset's world.height_min_m / height_max_m
+  double sea_level_m = 0.0;
+
+  std::uintmax_t total_bytes() const;
+};
+
+// Runs the pipeline described at the top of this header.
+//   ctx.threads: workers for every stage (results do not depend on it).
+//   ctx.progress: a fraction in [0, 1] over the height stages: the graph evaluation covers
+//     [0, 1] when there are no post operations, else [0, 0.25], the post operations (0.25, 1].
+//     Hydrology, surface and file writing report none.
+//   ctx.cancel: stops long stages early with Error(internal, "cancelled").
+// Throws Error as described at the top (before any work for a bad request).
+BakeReport bake(const BakeRequest& request, const ExecContext& ctx = {});
+
+}  // namespace terrane

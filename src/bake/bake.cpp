@@ -1,0 +1,139 @@
+// The map-baking pipeline (terrane/bake.hpp): request -> preset -> checks of everything -> output
+// directory -> heights -> post operations -> hydrology -> outputs -> sidecar.
+#include <chrono>
+#include <utility>
+
+#include "bake/bake_internal.hpp"
+#include "terrane/erosion.hpp"
+#include "terrane/preset.hpp"
+#include "terrane/io.hpp"
+
+namespace terrane {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace bake_detail;
+
+// ctx with its progress mapped from [0, 1] onto [lo, hi] (none when ctx has none).
+ExecContext progress_range(const ExecContext& ctx, double lo, double hi) {
+  ExecContext sub = ctx;
+  if (ctx.progress) {
+    sub.progress = [&ctx, lo, hi](double f) { ctx.progress(lo + (hi - lo) * f); };
+  }
+  return sub;
+}
+
+// Every warning of a bake goes through here. It is kept as data (BakeReport::warnings, the
+// sidecar) and printed by the caller after a successful bake. When ExecContext has a log sink,
+// send it there as well, as it happens: a warning followed by a refusal (an engine snap, then
+// tiles that do not divide the snapped map) then reaches the user too, as it did when the CLI
+// printed it directly; the CLI then stops printing report.warnings.
+void add_warning(BakeReport& report, const ExecContext& /*ctx*/, std::string text) {
+  if (!text.empty()) report.warnings.push_back(std::move(text));
+}
+
+bool wants_hydrology(const BakeRequest& request, const SurfacePlan& surface) {
+  const auto& f = request.formats;
+  return f.count(OutputFormat::rivers) != 0U || f.count(OutputFormat::lakes) != 0U ||
+         f.count(OutputFormat::flow) != 0U || surface.any();
+}
+
+}  // namespace
+
+BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
+  const auto t0 = std::chrono::steady_clock::now();
+  BakeReport report;
+
+  // 1. Everything is checked before any work and before the directory exists.
+  check_request_values(request);
+  std::vector<std::string> overrides = request_overrides(request);
+  Preset preset = resolve_preset(request, overrides);
+  if (!request.erode.empty()) {
+    try {
+      overrides.push_back(append_post_override(preset, request.erode));
+    } catch (const Error& e) {
+      throw Error(e.category(), std::string("--erode: ") + e.what());
+    }
+    preset = resolve_preset(request, overrides);
+  }
+  const std::vector<RegionOp>& post_ops = preset.post;
+
+  GridSpec grid = request_grid(request, preset);
+  add_warning(report, ctx, snap_size_for_engine(request.engine, grid));
+  grid.validate("map size");  // before allocating anything large
+
+  const fs::path& dir = request.out_dir;
+  const std::string base = preset.name.empty() ? "terrain" : preset.name;
+  const MeshPlan mesh_plan = plan_meshes(request, grid, dir, base);
+  const SurfacePlan surface_plan = plan_surface(request, preset);
+  const HeightOutputsPlan height_plan = plan_height_outputs(request, preset);
+  const CompiledGraph graph = compile(preset);
+  prepare_output_dir(dir);
+
+  // 2. Heights, post operations, hydrology.
+  ExecContext quiet = ctx;  // stages that report no progress
+  quiet.progress = nullptr;
+  Field2D heights(grid);
+  evaluate(graph, grid, heights.data, progress_range(ctx, 0.0, post_ops.empty() ? 1.0 : 0.25));
+  if (!post_ops.empty()) {
+    apply_region_ops(heights, preset.generator(), post_ops, progress_range(ctx, 0.25, 1.0));
+  }
+  Hydrology hydro;
+  const bool want_hydrology = wants_hydrology(request, surface_plan);
+  if (want_hydrology) {
+    HydrologyParams hp;
+    hp.routing.use_sea_level = true;
+    hp.routing.sea_level_m = preset.world.sea_level_m;
+    hp.river_area_m2 = request.river_area_m2;
+    compute_hydrology(heights, hp, hydro, quiet);
+  }
+  const auto t_gen = std::chrono::steady_clock::now();
+
+  // 3. Outputs, in the sidecar's order, then the sidecar.
+  std::string raw_warning;
+  std::vector<WrittenFile> written =
+      write_height_outputs(height_plan, heights, hydro, quiet, dir, base, raw_warning);
+  BakeMeshSummary mesh_summary;
+  for (const auto& files :
+       {write_meshes(mesh_plan, heights, dir, base, mesh_summary),
+        write_engine_target(request.engine, heights, height_plan.range, dir, base),
+        write_surface_outputs(surface_plan, preset, graph, heights,
+                              want_hydrology ? &hydro : nullptr, quiet, dir, base)}) {
+    written.insert(written.end(), files.begin(), files.end());
+  }
+  add_warning(report, ctx, std::move(raw_warning));
+
+  Sidecar sidecar;
+  sidecar.width = grid.width;
+  sidecar.height = grid.height;
+  sidecar.spacing_m = grid.spacing_m;
+  sidecar.origin_x_m = grid.origin_x_m;
+  sidecar.origin_z_m = grid.origin_z_m;
+  sidecar.range = height_plan.range;
+  sidecar.sea_level_m = preset.world.sea_level_m;
+  sidecar.seed = preset.seed;
+  sidecar.preset = preset.name;
+  sidecar.preset_hash = preset.hash;
+  for (const WrittenFile& f : written) sidecar.files.push_back({f.file, f.format});
+  sidecar.warnings = report.warnings;
+  write_sidecar_json(dir / (base + ".json"), sidecar);
+  written.push_back({base + ".json", "sidecar_json"});
+  const auto t1 = std::chrono::steady_clock::now();
+
+  for (const WrittenFile& f : written) {
+    report.files.push_back({f.file, f.format, fs::file_size(dir / f.file)});
+  }
+  if (mesh_plan.any()) report.meshes = mesh_summary;
+  report.generation_s = std::chrono::duration<double>(t_gen - t0).count();
+  report.total_s = std::chrono::duration<double>(t1 - t0).count();
+  report.grid = grid;
+  report.name = base;
+  report.preset_name = preset.name;
+  report.seed = preset.seed;
+  report.preset_hash = preset.hash;
+  report.range = height_plan.range;
+  report.sea_level_m = preset.world.sea_level_m;
+  return report;
+}
+
+}  // namespace terrane

@@ -1,0 +1,102 @@
+// Internal interfaces between the bake pipeline (bake.cpp) and its output writers. Each writer
+// comes as a plan_* function that checks everything before any work and a write_* function
+// that writes files and returns them in the sidecar's order.
+#pragma once
+
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "terrane/bake.hpp"
+#include "terrane/erosion.hpp"
+#include "terrane/preset.hpp"
+#include "terrane/io.hpp"
+#include "terrane/mesh.hpp"
+#include "terrane/surface.hpp"
+
+namespace terrane::bake_detail {
+
+// A file written by a stage: its name in the output directory and its sidecar format.
+struct WrittenFile {
+  std::string file;
+  std::string format;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Request (request.cpp)
+
+// Loads request.preset (or re-parses the given Preset's canonical document) with `overrides`.
+Preset resolve_preset(const BakeRequest& request, std::span<const std::string> overrides);
+// The preset overrides the request's settings stand for: request.overrides, then seed, size,
+// cell size, in that order.
+std::vector<std::string> request_overrides(const BakeRequest& request);
+// Checks values a parser cannot produce (enum values out of range, a non-positive river area).
+void check_request_values(const BakeRequest& request);
+// The map's grid before engine snapping: the preset's world, or width x height, and origin.
+GridSpec request_grid(const BakeRequest& request, const Preset& preset);
+// Creates the directory (and parents) and probes that it is writable; Error(io) otherwise.
+void prepare_output_dir(const std::filesystem::path& dir);
+
+// ---------------------------------------------------------------------------------------------
+// Height and hydrology outputs (height_outputs.cpp): png16, raw16, exr, normals, relief
+// preview, rivers, lakes, flow; written concurrently. `raw_warning` receives write_raw16's.
+
+struct HeightOutputsPlan {
+  OutputFormats formats;
+  bool relief_preview = false;  // preview requested and not replaced by the biome preview
+  HeightRange range;
+  PreviewParams preview;
+};
+HeightOutputsPlan plan_height_outputs(const BakeRequest& request, const Preset& preset);
+std::vector<WrittenFile> write_height_outputs(const HeightOutputsPlan& plan, const Field2D& heights,
+                                              const Hydrology& hydro, const ExecContext& ctx,
+                                              const std::filesystem::path& dir,
+                                              const std::string& base, std::string& raw_warning);
+
+// ---------------------------------------------------------------------------------------------
+// Meshes (mesh_outputs.cpp): glb / obj, whole or tiled, optionally simplified.
+
+struct MeshPlan {
+  bool glb = false, obj = false;
+  TilePlan tiles;
+  bool simplify = false;
+  SimplifyParams simplify_params;
+  bool any() const { return glb || obj; }
+};
+// Checks lod, tiles, the simplification error and the GLB size before any height exists.
+MeshPlan plan_meshes(const BakeRequest& request, const GridSpec& grid,
+                     const std::filesystem::path& dir, const std::string& base);
+std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heights,
+                                      const std::filesystem::path& dir, const std::string& base,
+                                      BakeMeshSummary& summary);
+
+// ---------------------------------------------------------------------------------------------
+// Engine targets (engine_targets.cpp)
+
+// Adjusts the map size to what the engine accepts, before generation; returns the warning, or
+// "". Throws Error when the engine cannot take the map (Unreal beyond 8129).
+std::string snap_size_for_engine(Engine engine, GridSpec& grid);
+// The engine's heightmap(s) and "<base>_<engine>.json" import settings.
+std::vector<WrittenFile> write_engine_target(Engine engine, const Field2D& heights,
+                                             const HeightRange& range,
+                                             const std::filesystem::path& dir,
+                                             const std::string& base);
+
+// ---------------------------------------------------------------------------------------------
+// Surface outputs (surface_outputs.cpp): splat maps, biome-id map, scatter, biome preview.
+
+struct SurfacePlan {
+  bool splat = false, biomes = false, scatter = false, biome_preview = false;
+  SurfaceParams params;
+  bool any() const { return splat || biomes || scatter || biome_preview; }
+};
+// Parses the preset's surface section (only when a surface output is requested).
+SurfacePlan plan_surface(const BakeRequest& request, const Preset& preset);
+std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Preset& preset,
+                                               const CompiledGraph& graph, const Field2D& heights,
+                                               const Hydrology* hydro, const ExecContext& ctx,
+                                               const std::filesystem::path& dir,
+                                               const std::string& base);
+
+}  // namespace terrane::bake_detail

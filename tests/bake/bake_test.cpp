@@ -1,0 +1,425 @@
+// The bake module: bake() writes byte for byte what `terrane generate` writes for the same
+// request (the CLI is a thin layer over it), its report lists exactly the files it wrote, and a
+// bad request is refused with a precise message before any file or directory exists.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "terrane/bake.hpp"
+#include "terrane/graph.hpp"
+
+namespace terrane {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kSmallPreset = R"({
+  "name": "small",
+  "seed": 5,
+  "world": { "cell_size_m": 2.0, "height_min_m": -50, "height_max_m": 250, "size": 65 },
+  "graph": {
+    "output": "h",
+    "nodes": { "h": { "type": "opensimplex2", "fractal": "fbm", "octaves": 4, "frequency": 0.01 } }
+  }
+})";
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// File name -> bytes of every file in `dir`.
+std::map<std::string, std::string> tree(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  if (!fs::exists(dir)) return files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    files[e.path().filename().string()] = read_bytes(e.path());
+  }
+  return files;
+}
+
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs `terrane generate <args>` in `cwd` (relative output directories then name files as the
+// library call made from the same directory does, warnings included).
+CliRun run_cli(const fs::path& cwd, const std::string& args) {
+  const fs::path err_file = cwd / "stderr.txt";
+  const std::string cmd = "cd '" + cwd.string() + "' && " + std::string(TERRANE_CLI_PATH) +
+                          " generate " + args + " 2>'" + err_file.string() + "'";
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = read_bytes(err_file);
+  fs::remove(err_file);
+  return r;
+}
+
+// bake() with the working directory set to `cwd` for the call.
+BakeReport bake_in(const fs::path& cwd, const BakeRequest& request, const ExecContext& ctx = {}) {
+  const fs::path old = fs::current_path();
+  fs::current_path(cwd);
+  try {
+    BakeReport r = bake(request, ctx);
+    fs::current_path(old);
+    return r;
+  } catch (...) {
+    fs::current_path(old);
+    throw;
+  }
+}
+
+class BakeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("terrane_bake_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    small_ = root_ / "small.json";
+    std::ofstream(small_) << kSmallPreset;
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // The CLI with `args` and bake() with `request` (out_dir "out"), each from its own working
+  // directory: the same files with the same bytes, the warnings the CLI printed, and the files
+  // its summary line lists, in order.
+  BakeReport expect_same_as_cli(const std::string& name, const std::string& args,
+                                BakeRequest request) {
+    SCOPED_TRACE(name + ": " + args);
+    const fs::path cli_dir = root_ / name / "cli", lib_dir = root_ / name / "lib";
+    fs::create_directories(cli_dir);
+    fs::create_directories(lib_dir);
+    const CliRun cli = run_cli(cli_dir, args + " -q -o out");
+    EXPECT_EQ(cli.code, 0) << cli.out << cli.err;
+    request.out_dir = "out";
+    const BakeReport report = bake_in(lib_dir, request);
+
+    const auto cli_files = tree(cli_dir / "out"), lib_files = tree(lib_dir / "out");
+    EXPECT_FALSE(cli_files.empty());
+    std::vector<std::string> cli_names, lib_names;
+    for (const auto& [file, bytes] : cli_files) cli_names.push_back(file);
+    for (const auto& [file, bytes] : lib_files) lib_names.push_back(file);
+    EXPECT_EQ(lib_names, cli_names);
+    for (const auto& [file, bytes] : cli_files) {
+      const auto it = lib_files.find(file);
+      if (it == lib_files.end()) continue;
+      EXPECT_TRUE(it->second == bytes)
+          << file << " differs (" << it->second.size() << " vs " << bytes.size() << " bytes)";
+    }
+
+    std::string warnings;
+    for (const std::string& w : report.warnings) warnings += "warning: " + w + "\n";
+    EXPECT_EQ(warnings, cli.err);
+    std::string listed;
+    for (const BakedFile& f : report.files) {
+      listed += (listed.empty() ? "" : ", ") + (fs::path("out") / f.name).string();
+    }
+    EXPECT_NE(cli.out.find("; wrote " + listed + "\n"), std::string::npos)
+        << cli.out << "\nexpected: " << listed;
+    expect_report_matches_directory(report, lib_dir / "out");
+    return report;
+  }
+
+  // The report lists exactly the files in `dir`, with their sizes; the sidecar comes last and
+  // lists all the others in the same order.
+  static void expect_report_matches_directory(const BakeReport& report, const fs::path& dir) {
+    std::map<std::string, std::uintmax_t> listed, present;
+    for (const BakedFile& f : report.files) listed[f.name] = f.bytes;
+    EXPECT_EQ(listed.size(), report.files.size()) << "a file is listed twice";
+    for (const auto& e : fs::directory_iterator(dir)) {
+      present[e.path().filename().string()] = fs::file_size(e.path());
+    }
+    EXPECT_EQ(listed, present);
+    ASSERT_FALSE(report.files.empty());
+    const BakedFile& sidecar = report.files.back();
+    EXPECT_EQ(sidecar.name, report.name + ".json");
+    EXPECT_EQ(sidecar.format, "sidecar_json");
+    std::ifstream in(dir / sidecar.name);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    ASSERT_EQ(j["files"].size() + 1, report.files.size());
+    std::uintmax_t total = 0;
+    for (std::size_t k = 0; k < report.files.size(); ++k) {
+      total += report.files[k].bytes;
+      if (k + 1 == report.files.size()) break;
+      EXPECT_EQ(j["files"][k]["path"], report.files[k].name);
+      EXPECT_EQ(j["files"][k]["format"], report.files[k].format);
+    }
+    EXPECT_EQ(report.total_bytes(), total);
+    EXPECT_EQ(j["width"], report.grid.width);
+    EXPECT_EQ(j["seed"].get<std::uint64_t>(), report.seed);
+    EXPECT_EQ(j["preset"], report.preset_name);
+  }
+
+  // A bad request: Error of `category` whose message contains `needle`; nothing written, the
+  // output directory not even created.
+  void expect_refused(const BakeRequest& request, ErrorCategory category,
+                      const std::string& needle) {
+    try {
+      bake(request);
+      ADD_FAILURE() << "no error; expected '" << needle << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.category(), category) << e.what();
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+          << "missing '" << needle << "' in: " << e.what();
+    }
+    EXPECT_FALSE(fs::exists(request.out_dir)) << request.out_dir << " was created";
+  }
+
+  fs::path root_, small_;
+};
+
+TEST_F(BakeTest, AllFormatsAreByteIdenticalToTheCli) {
+  BakeRequest r;
+  r.preset = "default";
+  r.size = 65;
+  r.formats = parse_formats(
+      "png16,raw16,exr,normals,preview,rivers,lakes,flow,glb,obj,splat,"
+      "biomes,scatter");
+  EXPECT_EQ(r.formats.size(), 13u);
+  expect_same_as_cli("all",
+                     "default --size 65 --formats png16,raw16,exr,normals,preview,rivers,lakes,"
+                     "flow,glb,obj,splat,biomes,scatter",
+                     r);
+}
+
+TEST_F(BakeTest, TilesAndEngineTargetsAreByteIdenticalToTheCli) {
+  // Unity snaps 100 up to 129 (a warning); 2 x 2 simplified tiles at lod 1.
+  BakeRequest r;
+  r.preset = "islands";
+  r.size = 100;
+  r.formats = parse_formats("png16,glb,obj");
+  r.tiles = 2;
+  r.lod = 1;
+  r.simplify_error_m = 0.5;
+  r.engine = parse_engine("unity");
+  const BakeReport unity =
+      expect_same_as_cli("unity_tiles",
+                         "islands --size 100 --formats png16,glb,obj --tiles 2 --lod 1 "
+                         "--simplify-error 0.5 --engine unity",
+                         r);
+  ASSERT_EQ(unity.warnings.size(), 1u);
+  EXPECT_NE(unity.warnings[0].find("snapped to 129 x 129"), std::string::npos);
+  EXPECT_EQ(unity.grid.width, 129);
+  ASSERT_TRUE(unity.meshes.has_value());
+  EXPECT_EQ(unity.meshes->tiles, 2);
+  EXPECT_TRUE(unity.meshes->simplified);
+
+  BakeRequest u;
+  u.preset = "dunes";
+  u.width = 80;
+  u.height = 60;
+  u.origin_x_m = 1000.0;
+  u.origin_z_m = -500.0;
+  u.cell_m = 2.0;
+  u.formats = parse_formats("png16,raw16,preview");
+  u.engine = Engine::unreal;
+  expect_same_as_cli("unreal",
+                     "dunes --width 80 --height 60 --origin 1000,-500 --cell 2 --formats "
+                     "png16,raw16,preview --engine unreal",
+                     u);
+
+  BakeRequest g;
+  g.preset = "canyons";
+  g.size = 65;
+  g.formats = parse_formats("preview,scatter");
+  g.preview = PreviewMode::biomes;
+  g.engine = Engine::godot;
+  expect_same_as_cli("godot",
+                     "canyons --size 65 --engine godot --preview biomes --formats "
+                     "preview,scatter",
+                     g);
+}
+
+TEST_F(BakeTest, LoadedPresetWithOverridesErodeAndRawWarningMatchesTheCli) {
+  // A Preset already loaded takes the same overrides as loading it by path with them: the same
+  // name and preset hash in the sidecar. Size 50 makes write_raw16 warn (the path is in it).
+  BakeRequest r;
+  r.preset = load_preset(small_.string());
+  r.overrides = {"graph.nodes.h.octaves=3"};
+  r.seed = 9;
+  r.size = 50;
+  r.erode = parse_erode("blur,thermal");
+  r.river_area_m2 = 5000.0;
+  r.formats = parse_formats("png16,raw16,rivers");
+  const BakeReport report =
+      expect_same_as_cli("loaded",
+                         small_.string() +
+                             " --set graph.nodes.h.octaves=3 --seed 9 --size 50 "
+                             "--erode blur,thermal --river-area 5000 --formats "
+                             "png16,raw16,rivers",
+                         r);
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_EQ(report.warnings[0].rfind("out/small.r16: size 50 x 50", 0), 0u) << report.warnings[0];
+  EXPECT_EQ(report.seed, 9u);
+  // The sidecars are equal, so is the hash; the overrides (erode included) are in it.
+  EXPECT_NE(report.preset_hash, load_preset(small_.string()).hash);
+}
+
+TEST_F(BakeTest, ReportFactsAndProgress) {
+  BakeRequest r;
+  r.preset = small_.string();
+  r.seed = 42;
+  r.erode = {RegionOpKind::blur};
+  r.out_dir = root_ / "facts" / "nested";
+  std::mutex m;
+  std::vector<double> fractions;
+  ExecContext ctx{.threads = 2};
+  ctx.progress = [&](double f) {
+    std::lock_guard<std::mutex> lock(m);
+    fractions.push_back(f);
+  };
+  const BakeReport report = bake(r, ctx);
+  EXPECT_EQ(report.name, "small");
+  EXPECT_EQ(report.preset_name, "small");
+  EXPECT_EQ(report.seed, 42u);
+  EXPECT_EQ(report.grid.width, 65);
+  EXPECT_EQ(report.grid.spacing_m, 2.0);
+  EXPECT_EQ(report.range.height_min_m, -50.0);
+  EXPECT_EQ(report.range.height_max_m, 250.0);
+  EXPECT_TRUE(report.warnings.empty());
+  EXPECT_FALSE(report.meshes.has_value());
+  EXPECT_LE(report.generation_s, report.total_s);
+  ASSERT_EQ(report.files.size(), 3u);  // the default formats: png16, preview; the sidecar
+  EXPECT_EQ(report.files[0].format, "png16");
+  EXPECT_EQ(report.files[1].format, "preview_png");
+  expect_report_matches_directory(report, r.out_dir);
+  ASSERT_FALSE(fractions.empty());
+  bool post_reported = false;
+  for (double f : fractions) {
+    EXPECT_GE(f, 0.0);
+    EXPECT_LE(f, 1.0);
+    post_reported = post_reported || f > 0.25;
+  }
+  EXPECT_TRUE(post_reported) << "the post operations report (0.25, 1]";
+
+  // Meshes are summarised for the caller to print.
+  BakeRequest mr;
+  mr.preset = small_.string();
+  mr.formats = {OutputFormat::glb};
+  mr.tiles = 4;
+  mr.out_dir = root_ / "facts" / "meshes";
+  const BakeReport mesh_report = bake(mr);
+  ASSERT_TRUE(mesh_report.meshes.has_value());
+  EXPECT_EQ(mesh_report.meshes->tiles, 4);
+  EXPECT_EQ(mesh_report.meshes->triangles_out, 64u * 64u * 2u);
+  expect_report_matches_directory(mesh_report, mr.out_dir);
+}
+
+TEST_F(BakeTest, ParsersNameTheOptionAndTheAllowedValues) {
+  const auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::invalid_argument);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([] { parse_formats("png16,tiff"); }),
+            "--formats: unknown format 'tiff' (allowed: png16, raw16, exr, normals, preview, "
+            "rivers, lakes, flow, glb, obj, splat, biomes, scatter)");
+  EXPECT_EQ(message([] { parse_engine("cryengine"); }),
+            "--engine: unknown engine 'cryengine' (allowed: unity, unreal, godot)");
+  EXPECT_EQ(message([] { parse_preview_mode("sketch"); }),
+            "--preview: unknown mode 'sketch' (allowed: relief, biomes)");
+  EXPECT_NE(message([] { parse_erode("thermal,melt"); }).find("--erode: "), std::string::npos);
+  EXPECT_EQ(parse_formats(",png16,,png16,exr,"),
+            (OutputFormats{OutputFormat::png16, OutputFormat::exr}));
+  EXPECT_TRUE(parse_formats("").empty());
+  EXPECT_EQ(parse_engine(""), Engine::none);
+  EXPECT_EQ(parse_erode("blur,,thermal"),
+            (std::vector<RegionOpKind>{RegionOpKind::blur, RegionOpKind::thermal}));
+  for (const OutputFormat f : parse_formats("png16,raw16,exr,normals,preview,rivers,lakes,flow,"
+                                            "glb,obj,splat,biomes,scatter")) {
+    EXPECT_EQ(parse_formats(to_string(f)), OutputFormats{f});
+  }
+}
+
+TEST_F(BakeTest, BadRequestsAreRefusedBeforeAnyFileOrDirectory) {
+  BakeRequest r;
+  r.preset = small_.string();
+  r.out_dir = root_ / "never" / "out";
+
+  BakeRequest bad = r;
+  bad.formats = {OutputFormat::png16, static_cast<OutputFormat>(99)};
+  expect_refused(bad, ErrorCategory::invalid_argument, "--formats: invalid OutputFormat value 99");
+
+  bad = r;
+  bad.width = 64;
+  expect_refused(bad, ErrorCategory::invalid_argument,
+                 "--width and --height must be given together");
+  bad = r;
+  bad.height = 64;
+  expect_refused(bad, ErrorCategory::invalid_argument,
+                 "--width and --height must be given together");
+  bad = r;
+  bad.width = bad.height = 64;
+  bad.size = 64;
+  expect_refused(bad, ErrorCategory::invalid_argument,
+                 "--size cannot be combined with --width/--height");
+
+  bad = r;
+  bad.formats = {OutputFormat::glb};
+  bad.tiles = 3;
+  expect_refused(bad, ErrorCategory::invalid_argument,
+                 "--tiles 3 does not divide the map: 65 x 65 samples are 64 x 64");
+  bad = r;
+  bad.tiles = 2;
+  expect_refused(bad, ErrorCategory::invalid_argument, "add glb and/or obj to --formats");
+  bad = r;
+  bad.erode = {RegionOpKind::thermal, RegionOpKind::graph};
+  expect_refused(bad, ErrorCategory::invalid_argument, "--erode: 'graph' has no default");
+  bad = r;
+  bad.river_area_m2 = 0.0;
+  expect_refused(bad, ErrorCategory::invalid_argument, "--river-area: 0 m^2 must be positive");
+  bad = r;
+  bad.engine = Engine::unreal;
+  bad.size = 9000;
+  expect_refused(bad, ErrorCategory::invalid_argument,
+                 "larger than Unreal's largest recommended landscape size, 8129");
+  bad = r;
+  bad.size = 1000000;
+  expect_refused(bad, ErrorCategory::invalid_argument, "1000000");
+  bad = r;
+  bad.overrides = {"graph.nodes.h.octaves=40"};
+  expect_refused(bad, ErrorCategory::invalid_argument, "1..16");
+  bad = r;
+  bad.preset = "no_such_preset";
+  expect_refused(bad, ErrorCategory::io, "no_such_preset: not a builtin preset");
+  bad = r;
+  bad.formats = {OutputFormat::scatter};
+  bad.overrides = {R"(surface={"biomes":[]})"};
+  expect_refused(bad, ErrorCategory::invalid_argument, "empty biome table");
+
+  // An output directory that cannot be created (below a regular file, even as root).
+  const fs::path file = root_ / "plain";
+  std::ofstream(file) << "x";
+  bad = r;
+  bad.out_dir = file / "sub";
+  expect_refused(bad, ErrorCategory::io,
+                 "output directory '" + (file / "sub").string() + "' cannot be created: ");
+  EXPECT_EQ(read_bytes(file), "x");
+  EXPECT_FALSE(fs::exists(root_ / "never"));
+}
+
+}  // namespace
+}  // namespace terrane
