@@ -64,7 +64,9 @@ void check_range(std::string_view path, double v, const Range& r);
 // Integers: lo <= v <= hi, message "<path> = <v> is outside the allowed range lo..hi".
 void check_range(std::string_view path, std::int64_t v, std::int64_t lo, std::int64_t hi);
 
-// The name in `candidates` closest to `key` (edit distance <= 2), or "" (for "did you mean").
+// The name in `candidates` closest to `key` (edit distance <= 2; else the shortest name that
+// starts with a key of 3 or more characters, as "talus" for "talus_deg"), or "" (for "did you
+// mean").
 std::string_view closest_name(std::string_view key, std::span<const std::string_view> candidates);
 // "a, b, c"
 std::string join_names(std::span<const std::string_view> names);

@@ -78,6 +78,15 @@ std::string_view closest_name(std::string_view key, std::span<const std::string_
       best = c;
     }
   }
+  if (!best.empty() || key.size() < 3) return best;
+  // A key written without its unit suffix ("talus" for "talus_deg", "river_area" for
+  // "river_area_m2"): the shortest candidate that starts with it.
+  for (std::string_view c : candidates) {
+    if (c.size() > key.size() && c.substr(0, key.size()) == key &&
+        (best.empty() || c.size() < best.size())) {
+      best = c;
+    }
+  }
   return best;
 }
 

@@ -878,7 +878,7 @@ TEST(PostGraph, ErrorsNameTheJsonPath) {
   EXPECT_EQ(
       err(graph_op(R"("h": {"type": "input", "name": "height"})", "h", R"("river_area": 5,)")),
       "builtin preset 'default': post[0].river_area: unknown key 'river_area' in a 'graph' "
-      "operation; "
+      "operation (did you mean 'river_area_m2'?); "
       "allowed keys: op, nodes, output, river_area_m2, min_lake_depth_m");
   EXPECT_EQ(
       err(graph_op(R"("h": {"type": "input", "name": "height"})", "h", R"("river_area_m2": 0,)")),
