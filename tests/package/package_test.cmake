@@ -1,7 +1,7 @@
 # Driver of the package tests (cmake -P; see CMakeLists.txt here for the two modes).
 # Inputs (-D): MODE (install | subdirectory), SOURCE_DIR, CONSUMER_DIR, WORK_DIR, PROBE,
 # GENERATOR, CXX_COMPILER, LAUNCHER (may be empty), SANITIZE_FLAGS (may be empty);
-# install mode also BUILD_DIR, CONFIG, LIBDIR, LIBRARY_TYPE, PKG_CONFIG.
+# install mode also BUILD_DIR, CONFIG, LIBDIR, LIBRARY_TYPE, PKG_CONFIG, VERSION.
 cmake_minimum_required(VERSION 3.25)
 
 function(run_checked what)
@@ -38,12 +38,26 @@ if(SANITIZE_FLAGS)
     "-DCMAKE_EXE_LINKER_FLAGS=${SANITIZE_FLAGS}" "-DCMAKE_SHARED_LINKER_FLAGS=${SANITIZE_FLAGS}")
 endif()
 
+# Where the CPU has FMA, the consumers are compiled with -mfma: GCC then contracts the inline
+# floating-point code of terrane's headers unless -ffp-contract=off comes with the package, and
+# the consumer's own check (main.cpp) fails. The library itself is not rebuilt with it.
+set(consumer_flags "")
+cmake_host_system_information(RESULT platform QUERY OS_PLATFORM)
+if(platform MATCHES "^(x86_64|AMD64|amd64)$" AND EXISTS /proc/cpuinfo)
+  file(STRINGS /proc/cpuinfo cpu_flags REGEX "^flags" LIMIT_COUNT 1)
+  if(cpu_flags MATCHES " fma( |$)")
+    set(consumer_flags -mfma)
+  endif()
+endif()
+message(STATUS "consumer flags: ${consumer_flags}")
+
 consumer_hash(expected_hash "the in-tree probe" ${PROBE})
 message(STATUS "in-tree library: ${expected_hash}")
 
 if(MODE STREQUAL "install")
   set(prefix ${WORK_DIR}/prefix)
   file(REMOVE_RECURSE ${prefix})
+  unset(ENV{DESTDIR})  # the scratch prefix, nowhere else
   run_checked("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix}
     --config ${CONFIG})
   foreach(f IN ITEMS include/terrane/core.hpp include/terrane/graph.hpp
@@ -70,7 +84,8 @@ if(MODE STREQUAL "install")
     -B ${build} ${common_configure_args} -DCMAKE_BUILD_TYPE=${CONFIG}
     -DTERRANE_CONSUMER_MODE=package -DCMAKE_PREFIX_PATH=${prefix}
     -Dterrane_DIR=${prefix}/${LIBDIR}/cmake/terrane
-    -DTERRANE_CONSUMER_EXPECT_TYPE=${LIBRARY_TYPE})
+    -DTERRANE_CONSUMER_EXPECT_TYPE=${LIBRARY_TYPE}
+    "-DTERRANE_CONSUMER_CXX_FLAGS=${consumer_flags}")
   run_checked("building the find_package consumer" ${CMAKE_COMMAND} --build ${build})
   consumer_hash(hash "find_package consumer" ${build}/terrane_consumer)
   expect_hash("find_package(terrane) consumer" "${hash}")
@@ -78,7 +93,10 @@ if(MODE STREQUAL "install")
   # 2. pkg-config: one compiler line with the flags terrane.pc gives for static linking.
   set(ENV{PKG_CONFIG_PATH} ${prefix}/${LIBDIR}/pkgconfig)
   run_checked("pkg-config --modversion terrane" ${PKG_CONFIG} --modversion terrane)
-  message(STATUS "pkg-config: terrane ${run_output}")
+  string(STRIP "${run_output}" pc_version)
+  if(NOT pc_version STREQUAL VERSION)
+    message(FATAL_ERROR "terrane.pc says version ${pc_version}, the project is ${VERSION}")
+  endif()
   run_checked("pkg-config --cflags --libs --static terrane"
     ${PKG_CONFIG} --cflags --libs --static terrane)
   string(STRIP "${run_output}" pc_flags)
@@ -92,7 +110,8 @@ if(MODE STREQUAL "install")
   file(REMOVE_RECURSE ${pc_build})
   file(MAKE_DIRECTORY ${pc_build})
   run_checked("compiling the pkg-config consumer" ${LAUNCHER} ${CXX_COMPILER} -std=c++20 -O2
-    ${sanitize} ${CONSUMER_DIR}/main.cpp ${pc_flags} -o ${pc_build}/terrane_consumer)
+    ${consumer_flags} ${sanitize} ${CONSUMER_DIR}/main.cpp ${pc_flags}
+    -o ${pc_build}/terrane_consumer)
   # A shared libterrane.so is found at run time through the library path (no rpath here).
   set(ENV{LD_LIBRARY_PATH} "${prefix}/${LIBDIR}:$ENV{LD_LIBRARY_PATH}")
   consumer_hash(hash "pkg-config consumer" ${pc_build}/terrane_consumer)
@@ -105,7 +124,8 @@ elseif(MODE STREQUAL "subdirectory")
   run_checked("configuring the add_subdirectory consumer" ${CMAKE_COMMAND} -S ${CONSUMER_DIR}
     -B ${build} ${common_configure_args} -DTERRANE_CONSUMER_MODE=subdirectory
     -DTERRANE_SOURCE_DIR=${SOURCE_DIR} -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=
-    -DTERRANE_CONSUMER_EXPECT_TYPE=SHARED_LIBRARY)
+    -DTERRANE_CONSUMER_EXPECT_TYPE=SHARED_LIBRARY
+    "-DTERRANE_CONSUMER_CXX_FLAGS=${consumer_flags}")
   run_checked("building the add_subdirectory consumer" ${CMAKE_COMMAND} --build ${build})
   consumer_hash(hash "add_subdirectory consumer" ${build}/terrane_consumer)
   expect_hash("add_subdirectory(terrane) consumer (shared library)" "${hash}")

@@ -16,16 +16,40 @@ int main() {
     const terrane::Preset preset = terrane::load_preset("default");
     const terrane::CompiledGraph graph = terrane::compile(preset);
 
-    // 64 x 48 samples at 7.5 m, away from the origin and with integer offsets, so that the
-    // inline GridSpec::x_m / z_m (compiled here, by the consumer) take part in the result.
+    // 64 x 48 samples at 0.7 m with integer offsets whose products the origin nearly cancels,
+    // so that a product's rounding shows in the sum. The values go through volatiles so that
+    // nothing below is folded at compile time.
+    volatile double spacing_m = 0.7, origin_x_m = -2867.25, origin_z_m = 1433.35;
     terrane::GridSpec grid;
     grid.width = 64;
     grid.height = 48;
-    grid.spacing_m = 7.5;
-    grid.origin_x_m = 1234.25;
-    grid.origin_z_m = -987.5;
+    grid.spacing_m = spacing_m;
+    grid.origin_x_m = origin_x_m;
+    grid.origin_z_m = origin_z_m;
     grid.index_x0 = 4096;
     grid.index_z0 = -2048;
+
+    // The inline GridSpec::x_m / z_m, compiled here with this program's flags, must give the
+    // library's sample positions: a rounded product, then a rounded sum. With FMA contraction
+    // (GCC's default on FMA targets unless -ffp-contract=off, which terrane::terrane and
+    // terrane.pc pass on) most of these samples differ in their last bits.
+    for (int i = 0; i < grid.width; ++i) {
+      volatile double index = double(grid.index_x0 + i);
+      volatile double step_m = index * grid.spacing_m;
+      if (grid.x_m(i) != grid.origin_x_m + step_m) {
+        std::fprintf(stderr, "consumer: GridSpec::x_m(%d) was contracted to an FMA\n", i);
+        return 1;
+      }
+    }
+    for (int j = 0; j < grid.height; ++j) {
+      volatile double index = double(grid.index_z0 + j);
+      volatile double step_m = index * grid.spacing_m;
+      if (grid.z_m(j) != grid.origin_z_m + step_m) {
+        std::fprintf(stderr, "consumer: GridSpec::z_m(%d) was contracted to an FMA\n", j);
+        return 1;
+      }
+    }
+
     terrane::Field2D heights(grid);
     terrane::ExecContext ctx;
     ctx.threads = 2;
