@@ -9,7 +9,7 @@
 #include <exception>
 
 #include <terrane/core.hpp>
-#include <terrane/graph.hpp>
+#include <terrane/preset.hpp>
 
 int main() {
   try {
