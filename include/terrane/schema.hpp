@@ -30,7 +30,8 @@ namespace terrane {
 // ---------------------------------------------------------------------------------------------
 // Messages
 
-// The shortest decimal text that reads back as v ("0.5", "1e-07", "40"), "inf", "-inf", "nan".
+// The shortest decimal text that reads back as v ("0.5", "1e-07", "40", "1e+300"; whole numbers
+// below 1e10 in full: "2000000"), "inf", "-inf", "nan".
 std::string format_number(double v);
 
 // An allowed interval of a number: [lo, hi], with either end open. Integer fields use closed

@@ -12,6 +12,11 @@ std::string format_number(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[40];
+  // Whole numbers of up to ten digits in full ("2000000", not "2e+06").
+  if (v == std::floor(v) && std::abs(v) < 1e10) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
   for (int precision = 6; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, v);
     if (std::strtod(buf, nullptr) == v) break;

@@ -13,6 +13,7 @@
 
 #include "field/field_internal.hpp"
 #include "terrane/field.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane {
 namespace {
@@ -89,18 +90,18 @@ void check_input(const Field2D& in, const Field2D& out, const char* fn) {
 int gaussian_radius_cells(double sigma_m, double spacing_m) {
   if (!std::isfinite(sigma_m) || sigma_m < 0.0) {
     throw Error(ErrorCategory::invalid_argument,
-                "gaussian blur: sigma " + std::to_string(sigma_m) + " m must be finite and >= 0");
+                "gaussian blur: sigma " + format_number(sigma_m) + " m must be finite and >= 0");
   }
   if (!std::isfinite(spacing_m) || spacing_m <= 0.0) {
     throw Error(
         ErrorCategory::invalid_argument,
-        "gaussian blur: grid spacing " + std::to_string(spacing_m) + " m must be finite and > 0");
+        "gaussian blur: grid spacing " + format_number(spacing_m) + " m must be finite and > 0");
   }
   const double r = std::ceil(3.0 * sigma_m / spacing_m);
   if (r > double(kMaxBlurRadiusCells)) {
     throw Error(ErrorCategory::limit,
-                "gaussian blur: sigma " + std::to_string(sigma_m) + " m at spacing " +
-                    std::to_string(spacing_m) + " m needs a radius of " + std::to_string(r) +
+                "gaussian blur: sigma " + format_number(sigma_m) + " m at spacing " +
+                    format_number(spacing_m) + " m needs a radius of " + format_number(r) +
                     " cells; the allowed range is 0.." + std::to_string(kMaxBlurRadiusCells));
   }
   return int(r);
@@ -123,7 +124,7 @@ void gaussian_blur_halo(const Field2D& in_with_halo, double sigma_m, Field2D& ou
     throw Error(ErrorCategory::invalid_argument,
                 "gaussian_blur_halo: input " + std::to_string(in.grid.width) + " x " +
                     std::to_string(in.grid.height) + " is too small for a halo of " +
-                    std::to_string(r) + " cells on each side; each side must exceed " +
+                    format_number(r) + " cells on each side; each side must exceed " +
                     std::to_string(2 * r));
   }
   const auto w = gaussian_weights(sigma_m / in.grid.spacing_m, r);

@@ -6,6 +6,7 @@
 
 #include "io/io_internal.hpp"
 #include "terrane/io.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane {
 
@@ -13,8 +14,8 @@ void HeightRange::validate(std::string_view what) const {
   if (!std::isfinite(height_min_m) || !std::isfinite(height_max_m) ||
       !(height_max_m > height_min_m)) {
     throw Error(ErrorCategory::invalid_argument,
-                std::string(what) + ": height_min_m = " + std::to_string(height_min_m) +
-                    " m and height_max_m = " + std::to_string(height_max_m) +
+                std::string(what) + ": height_min_m = " + format_number(height_min_m) +
+                    " m and height_max_m = " + format_number(height_max_m) +
                     " m must be finite with height_max_m > height_min_m");
   }
 }

@@ -13,6 +13,7 @@
 
 #include "io/io_internal.hpp"
 #include "terrane/io.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane {
 namespace {
@@ -99,8 +100,7 @@ void PreviewParams::validate() const {
     throw Error(ErrorCategory::invalid_argument, "preview: sea_level_m must be finite");
   }
   if (!(ambient >= 0.0 && ambient <= 1.0)) {
-    throw Error(ErrorCategory::invalid_argument, "preview: ambient = " + std::to_string(ambient) +
-                                                     " is outside the allowed range 0..1");
+    throw_out_of_range("preview: ambient", format_number(ambient), "[0, 1]");
   }
   if (!std::isfinite(vertical_exaggeration) || vertical_exaggeration <= 0.0) {
     throw Error(ErrorCategory::invalid_argument,

@@ -14,13 +14,12 @@
 #include <cstdio>
 
 #include "mesh/mesh_internal.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane::mesh_detail {
 
 std::string format_metres(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+  return format_number(v);
 }
 
 double wrap_coordinate(double x, double wrap) {
@@ -101,9 +100,8 @@ void build_lattice_vertices(const LatticeSource& src, bool geomorph, std::size_t
 
   // World U of each column depends only on i: computed for row 0, copied below.
   for (int i = 0; i <= nx; ++i) {
-    uvw[2 * std::size_t(i)] =
-        float(wrap_coordinate(g.x_m(std::int64_t(src.i0) + std::int64_t(i) * step),
-                              src.uv_world_wrap_m));
+    uvw[2 * std::size_t(i)] = float(
+        wrap_coordinate(g.x_m(std::int64_t(src.i0) + std::int64_t(i) * step), src.uv_world_wrap_m));
   }
 
   for (int j = 0; j <= nz; ++j) {
@@ -113,8 +111,7 @@ void build_lattice_vertices(const LatticeSource& src, bool geomorph, std::size_t
     const float* rp = f.data.data() + std::size_t(std::min(sj + 1, last_j)) * std::size_t(w);
     const float z_local = float(double(j * step) * s);
     const float v_local = float(j) * inv_nz;
-    const float v_world = float(
-        wrap_coordinate(g.z_m(std::int64_t(sj)), src.uv_world_wrap_m));
+    const float v_world = float(wrap_coordinate(g.z_m(std::int64_t(sj)), src.uv_world_wrap_m));
     const std::size_t base = std::size_t(j) * row;
     float* p = pos + 3 * base;
     float* nn = nrm + 3 * base;

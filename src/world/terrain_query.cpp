@@ -29,9 +29,7 @@ namespace terrane {
 namespace {
 
 std::string number_text(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.10g", v);
-  return buf;
+  return format_number(v);
 }
 
 [[noreturn]] void bad_argument(const char* function, const char* name, double value,
@@ -221,9 +219,10 @@ SurfacePoint surface_at(const ChunkGenerator& gen, double x, double z) {
   ExecContext one;
   one.threads = 1;
   evaluate(gen.graph(), g, corners, one);
-  const auto h = corner_heights(c, triangle_corners(c.main, tri), [&](std::int64_t i, std::int64_t j) {
-    return double(corners[std::size_t((j - c.gj) * 2 + (i - c.gi))]);
-  });
+  const auto h =
+      corner_heights(c, triangle_corners(c.main, tri), [&](std::int64_t i, std::int64_t j) {
+        return double(corners[std::size_t((j - c.gj) * 2 + (i - c.gi))]);
+      });
   const Plane p = plane_of(c.main, tri, h);
   return {p.at(u, v), plane_normal(p, c)};
 }

@@ -241,6 +241,9 @@ TEST(Schema, OneFormatterAndOneRangeCheck) {
   EXPECT_EQ(format_number(0.5), "0.5");
   EXPECT_EQ(format_number(1e-7), "1e-07");
   EXPECT_EQ(format_number(0.1), "0.1");
+  EXPECT_EQ(format_number(2e6), "2000000");
+  EXPECT_EQ(format_number(-0.0), "-0");
+  EXPECT_EQ(format_number(2e12), "2e+12");
   EXPECT_EQ(format_number(1.0 / 3.0), "0.3333333333333333");
   EXPECT_EQ(format_number(-std::numeric_limits<double>::infinity()), "-inf");
   EXPECT_EQ(format_number(std::nan("")), "nan");
