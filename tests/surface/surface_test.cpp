@@ -70,6 +70,18 @@ TEST(SurfaceDefaults, BuiltinPresetsValidateWithEightBiomes) {
          {"ocean", "beach", "grassland", "forest", "desert", "tundra", "snow", "rock"}) {
       EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
     }
+    // In this order: the index is the value of the biome-id map.
+    EXPECT_EQ(names, (std::vector<std::string>{"ocean", "beach", "grassland", "forest", "desert",
+                                               "tundra", "snow", "rock"}))
+        << name;
+    std::vector<std::string> layers, species;
+    for (const SplatLayer& l : p.layers) layers.push_back(l.name);
+    for (const Species& sp : p.species) species.push_back(sp.name);
+    EXPECT_EQ(layers, (std::vector<std::string>{"seabed", "sand", "grass", "forest_floor",
+                                                "dry_soil", "moss", "rock", "snow"}))
+        << name;
+    EXPECT_EQ(p.rock_layer, 6) << name;
+    EXPECT_EQ(species, (std::vector<std::string>{"tree", "bush", "boulder"})) << name;
   }
 }
 

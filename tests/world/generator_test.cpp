@@ -194,7 +194,7 @@ TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
   gen.generate({cx, cz, 0}, {0, 0, 0, 0}, a);
   gen.generate({cx + 1, cz, 0}, {0, 0, 0, 0}, b);  // east neighbour
   EXPECT_EQ(a.bytes(), gen.chunk_bytes());
-  ASSERT_GT(a.splat_layers, 0);
+  ASSERT_EQ(a.splat_layers, int(parse_surface(preset).layers.size()));
   const int n = s.cells;
   const int w = n + 3;
   const std::size_t layers = std::size_t(a.splat_layers);
@@ -284,6 +284,13 @@ TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
   gen.generate({0, 0, 2}, {0, 0, 0, 0}, c);
   EXPECT_TRUE(c.scatter.empty());
   EXPECT_FALSE(c.splat.empty());
+  ASSERT_EQ(c.splat_layers, a.splat_layers);
+  ASSERT_EQ(c.splat.size(), a.splat.size());
+  for (std::size_t t = 0; t < std::size_t(w) * std::size_t(w); ++t) {
+    int sum = 0;
+    for (std::size_t l = 0; l < layers; ++l) sum += c.splat[t * layers + l];
+    ASSERT_EQ(sum, 255) << t;
+  }
 }
 
 // The surface of a mesh at world (x, z): the triangle of its surface indices containing the
