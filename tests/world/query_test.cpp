@@ -337,11 +337,12 @@ TEST(TerrainQueryTest, BadInputIsRefusedPrecisely) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   // The bound itself: see WorldBoundIsPrintedExactly.
-  const std::string_view world = "is outside the world [-";
   expect_message([&] { q.height_at(nan, 0.0); }, {"height_at: x_m = nan is not finite"});
   expect_message([&] { q.height_at(0.0, -inf); }, {"height_at: z_m = -inf is not finite"});
-  expect_message([&] { q.height_at(0.0, 2.0e12); }, {"height_at: z_m = 2e+12", world});
-  expect_message([&] { q.normal_at(-1.5e12, 0.0); }, {"normal_at: x_m = -1.5e+12", world});
+  expect_message([&] { q.height_at(0.0, 2.0e12); },
+                 {"height_at: z_m = 2e+12 is outside the world [-"});
+  expect_message([&] { q.normal_at(-1.5e12, 0.0); },
+                 {"normal_at: x_m = -1.5e+12 is outside the world [-"});
   expect_message([&] { q.raycast(0, 0, 0, 0, 0, 0, 10); },
                  {"raycast: direction (0, 0, 0) is zero"});
   expect_message([&] { q.raycast(0, 0, 0, nan, -1, 0, 10); },
@@ -357,7 +358,7 @@ TEST(TerrainQueryTest, BadInputIsRefusedPrecisely) {
   expect_message([&] { q.raycast(0, nan, 0, 0, -1, 0, 1); },
                  {"raycast: origin y_m = nan is not finite"});
   expect_message([&] { q.raycast(3.0e12, 0, 0, 0, -1, 0, 1); },
-                 {"raycast: origin x_m = 3e+12", world});
+                 {"raycast: origin x_m = 3e+12 is outside the world [-"});
   expect_message([&] { TerrainQuery bad(nullptr); }, {"TerrainQuery: the generator is null"});
   // Cell indices must stay exact in double: tiny cells limit the reach.
   const auto fine = make_generator(16, {"world.cell_size_m=0.00001"});
