@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "graph_test_util.hpp"
 #include "graph/program.hpp"
+#include "graph_test_util.hpp"
 #include "terrane/graph.hpp"
 
 namespace terrane {
