@@ -5,6 +5,8 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <cmath>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -100,6 +102,45 @@ void BM_Raycast1km(benchmark::State& state) {
   state.counters["hits"] = double(hits);
 }
 BENCHMARK(BM_Raycast1km)->Unit(benchmark::kMicrosecond);
+
+// Scattered queries (the workload of the former unit test TerrainQueryTest.DISABLED_Cost, moved
+// here because unit tests carry no timings): height_at at points spread uniformly over
+// +-100 km, and 1 km horizontal rays at y = 1350 m (50 m under the preset's top, above most of
+// the terrain: nearly every cell under the ray is walked) from scattered origins in scattered
+// directions. Points come from a counter hash (no std distributions: DESIGN.md §1), so every
+// call is at a new place.
+double hashed_uniform(std::uint64_t stream, std::uint64_t k, double lo, double hi) {
+  return lo + (hi - lo) * double(hash_combine(stream, k) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void BM_HeightAtScattered(benchmark::State& state) {
+  const TerrainQuery q(shared_generator());
+  std::uint64_t k = 0;
+  double sum = 0.0;
+  for (auto _ : state) {
+    sum += q.height_at(hashed_uniform(1, k, -1e5, 1e5), hashed_uniform(2, k, -1e5, 1e5));
+    ++k;
+  }
+  benchmark::DoNotOptimize(sum);
+}
+BENCHMARK(BM_HeightAtScattered)->Unit(benchmark::kMicrosecond);
+
+void BM_RaycastScattered1km(benchmark::State& state) {
+  const TerrainQuery q(shared_generator());
+  std::uint64_t k = 0;
+  std::size_t hits = 0;
+  for (auto _ : state) {
+    const double a = hashed_uniform(3, k, 0.0, 6.283185307179586);
+    hits += q.raycast(hashed_uniform(4, k, -1e5, 1e5), 1350.0, hashed_uniform(5, k, -1e5, 1e5),
+                      std::cos(a), 0.0, std::sin(a), 1000.0)
+                    .has_value()
+                ? 1
+                : 0;
+    ++k;
+  }
+  state.counters["hit_fraction"] = double(hits) / double(state.iterations());
+}
+BENCHMARK(BM_RaycastScattered1km)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
   CLI::App app{"terrane: procedural terrain — noise, presets, height maps"};
   app.require_subcommand(1);
   std::string simd = "";
-  app.add_option("--simd", simd, "force a SIMD target: scalar|sse4|avx2|avx3|best (default: "
-                                 "TERRANE_SIMD or best); outputs are identical on every target");
+  app.add_option("--simd", simd,
+                 "force a SIMD target: scalar|sse4|avx2|avx3|best (default: "
+                 "TERRANE_SIMD or best); outputs are identical on every target");
 
   cli::GenerateOptions gen;
   std::string origin;
@@ -35,11 +36,13 @@ int main(int argc, char** argv) {
   g->add_option("-o,--out", gen.out_dir, "output directory (created if missing)")
       ->capture_default_str();
   auto* seed_opt = g->add_option("--seed", gen.seed, "world seed (overrides the preset's)");
-  auto* size_opt = g->add_option("--size", gen.size, "map size in samples per side (default: preset world.size)");
+  auto* size_opt = g->add_option("--size", gen.size,
+                                 "map size in samples per side (default: preset world.size)");
   auto* width_opt = g->add_option("--width", gen.width, "map width in samples (with --height)");
   auto* height_opt = g->add_option("--height", gen.height, "map height in samples (with --width)");
   g->add_option("--origin", origin, "world position of sample (0,0) in metres: X,Z");
-  auto* cell_opt = g->add_option("--cell", gen.cell_m, "sample spacing in metres (default: preset world.cell_size_m)");
+  auto* cell_opt = g->add_option("--cell", gen.cell_m,
+                                 "sample spacing in metres (default: preset world.cell_size_m)");
   g->add_option("--set", gen.overrides, "override a preset field: a.b.c=value (repeatable)");
   g->add_option("--formats", gen.formats,
                 "comma-separated outputs: png16,raw16,exr,normals,preview, hydrology masks "
@@ -74,25 +77,31 @@ int main(int argc, char** argv) {
   g->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
 
   cli::StreamOptions st;
-  auto* sc = app.add_subcommand("stream", "fly a viewer through the streamed world (headless) and "
-                                          "report frame costs, throughput, memory, holes and cracks");
+  auto* sc = app.add_subcommand("stream",
+                                "fly a viewer through the streamed world (headless) and "
+                                "report frame costs, throughput, memory, holes and cracks");
   sc->add_option("preset", st.preset, "built-in preset name or path to a preset JSON file")
       ->capture_default_str();
   sc->add_option("--set", st.overrides, "override a preset field: a.b.c=value (repeatable)");
   auto* st_seed = sc->add_option("--seed", st.seed, "world seed (overrides the preset's)");
   sc->add_option("--path", st.path, "viewer path: line | circle | random")->capture_default_str();
   sc->add_option("--speed", st.speed, "viewer speed in m/s")->capture_default_str();
-  sc->add_option("--seconds", st.seconds, "simulated seconds (60 frames each)")->capture_default_str();
+  sc->add_option("--seconds", st.seconds, "simulated seconds (60 frames each)")
+      ->capture_default_str();
   sc->add_option("--view", st.view_m, "view distance in metres")->capture_default_str();
-  sc->add_option("--budget", st.budget_mb, "chunk memory budget in MiB (default 256, 512 with --surface)");
+  sc->add_option("--budget", st.budget_mb,
+                 "chunk memory budget in MiB (default 256, 512 with --surface)");
   sc->add_option("--threads", st.threads, "worker threads (0 = all cores)")->capture_default_str();
-  sc->add_option("--cells", st.cells, "cells per chunk side (power of two, 8..1024)")->capture_default_str();
-  sc->add_option("--poll-ms", st.poll_ms, "poll() time budget per frame in ms")->capture_default_str();
+  sc->add_option("--cells", st.cells, "cells per chunk side (power of two, 8..1024)")
+      ->capture_default_str();
+  sc->add_option("--poll-ms", st.poll_ms, "poll() time budget per frame in ms")
+      ->capture_default_str();
   sc->add_option("--csv", st.csv, "write one row per frame to this CSV file");
   sc->add_flag("--json", st.json, "print only the summary JSON line");
   sc->add_flag("--fast", st.fast, "do not pace frames in real time (stress test)");
   sc->add_flag("--surface", st.surface, "chunks also carry splat weights and scatter instances");
-  sc->add_option("--workers", st.workers, "worker scheduling: background (SCHED_IDLE) | low (nice 10) | normal")
+  sc->add_option("--workers", st.workers,
+                 "worker scheduling: background (SCHED_IDLE) | low (nice 10) | normal")
       ->capture_default_str();
 
   app.add_subcommand("presets", "list the built-in presets");
@@ -109,8 +118,9 @@ int main(int argc, char** argv) {
   bn->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
   cli::BenchOptions bench_e;
   bench_e.repeats = 3;
-  auto* be = b->add_subcommand("erosion", "erosion workloads: droplets (with the plain baseline), "
-                                          "thermal, stream power (docs/PERFORMANCE.md)");
+  auto* be = b->add_subcommand("erosion",
+                               "erosion workloads: droplets (with the plain baseline), "
+                               "thermal, stream power (docs/PERFORMANCE.md)");
   be->add_option("--workload", bench_e.only, "run only this method: droplets|thermal|stream_power");
   be->add_option("--repeats", bench_e.repeats, "timed runs per workload; the median is printed")
       ->check(CLI::Range(1, 1000))
@@ -130,7 +140,13 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (!simd.empty()) set_simd_target(parse_simd_target(simd));
+    if (!simd.empty()) {
+      try {
+        set_simd_target(parse_simd_target(simd));
+      } catch (const Error& e) {
+        throw Error(e.category(), std::string("--simd: ") + e.what());
+      }
+    }
     if (g->parsed()) {
       gen.has_seed = seed_opt->count() > 0;
       gen.has_size = size_opt->count() > 0;

@@ -1,5 +1,6 @@
 // Monotone piecewise cubic Hermite interpolation: Fritsch & Carlson (1980).
 #include "terrane/curve.hpp"
+#include "terrane/schema.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,9 +23,10 @@ MonotoneCurve::MonotoneCurve(std::span<const CurvePoint> points, std::string_vie
     }
     if (k > 0 && !(points[k].x > points[k - 1].x)) {
       throw Error(ErrorCategory::invalid_argument,
-                  std::string(path) + "[" + std::to_string(k) + "]: x = " +
-                      std::to_string(points[k].x) + " must be greater than the previous x = " +
-                      std::to_string(points[k - 1].x) + " (points sorted by strictly increasing x)");
+                  std::string(path) + "[" + std::to_string(k) +
+                      "]: x = " + format_number(points[k].x) +
+                      " must be greater than the previous x = " + format_number(points[k - 1].x) +
+                      " (points sorted by strictly increasing x)");
     }
   }
   // Tangents computed in double once, stored as float for the float evaluator.

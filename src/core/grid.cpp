@@ -2,6 +2,7 @@
 #include <string>
 
 #include "terrane/core.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane {
 namespace {
@@ -14,11 +15,12 @@ void check_side(std::string_view what, const char* axis, int n) {
   }
 }
 
-void check_spacing_origin(std::string_view what, double spacing, std::initializer_list<double> origin) {
+void check_spacing_origin(std::string_view what, double spacing,
+                          std::initializer_list<double> origin) {
   if (!std::isfinite(spacing) || spacing <= 0.0) {
-    throw Error(ErrorCategory::invalid_argument,
-                std::string(what) + ": spacing " + std::to_string(spacing) +
-                    " m must be finite and > 0");
+    throw Error(
+        ErrorCategory::invalid_argument,
+        std::string(what) + ": spacing " + format_number(spacing) + " m must be finite and > 0");
   }
   for (double o : origin) {
     if (!std::isfinite(o)) {

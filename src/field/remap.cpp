@@ -5,6 +5,7 @@
 
 #include "field/field_internal.hpp"
 #include "terrane/field.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane {
 
@@ -13,14 +14,14 @@ void remap(Field2D& field, double from_lo, double from_hi, double to_lo, double 
   for (double v : {from_lo, from_hi, to_lo, to_hi}) {
     if (!std::isfinite(v)) {
       throw Error(ErrorCategory::invalid_argument,
-                  "remap: range bounds must be finite, got from [" + std::to_string(from_lo) +
-                      ", " + std::to_string(from_hi) + "] to [" + std::to_string(to_lo) + ", " +
-                      std::to_string(to_hi) + "]");
+                  "remap: range bounds must be finite, got from [" + format_number(from_lo) + ", " +
+                      format_number(from_hi) + "] to [" + format_number(to_lo) + ", " +
+                      format_number(to_hi) + "]");
     }
   }
   if (from_lo == from_hi) {
     throw Error(ErrorCategory::invalid_argument,
-                "remap: source range [" + std::to_string(from_lo) + ", " + std::to_string(from_hi) +
+                "remap: source range [" + format_number(from_lo) + ", " + format_number(from_hi) +
                     "] is empty; from_lo must differ from from_hi");
   }
   const double scale = (to_hi - to_lo) / (from_hi - from_lo);

@@ -4,6 +4,7 @@
 #include <spng.h>
 
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -92,9 +93,15 @@ void write_png8(const fs::path& path, int width, int height, int channels,
   io_detail::check_image_size(path, width, height, ErrorCategory::invalid_argument);
   int color_type = 0;
   switch (channels) {
-    case 1: color_type = SPNG_COLOR_TYPE_GRAYSCALE; break;
-    case 3: color_type = SPNG_COLOR_TYPE_TRUECOLOR; break;
-    case 4: color_type = SPNG_COLOR_TYPE_TRUECOLOR_ALPHA; break;
+    case 1:
+      color_type = SPNG_COLOR_TYPE_GRAYSCALE;
+      break;
+    case 3:
+      color_type = SPNG_COLOR_TYPE_TRUECOLOR;
+      break;
+    case 4:
+      color_type = SPNG_COLOR_TYPE_TRUECOLOR_ALPHA;
+      break;
     default:
       throw io_detail::file_error(ErrorCategory::invalid_argument, path,
                                   std::to_string(channels) + " channels (allowed: 1, 3, 4)");
@@ -103,8 +110,8 @@ void write_png8(const fs::path& path, int width, int height, int channels,
   if (pixels.size() != expected) {
     throw io_detail::file_error(ErrorCategory::invalid_argument, path,
                                 std::to_string(pixels.size()) + " bytes do not match " +
-                                    std::to_string(width) + " x " + std::to_string(height) +
-                                    " x " + std::to_string(channels));
+                                    std::to_string(width) + " x " + std::to_string(height) + " x " +
+                                    std::to_string(channels));
   }
   io_detail::write_png_atomic(path, width, height, color_type, 8, pixels.data(), pixels.size(),
                               true);
@@ -135,8 +142,18 @@ Image16 read_png16(const fs::path& path) {
                                 "not a PNG file (the 8-byte PNG signature is missing)");
   }
   if (rc == SPNG_EUSER_WIDTH || rc == SPNG_EUSER_HEIGHT) {
+    // spng refused the header before filling ihdr: read the sides from IHDR (bytes 16..23,
+    // big-endian) to name them.
+    std::ifstream in(path, std::ios::binary);
+    unsigned char head[24] = {};
+    in.read(reinterpret_cast<char*>(head), sizeof head);
+    auto be32 = [&](int at) {
+      return (std::uint32_t(head[at]) << 24) | (std::uint32_t(head[at + 1]) << 16) |
+             (std::uint32_t(head[at + 2]) << 8) | std::uint32_t(head[at + 3]);
+    };
     throw io_detail::file_error(ErrorCategory::limit, path,
-                                "PNG image size exceeds the allowed range 1.." +
+                                "PNG image size " + std::to_string(be32(16)) + " x " +
+                                    std::to_string(be32(20)) + " exceeds the allowed range 1.." +
                                     std::to_string(kMaxGridSide) + " per side");
   }
   if (rc != 0) {

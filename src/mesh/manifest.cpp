@@ -5,6 +5,7 @@
 
 #include "terrane/io.hpp"
 #include "terrane/mesh.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane {
 
@@ -14,12 +15,16 @@ void write_tile_manifest(const std::filesystem::path& path, const TileManifest& 
     throw Error(ErrorCategory::invalid_argument,
                 path.string() + ": manifest tiles " + std::to_string(m.tiles) + ", tile cells " +
                     std::to_string(m.tile_cells_x) + " x " + std::to_string(m.tile_cells_z) +
-                    ", spacing " + std::to_string(m.spacing_m) + " m: all must be positive");
+                    ", spacing " + format_number(m.spacing_m) + " m: all must be positive");
   }
   nlohmann::json files = nlohmann::json::array();
   for (const TileManifestEntry& e : m.files) {
-    files.push_back({{"tx", e.tx}, {"tz", e.tz}, {"origin_x_m", e.origin_x_m},
-                     {"origin_z_m", e.origin_z_m}, {"path", e.path}, {"format", e.format},
+    files.push_back({{"tx", e.tx},
+                     {"tz", e.tz},
+                     {"origin_x_m", e.origin_x_m},
+                     {"origin_z_m", e.origin_z_m},
+                     {"path", e.path},
+                     {"format", e.format},
                      {"triangles", e.triangles}});
   }
   const nlohmann::json doc = {

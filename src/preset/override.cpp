@@ -66,6 +66,11 @@ std::vector<std::string_view> known_keys(const std::vector<std::string>& parts, 
   if (at.empty()) return root_keys();
   if (is({"world"})) return field_keys(WorldSettings::fields());
   if (is({"graph"})) return graph_keys();
+  if (is({"graph", "nodes"}) || is({"post", "#", "nodes"})) {
+    // The nodes that exist (a --set cannot add a node: its type would be missing).
+    for (auto it = parent.begin(); it != parent.end(); ++it) keys.push_back(it.key());
+    return keys;
+  }
   if (is({"graph", "nodes", "*"}) || is({"post", "#", "nodes", "*"})) {
     return node_keys(parent);
   }

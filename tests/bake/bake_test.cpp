@@ -17,6 +17,7 @@
 
 #include "terrane/bake.hpp"
 #include "terrane/graph.hpp"
+#include "terrane/preset.hpp"
 
 namespace terrane {
 namespace {

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "support/expect_error.hpp"
 #include "terrane/core.hpp"
+#include "terrane/curve.hpp"
 
 namespace terrane {
 namespace {
@@ -23,14 +27,27 @@ TEST(GridSpec, RejectsBadSizesBeforeAllocating) {
     EXPECT_EQ(e.category(), ErrorCategory::limit);
     EXPECT_NE(std::string(e.what()).find("1000000"), std::string::npos);
   }
-  EXPECT_THROW((GridSpec{.width = 0, .height = 4}.validate()), Error);
-  EXPECT_THROW((GridSpec{.width = 4, .height = 4, .spacing_m = -1.0}.validate()), Error);
-  EXPECT_THROW((GridSpec{.width = 40000, .height = 40000}.validate()), Error);
+  test::expect_error_eq([&] { g.validate("map"); }, ErrorCategory::limit,
+                        "map: width = 1000000 is outside the allowed range 1..65536");
+  test::expect_error_eq([] { GridSpec{.width = 0, .height = 4}.validate(); },
+                        ErrorCategory::invalid_argument,
+                        "grid: width = 0 is outside the allowed range 1..65536");
+  test::expect_error_eq([] { GridSpec{.width = 4, .height = -2}.validate("tile"); },
+                        ErrorCategory::invalid_argument,
+                        "tile: height = -2 is outside the allowed range 1..65536");
+  test::expect_error_eq([] { GridSpec{.width = 4, .height = 4, .spacing_m = -1.0}.validate(); },
+                        ErrorCategory::invalid_argument,
+                        "grid: spacing -1 m must be finite and > 0");
+  test::expect_error_eq([] { GridSpec{.width = 40000, .height = 40000}.validate(); },
+                        ErrorCategory::limit,
+                        "grid: 40000 x 40000 = 1600000000 samples exceeds the cap of 1073741824 "
+                        "samples (4 GiB of float heights)");
 }
 
 TEST(Simd, ParsesAndRejectsNames) {
   EXPECT_EQ(parse_simd_target("avx2"), SimdTarget::avx2);
-  EXPECT_THROW(parse_simd_target("neon"), Error);
+  test::expect_error_eq([] { parse_simd_target("neon"); }, ErrorCategory::invalid_argument,
+                        "unknown SIMD target 'neon' (allowed: scalar, sse4, avx2, avx3, best)");
   auto targets = supported_simd_targets();
   ASSERT_FALSE(targets.empty());
   EXPECT_EQ(targets.back(), SimdTarget::scalar);
@@ -53,14 +70,6 @@ TEST(ParallelFor, CoversEveryIndexOnce) {
   }
 }
 
-}  // namespace
-}  // namespace terrane
-
-#include "terrane/curve.hpp"
-
-namespace terrane {
-namespace {
-
 TEST(MonotoneCurve, InterpolatesKnotsAndStaysMonotone) {
   const CurvePoint pts[] = {{-1, -1}, {-0.2, -0.15}, {0, 0}, {0.3, 0.05}, {1, 1}};
   MonotoneCurve c(pts);
@@ -77,7 +86,9 @@ TEST(MonotoneCurve, InterpolatesKnotsAndStaysMonotone) {
 
 TEST(MonotoneCurve, RejectsUnsortedAndTooFewPoints) {
   const CurvePoint one[] = {{0, 0}};
-  EXPECT_THROW(MonotoneCurve(std::span<const CurvePoint>(one), "h.curve"), Error);
+  test::expect_error_eq([&] { MonotoneCurve(std::span<const CurvePoint>(one), "h.curve"); },
+                        ErrorCategory::invalid_argument,
+                        "h.curve: a curve needs at least 2 points, got 1");
   const CurvePoint unsorted[] = {{0, 0}, {1, 1}, {0.5, 2}};
   try {
     MonotoneCurve c(unsorted, "graph.nodes.c.points");
@@ -85,6 +96,28 @@ TEST(MonotoneCurve, RejectsUnsortedAndTooFewPoints) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("graph.nodes.c.points[2]"), std::string::npos) << e.what();
   }
+  test::expect_error_eq([&] { MonotoneCurve c(unsorted, "graph.nodes.c.points"); },
+                        ErrorCategory::invalid_argument,
+                        "graph.nodes.c.points[2]: x = 0.5 must be greater than the previous "
+                        "x = 1 (points sorted by strictly increasing x)");
+  const CurvePoint inf[] = {{0, 0}, {1, INFINITY}};
+  test::expect_error_eq([&] { MonotoneCurve c(inf, "p"); }, ErrorCategory::invalid_argument,
+                        "p[1]: coordinates must be finite");
+}
+
+// Regression (issue 10): messages formatted doubles with std::to_string (6 fixed
+// decimals), so small values are misstated: a spacing of -1e-9 m reads "spacing -0.000000 m",
+// and curve points x = 2e-7, 1e-7 read "x = 0.000000 must be greater than the previous
+// x = 0.000000". DESIGN.md §1.6 promises the value; they now print with format_number().
+TEST(Messages, SmallValuesAreNamedAsGiven) {
+  const std::string spacing =
+      test::expect_error([] { GridSpec{.width = 4, .height = 4, .spacing_m = -1e-9}.validate(); },
+                         ErrorCategory::invalid_argument, {"grid: spacing -1e-"});
+  EXPECT_EQ(spacing.find("0.000000"), std::string::npos) << spacing;
+  const CurvePoint pts[] = {{0, 0}, {2e-7, 1}, {1e-7, 2}};
+  const std::string curve = test::expect_error([&] { MonotoneCurve c(pts, "p"); },
+                                               ErrorCategory::invalid_argument, {"p[2]: x = 1e-"});
+  EXPECT_NE(curve.find("previous x = 2e-"), std::string::npos) << curve;
 }
 
 }  // namespace

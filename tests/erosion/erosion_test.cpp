@@ -81,6 +81,7 @@ std::string error_of(F&& f) {
   try {
     f();
   } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::invalid_argument) << e.what();
     return e.what();
   }
   return "(no error)";
@@ -344,9 +345,11 @@ TEST(Droplets, RejectsBadParameters) {
             "droplets.max_lifetime = 0 is outside the allowed range 1..1024");
   p = DropletParams{};
   p.reference_spacing_m = 0.01;  // radius 3 cells at 1 cm -> 0.03 cells at 1 m
-  EXPECT_NE(
-      error_of([&] { droplet_erosion(f, p); }).find("droplets.max_lifetime = 30 becomes 0 steps"),
-      std::string::npos);
+  EXPECT_NE(error_of([&] { droplet_erosion(f, p); }).find("droplets.max_lifetime = 30 becomes 0 steps"),
+            std::string::npos);
+  EXPECT_EQ(error_of([&] { droplet_erosion(f, p); }),
+            "droplets.max_lifetime = 30 becomes 0 steps on a grid of spacing 1 m "
+            "(reference_spacing_m = 0.01); allowed 1..1024");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <numbers>
 #include <vector>
 
+#include "support/expect_error.hpp"
 #include "terrane/core.hpp"
 #include "terrane/curve.hpp"
 #include "terrane/field.hpp"
@@ -56,7 +57,10 @@ TEST(MinMax, FindsExtremaAndRejectsNaN) {
     EXPECT_EQ(e.category(), ErrorCategory::invalid_argument);
     EXPECT_NE(std::string(e.what()).find("(11, 13)"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(min_max(Field2D{}), Error);
+  test::expect_error_eq([] { min_max(Field2D{}); }, ErrorCategory::invalid_argument,
+                        "min_max: field is empty or its data size 0 does not match its grid 0 x 0");
+  test::expect_error_eq([&] { min_max(f); }, ErrorCategory::invalid_argument,
+                        "min_max: sample (11, 13) is NaN; heights must be numbers");
 }
 
 TEST(Remap, MapsClampsAndFlips) {
@@ -75,8 +79,14 @@ TEST(Remap, MapsClampsAndFlips) {
   EXPECT_FLOAT_EQ(f.data[2], 150.0f);
   EXPECT_FLOAT_EQ(f.data[3], 100.0f);
 
-  EXPECT_THROW(remap(f, 3.0, 3.0, 0.0, 1.0, false), Error);
-  EXPECT_THROW(remap(f, 0.0, std::numeric_limits<double>::infinity(), 0.0, 1.0, false), Error);
+  test::expect_error_eq([&] { remap(f, 3.0, 3.0, 0.0, 1.0, false); },
+                        ErrorCategory::invalid_argument,
+                        "remap: source range [3, 3] is empty; from_lo must differ "
+                        "from from_hi");
+  test::expect_error_eq(
+      [&] { remap(f, 0.0, std::numeric_limits<double>::infinity(), 0.0, 1.0, false); },
+      ErrorCategory::invalid_argument,
+      "remap: range bounds must be finite, got from [0, inf] to [0, 1]");
 }
 
 TEST(ApplyCurve, PassesThroughPointsAndIsMonotone) {
@@ -177,17 +187,27 @@ TEST(GaussianBlur, HaloPiecesJoinBitExactly) {
 TEST(GaussianBlur, RejectsBadParameters) {
   Field2D f = make_field(grid(16, 16));
   Field2D out;
-  EXPECT_THROW(gaussian_blur(f, -1.0, out), Error);
-  EXPECT_THROW(gaussian_blur(f, std::nan(""), out), Error);
-  EXPECT_THROW(gaussian_blur(f, 1.0, f), Error);
+  using test::expect_error;
+  expect_error([&] { gaussian_blur(f, -1.0, out); }, ErrorCategory::invalid_argument,
+               {"gaussian blur: sigma -1 m must be finite and >= 0"});
+  expect_error([&] { gaussian_blur(f, std::nan(""), out); }, ErrorCategory::invalid_argument,
+               {"gaussian blur: sigma nan m must be finite and >= 0"});
+  expect_error([&] { gaussian_blur(f, 1.0, f); }, ErrorCategory::invalid_argument,
+               {"gaussian_blur: input and output must be different fields"});
   try {
     gaussian_blur(f, 1e6, out);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.category(), ErrorCategory::limit);
   }
+  expect_error([&] { gaussian_blur(f, 1e6, out); }, ErrorCategory::limit,
+               {"gaussian blur: sigma 1000000 m at spacing 1 m needs a radius of "
+                "3000000 cells; the allowed range is 0..2048"});
   // A halo of 3 cells needs more than 6 samples per side.
-  EXPECT_THROW(gaussian_blur_halo(make_field(grid(6, 20)), 1.0, out), Error);
+  expect_error([&] { gaussian_blur_halo(make_field(grid(6, 20)), 1.0, out); },
+               ErrorCategory::invalid_argument,
+               {"gaussian_blur_halo: input 6 x 20 is too small for a halo of 3 cells on each side; "
+                "each side must exceed 6"});
   gaussian_blur(f, 0.0, out);
   EXPECT_TRUE(bit_equal(f, out));
 }
@@ -235,7 +255,9 @@ TEST(Normals, ClampedEqualsHaloOfReplicatedBorder) {
     EXPECT_EQ(a.x.data[k], 0.0f);
     EXPECT_EQ(a.y.data[k], 1.0f);
   }
-  EXPECT_THROW(normals(make_field(grid(2, 10)), b), Error);
+  test::expect_error(
+      [&] { normals(make_field(grid(2, 10)), b); }, ErrorCategory::invalid_argument,
+      {"normals: input 2 x 10 is too small; each side must be >= 3 (1-sample halo on each side)"});
 }
 
 TEST(Slope, RampOf45DegreesAndFlat) {

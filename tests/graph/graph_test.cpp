@@ -1,5 +1,5 @@
 // Graph module: builtin presets, determinism (goldens, threads, sub-grid splits, point API),
-// node semantics, validation messages and --set overrides.
+// node semantics and input nodes (validation messages and --set overrides: validation_test.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,49 +13,14 @@
 #include <vector>
 
 #include "graph/program.hpp"
+#include "graph_test_util.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/preset.hpp"
 
 namespace terrane {
 namespace {
 
-// A preset around `nodes` whose height range is [-1, 1] m, so heights equal node values
-// (h = -1 + (v + 1) * 0.5 * 2 is exact for the dyadic values used below).
-std::string unit_preset(const std::string& nodes, const std::string& output = "out") {
-  return R"({"seed": 5, "world": {"height_min_m": -1, "height_max_m": 1, "size": 65},
-             "graph": {"output": ")" +
-         output + R"(", "nodes": {)" + nodes + "}}}";
-}
-
-std::vector<float> evaluate_grid(const CompiledGraph& g, const GridSpec& grid, int threads = 0) {
-  std::vector<float> out(grid.sample_count());
-  evaluate(g, grid, out, ExecContext{.threads = threads});
-  return out;
-}
-
-// Value of a unit preset's output at one point.
-float value_of(const std::string& nodes, double x = 0.0, double z = 0.0) {
-  const Preset p = parse_preset(unit_preset(nodes), "test.json");
-  return evaluate_at(compile(p), x, z);
-}
-
-// The message of the Error thrown by parsing `text` (fails the test when nothing is thrown).
-std::string error_of(const std::string& text, std::span<const std::string> overrides = {}) {
-  try {
-    (void)compile(parse_preset(text, "bad.json", overrides));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an Error for: " << text;
-  return "";
-}
-
-void expect_contains(const std::string& message, std::initializer_list<const char*> parts) {
-  for (const char* part : parts) {
-    EXPECT_NE(message.find(part), std::string::npos)
-        << "message lacks '" << part << "': " << message;
-  }
-}
+using namespace graph_test;
 
 // A 129 x 129 grid covering a builtin's default map at 1/8 resolution.
 GridSpec overview_grid(const Preset& p) {
@@ -190,11 +155,22 @@ TEST(Builtins, PointApiMatchesGrid) {
 TEST(Builtins, UnknownNameIsAnError) {
   EXPECT_THROW((void)builtin_preset_json("volcano"), Error);
   try {
+    (void)builtin_preset_json("volcano");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::invalid_argument);
+    EXPECT_EQ(std::string(e.what()),
+              "unknown builtin preset 'volcano'; builtins: default, alpine, "
+              "islands, dunes, canyons, ranges");
+  }
+  try {
     (void)load_preset("volcano");
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.category(), ErrorCategory::io);
     expect_contains(e.what(), {"volcano", "alpine", "canyons"});
+    EXPECT_EQ(std::string(e.what()),
+              "volcano: not a builtin preset (default, alpine, islands, "
+              "dunes, canyons, ranges) and no readable file by that name");
   }
 }
 
@@ -424,186 +400,6 @@ TEST(Nodes, WarpMatchesNoiseFillWarpedAndNests) {
   const std::vector<float> hn = evaluate_grid(g, grid);
   EXPECT_NE(hn, h);
   EXPECT_GT(*std::max_element(hn.begin(), hn.end()), 0.01f);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Validation messages
-
-TEST(Validation, UnknownKeyNamesPathAndSuggestion) {
-  const std::string m = error_of(unit_preset(
-      R"("mountains": {"type": "perlin", "octavs": 4}, "out": {"type": "abs", "input": "mountains"})"));
-  expect_contains(m, {"bad.json", "graph.nodes.mountains.octavs", "did you mean 'octaves'"});
-  expect_contains(
-      error_of(R"({"wrold": {}, "graph": {"nodes": {"output": {"type": "constant"}}}})"),
-      {"bad.json", "wrold", "world"});
-  expect_contains(
-      error_of(
-          R"({"world": {"cell_size": 2}, "graph": {"nodes": {"output": {"type": "constant"}}}})"),
-      {"world.cell_size", "cell_size_m"});
-}
-
-TEST(Validation, UnknownNodeTypeListsAllowed) {
-  const std::string m = error_of(unit_preset(R"("out": {"type": "perlinn"})"));
-  expect_contains(m, {"graph.nodes.out.type", "perlinn", "did you mean 'perlin'", "opensimplex2s",
-                      "radial_falloff", "remap"});
-}
-
-TEST(Validation, OctavesOutOfRange) {
-  for (const char* oct : {"0", "40"}) {
-    const std::string m = error_of(
-        unit_preset(std::string(R"("mountains": {"type": "fbm", "noise": "perlin", "octaves": )") +
-                    oct + R"(}, "out": {"type": "abs", "input": "mountains"})"));
-    expect_contains(m, {"bad.json", "graph.nodes.mountains.octaves", oct, "1..16"});
-  }
-}
-
-TEST(Validation, FrequencyOutOfRangeAndNan) {
-  const std::string m = error_of(unit_preset(R"("out": {"type": "perlin", "frequency": -1})"));
-  expect_contains(m, {"graph.nodes.out.frequency", "-1", "(0, 1000]"});
-  // --set can only give "nan" as a string: a type error naming the path.
-  const std::vector<std::string> set = {"graph.nodes.out.frequency=nan"};
-  const std::string n = error_of(unit_preset(R"("out": {"type": "perlin"})"), set);
-  expect_contains(n, {"graph.nodes.out.frequency", "expected a number", "\"nan\""});
-}
-
-TEST(Validation, MissingReferenceAndInput) {
-  expect_contains(error_of(unit_preset(R"("hills": {"type": "perlin"},
-                                          "out": {"type": "abs", "input": "hils"})")),
-                  {"graph.nodes.out.input", "unknown node 'hils'", "did you mean 'hills'"});
-  expect_contains(error_of(unit_preset(R"("out": {"type": "blend", "a": 0, "b": 1})")),
-                  {"graph.nodes.out.t", "missing required input"});
-  expect_contains(error_of(unit_preset(R"("x": {"type": "constant"})")),
-                  {"graph.output", "unknown node 'out'"});
-}
-
-TEST(Validation, CycleIsReported) {
-  const std::string m = error_of(unit_preset(R"("a": {"type": "add", "a": "b", "b": 1},
-                                                "b": {"type": "abs", "input": "c"},
-                                                "c": {"type": "neg", "input": "a"},
-                                                "out": {"type": "abs", "input": "a"})"));
-  expect_contains(m, {"cycle", "a -> b -> c -> a"});
-}
-
-TEST(Validation, MalformedJsonShowsLineAndColumn) {
-  const std::string text = "{\n  \"seed\": 1,\n  \"graph\": {,\n}";
-  try {
-    (void)parse_preset(text, "broken.json");
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.category(), ErrorCategory::parse);
-    expect_contains(e.what(), {"broken.json: line 3, column 13", "malformed JSON"});
-  }
-}
-
-TEST(Validation, DuplicateKeyIsAnError) {
-  const std::string m = error_of(
-      unit_preset(R"("out": {"type": "perlin", "octaves": 2, "frequency": 0.1, "octaves": 5})"));
-  expect_contains(m, {"bad.json", "graph.nodes.out.octaves", "duplicate key"});
-}
-
-TEST(Validation, WrongTypes) {
-  expect_contains(error_of(unit_preset(R"("out": {"type": "perlin", "octaves": "five"})")),
-                  {"graph.nodes.out.octaves", "expected an integer", "string \"five\""});
-  expect_contains(error_of(unit_preset(R"("out": {"type": "perlin", "octaves": 2.5})")),
-                  {"graph.nodes.out.octaves", "expected an integer"});
-  expect_contains(error_of(unit_preset(R"("out": {"type": "remap", "input": 0, "from": 3})")),
-                  {"graph.nodes.out.from", "[lo, hi]"});
-  expect_contains(error_of(unit_preset(R"("out": {"type": "abs", "input": true})")),
-                  {"graph.nodes.out.input", "boolean true"});
-  expect_contains(error_of(R"({"seed": -4, "graph": {"nodes": {"output": {"type": "constant"}}}})"),
-                  {"bad.json: seed", "-4"});
-  expect_contains(
-      error_of(R"({"world": {"size": 0}, "graph": {"nodes": {"output": {"type": "constant"}}}})"),
-      {"world.size", "1..65536"});
-  expect_contains(error_of(R"({"world": {"height_min_m": 5, "height_max_m": 5},
-                               "graph": {"nodes": {"output": {"type": "constant"}}}})"),
-                  {"world.height_max_m", "5"});
-}
-
-TEST(Validation, NodeParameterRanges) {
-  expect_contains(error_of(unit_preset(R"("out": {"type": "pow", "input": 0.5, "exponent": 0})")),
-                  {"graph.nodes.out.exponent", "(0, 16]"});
-  expect_contains(
-      error_of(unit_preset(R"("out": {"type": "clamp", "input": 0, "lo": 1, "hi": 0})")),
-      {"graph.nodes.out.hi"});
-  expect_contains(
-      error_of(unit_preset(R"("out": {"type": "terrace", "input": 0, "levels": [0, 0.5, 0.2]})")),
-      {"graph.nodes.out.levels[2]", "strictly increasing"});
-  expect_contains(
-      error_of(unit_preset(R"("out": {"type": "curve", "input": 0, "points": [[0, 0], [0, 1]]})")),
-      {"graph.nodes.out.points"});
-  expect_contains(error_of(unit_preset(R"("out": {"type": "remap", "input": 0, "from": [1, 1]})")),
-                  {"graph.nodes.out.from", "must differ"});
-  expect_contains(error_of(unit_preset(R"("n": {"type": "perlin"},
-                   "out": {"type": "warp", "source": "n", "basis": "cellular"})")),
-                  {"graph.nodes.out.basis", "cellular"});
-  expect_contains(error_of(unit_preset(R"("out": {"type": "cellular", "jitter": 2})")),
-                  {"graph.nodes.out.jitter", "[0, 1]"});
-}
-
-TEST(Validation, SeedAcceptsLargeDecimalString) {
-  const Preset p = parse_preset(
-      R"({"seed": "18446744073709551615", "graph": {"nodes": {"output": {"type": "constant"}}}})",
-      "seed.json");
-  EXPECT_EQ(p.seed, 18446744073709551615ull);
-  expect_contains(
-      error_of(
-          R"({"seed": "18446744073709551616", "graph": {"nodes": {"output": {"type": "constant"}}}})"),
-      {"seed", "decimal string"});
-}
-
-// ---------------------------------------------------------------------------------------------
-// Overrides and hashing
-
-TEST(Overrides, ChangeTheResultAndTheHash) {
-  const std::vector<std::string> set = {"graph.nodes.hills.octaves=5", "world.height_max_m=1500"};
-  const Preset base = load_preset("default");
-  const Preset changed = load_preset("default", set);
-  EXPECT_NE(base.hash, changed.hash);
-  EXPECT_EQ(changed.world.height_max_m, 1500.0);
-  const GridSpec grid{.width = 33, .height = 33, .spacing_m = 16.0};
-  EXPECT_NE(evaluate_grid(compile(base), grid), evaluate_grid(compile(changed), grid));
-  // Same overrides, same hash; the hash is of the canonical document.
-  EXPECT_EQ(load_preset("default", set).hash, changed.hash);
-  EXPECT_EQ(changed.hash, preset_hash(changed.canonical_json));
-}
-
-TEST(Overrides, ValueSyntax) {
-  const std::string doc = unit_preset(R"("out": {"type": "perlin"})");
-  const std::string a = apply_override(doc, "graph.nodes.out.frequency=0.5");
-  const Preset pa = parse_preset(a, "a.json");
-  EXPECT_EQ(pa.graph.nodes[std::size_t(pa.graph.output)].noise.frequency, 0.5);
-  // Bare strings and quoted strings; an unset but known field may be added.
-  const Preset pb = parse_preset(doc, "b.json",
-                                 std::vector<std::string>{"name=alps", "description=\"a b\"",
-                                                          "graph.nodes.out.fractal=ridged"});
-  EXPECT_EQ(pb.name, "alps");
-  EXPECT_EQ(pb.description, "a b");
-  EXPECT_EQ(pb.graph.nodes[0].noise.fractal, FractalType::ridged);
-  // Arrays and array elements.
-  const std::string c = unit_preset(R"("out": {"type": "remap", "input": 0.5, "to": [0, 1]})");
-  EXPECT_EQ(value_of(R"("out": {"type": "remap", "input": 0.5, "to": [0, 1]})"), 0.75f);
-  const Preset pc = parse_preset(c, "c.json", std::vector<std::string>{"graph.nodes.out.to.1=0.5"});
-  EXPECT_EQ(evaluate_at(compile(pc), 0, 0), 0.375f);
-}
-
-TEST(Overrides, BadPathsAreErrors) {
-  const std::string doc = unit_preset(R"("out": {"type": "perlin"})");
-  auto message = [&](const std::string& o) {
-    try {
-      (void)apply_override(doc, o, "test.json");
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    ADD_FAILURE() << "expected an error for " << o;
-    return std::string();
-  };
-  expect_contains(message("graph.nodes.out.octavs=3"),
-                  {"test.json", "graph.nodes.out.octavs", "no such field", "octaves"});
-  expect_contains(message("graph.nodes.hills.octaves=3"), {"graph.nodes.hills", "no such field"});
-  expect_contains(message("world.size.x=3"), {"world.size", "no field 'x'"});
-  expect_contains(message("seed"), {"expected path=value"});
-  expect_contains(message("graph..nodes=1"), {"empty segment"});
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <ImfOutputFile.h>
 #include <half.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "support/expect_error.hpp"
 #include "terrane/core.hpp"
 #include "terrane/field.hpp"
 #include "terrane/io.hpp"
@@ -122,8 +122,20 @@ TEST(HeightMapping, EndsRoundingAndClamping) {
   for (int v : {0, 1, 12345, 32768, 65534, 65535}) {
     EXPECT_EQ(height_to_u16(u16_to_height(std::uint16_t(v), r), r), v);
   }
-  EXPECT_THROW(HeightRange({5.0, 5.0}).validate(), Error);
-  EXPECT_THROW(HeightRange({0.0, INFINITY}).validate(), Error);
+  test::expect_error_eq(
+      [] {
+        HeightRange({5.0, 5.0}).validate();
+      },
+      ErrorCategory::invalid_argument,
+      "height range: height_min_m = 5 m and height_max_m = 5 m "
+      "must be finite with height_max_m > height_min_m");
+  test::expect_error_eq(
+      [] {
+        HeightRange({0.0, INFINITY}).validate("sidecar");
+      },
+      ErrorCategory::invalid_argument,
+      "sidecar: height_min_m = 0 m and height_max_m = inf m must be finite "
+      "with height_max_m > height_min_m");
 }
 
 TEST_F(IoTest, Png16RoundTripIsExact) {
@@ -257,6 +269,10 @@ TEST_F(IoTest, Png16RejectsMalformedFiles) {
   patch_ihdr_size(patched, 60000, 60000);
   write_bytes(huge, patched);
   EXPECT_EQ(expect_error_naming(huge, [&] { read_png16(huge); }), ErrorCategory::limit);
+  test::expect_error_eq([&] { read_png16(huge); }, ErrorCategory::limit,
+                        huge.string() +
+                            ": image size 60000 x 60000 = 3600000000 samples exceeds "
+                            "the cap of 1073741824");
   // Plausible size, but the image data is far too short for it.
   patched = bytes;
   patch_ihdr_size(patched, 4000, 4000);
@@ -282,6 +298,14 @@ TEST_F(IoTest, Raw16RoundTripByteOrderAndWarnings) {
   EXPECT_EQ(read_raw16(p, 20, 7).samples, rect.samples);
   EXPECT_EQ(expect_error_naming(p, [&] { read_raw16(p); }), ErrorCategory::parse);  // 140: no
   EXPECT_EQ(expect_error_naming(p, [&] { read_raw16(p, 21, 7); }), ErrorCategory::parse);
+  test::expect_error_eq([&] { read_raw16(p); }, ErrorCategory::parse,
+                        p.string() +
+                            ": size 280 bytes = 140 samples is not a square; give the "
+                            "width and height explicitly");
+  test::expect_error_eq([&] { read_raw16(p, 21, 7); }, ErrorCategory::parse,
+                        p.string() +
+                            ": size 280 bytes does not match 21 x 7 16-bit samples (294 "
+                            "bytes)");
   EXPECT_NE(write_raw16(p, test_image(32, 32)), "");  // square but not 2^n + 1
 
   const HeightRange r{0.0, 500.0};
@@ -295,6 +319,10 @@ TEST_F(IoTest, Raw16RoundTripByteOrderAndWarnings) {
   const fs::path odd = dir_ / "odd.raw";
   write_bytes(odd, std::vector<unsigned char>(9, 1));
   EXPECT_EQ(expect_error_naming(odd, [&] { read_raw16(odd); }), ErrorCategory::parse);
+  test::expect_error_eq([&] { read_raw16(odd); }, ErrorCategory::parse,
+                        odd.string() +
+                            ": size 9 bytes is odd; a RAW16 file holds 2 bytes per "
+                            "sample");
   const fs::path empty = dir_ / "empty.raw";
   write_bytes(empty, {});
   EXPECT_EQ(expect_error_naming(empty, [&] { read_raw16(empty); }), ErrorCategory::parse);
@@ -303,6 +331,10 @@ TEST_F(IoTest, Raw16RoundTripByteOrderAndWarnings) {
   const fs::path even = dir_ / "even.raw";
   write_bytes(even, std::vector<unsigned char>(10, 1));
   EXPECT_EQ(expect_error_naming(even, [&] { read_raw16(even, 100000, 3); }), ErrorCategory::limit);
+  test::expect_error_eq([&] { read_raw16(even, 100000, 3); }, ErrorCategory::limit,
+                        even.string() +
+                            ": image size 100000 x 3 exceeds the allowed range "
+                            "1..65536 per side");
 }
 
 TEST_F(IoTest, ExrRoundTripIsExactFloat) {
@@ -368,17 +400,17 @@ TEST_F(IoTest, ExrRejectsMalformedFiles) {
   EXPECT_EQ(expect_error_naming(missing, [&] { read_exr(missing); }), ErrorCategory::io);
   const fs::path empty = dir_ / "empty.exr";
   write_bytes(empty, {});
-  expect_error_naming(empty, [&] { read_exr(empty); });
+  EXPECT_EQ(expect_error_naming(empty, [&] { read_exr(empty); }), ErrorCategory::parse);
   const fs::path noise = dir_ / "noise.exr";
   std::vector<unsigned char> junk(4000);
   for (std::size_t k = 0; k < junk.size(); ++k) junk[k] = static_cast<unsigned char>(mix64(k));
   write_bytes(noise, junk);
-  expect_error_naming(noise, [&] { read_exr(noise); });
+  EXPECT_EQ(expect_error_naming(noise, [&] { read_exr(noise); }), ErrorCategory::parse);
   const fs::path cut = dir_ / "cut.exr";
   for (std::size_t len :
        {std::size_t(4), std::size_t(30), std::size_t(200), bytes.size() / 2, bytes.size() - 10}) {
     write_bytes(cut, std::vector<unsigned char>(bytes.begin(), bytes.begin() + long(len)));
-    expect_error_naming(cut, [&] { read_exr(cut); });
+    EXPECT_EQ(expect_error_naming(cut, [&] { read_exr(cut); }), ErrorCategory::parse) << len;
   }
   // Data window far beyond the caps: patch the dataWindow attribute's max corner.
   auto patched = bytes;
@@ -424,12 +456,15 @@ TEST_F(IoTest, AtomicWriteLeavesNothingOnFailure) {
   // A writer that fails half-way: the old file stays, no temporary remains.
   const fs::path target = dir_ / "keep.bin";
   write_bytes(target, {42});
-  EXPECT_THROW(write_file_atomic(target,
-                                 [](const fs::path& tmp) {
-                                   std::ofstream(tmp) << "partial";
-                                   throw std::runtime_error("disk on fire");
-                                 }),
-               Error);
+  // The writer's own exception becomes an Error(io) naming the file.
+  test::expect_error_eq(
+      [&] {
+        write_file_atomic(target, [](const fs::path& tmp) {
+          std::ofstream(tmp) << "partial";
+          throw std::runtime_error("disk on fire");
+        });
+      },
+      ErrorCategory::io, target.string() + ": disk on fire");
   EXPECT_EQ(read_bytes(target), std::vector<unsigned char>{42});
   EXPECT_EQ(entries(dir_).size(), 2u);
   // A successful write replaces the old contents.
@@ -520,10 +555,15 @@ TEST_F(IoTest, PreviewColoursArePlausible) {
   const fs::path p = dir_ / "preview.png";
   write_preview_png(p, f, params);
   EXPECT_GT(fs::file_size(p), 100u);
-  EXPECT_THROW(render_preview(f, params, std::span(rgb).first(10)), Error);
+  test::expect_error_eq([&] { render_preview(f, params, std::span(rgb).first(10)); },
+                        ErrorCategory::invalid_argument,
+                        "preview: need " + std::to_string(f.data.size()) + " heights and " +
+                            std::to_string(3 * f.data.size()) + " RGB bytes, got " +
+                            std::to_string(f.data.size()) + " and 10");
   PreviewParams bad = params;
   bad.ambient = 2.0;
-  EXPECT_THROW(render_preview(f, bad, rgb), Error);
+  test::expect_error_eq([&] { render_preview(f, bad, rgb); }, ErrorCategory::invalid_argument,
+                        "preview: ambient = 2 is outside the allowed range [0, 1]");
 }
 
 TEST_F(IoTest, SidecarJsonParsesBack) {
@@ -569,6 +609,20 @@ TEST_F(IoTest, SidecarJsonParsesBack) {
   s.range = {10.0, 0.0};
   EXPECT_EQ(expect_error_naming(p, [&] { write_sidecar_json(p, s); }),
             ErrorCategory::invalid_argument);
+}
+
+// Library defect (issue 10), reported: a PNG header whose sides exceed the cap is refused with
+// "<file>: PNG image size exceeds the allowed range 1..65536 per side", which does not name the
+// sides found (the RAW16 reader says "image size 100000 x 3 exceeds ..."; DESIGN.md §1.6).
+TEST_F(IoTest, Png16OversideHeaderNamesItsSize) {
+  const fs::path good = dir_ / "good.png";
+  write_png16(good, test_image(40, 30));
+  auto bytes = read_bytes(good);
+  patch_ihdr_size(bytes, 1000000, 1000000);
+  const fs::path huge = dir_ / "huge.png";
+  write_bytes(huge, bytes);
+  test::expect_error([&] { read_png16(huge); }, ErrorCategory::limit,
+                     {huge.string() + ": ", "1000000 x 1000000", "1..65536 per side"});
 }
 
 }  // namespace

@@ -297,6 +297,9 @@ TEST(RegionMesh, BadInputIsRejectedWithPreciseMessages) {
             "--tiles 3 does not divide the map: 1025 x 1025 samples are 1024 x 1024 cells, and "
             "the tile count per side must divide both (tiles share their border samples)");
   EXPECT_EQ(error_of([&] { plan_tiles(g, 0, 0); }).substr(0, 30), "--tiles 0 does not divide the ");
+  EXPECT_EQ(error_of([&] { plan_tiles(g, 0, 0); }),
+            "--tiles 0 does not divide the map: 1025 x 1025 samples are 1024 x 1024 cells, and "
+            "the tile count per side must divide both (tiles share their border samples)");
   EXPECT_EQ(error_of([&] { plan_tiles(g, 4, 9); }),
             "--lod 9 is beyond the levels of a tile of 256 x 256 cells (allowed 0..8: a level-L "
             "mesh samples every 2^L cells, which must divide the tile)");

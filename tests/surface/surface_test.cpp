@@ -5,11 +5,12 @@
 #include <cstring>
 #include <map>
 #include <numbers>
-#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "support/expect_error.hpp"
+#include "support/test_rng.hpp"
 #include "terrane/field.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/noise.hpp"
@@ -70,6 +71,18 @@ TEST(SurfaceDefaults, BuiltinPresetsValidateWithEightBiomes) {
          {"ocean", "beach", "grassland", "forest", "desert", "tundra", "snow", "rock"}) {
       EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
     }
+    // In this order: the index is the value of the biome-id map.
+    EXPECT_EQ(names, (std::vector<std::string>{"ocean", "beach", "grassland", "forest", "desert",
+                                               "tundra", "snow", "rock"}))
+        << name;
+    std::vector<std::string> layers, species;
+    for (const SplatLayer& l : p.layers) layers.push_back(l.name);
+    for (const Species& sp : p.species) species.push_back(sp.name);
+    EXPECT_EQ(layers, (std::vector<std::string>{"seabed", "sand", "grass", "forest_floor",
+                                                "dry_soil", "moss", "rock", "snow"}))
+        << name;
+    EXPECT_EQ(p.rock_layer, 6) << name;
+    EXPECT_EQ(species, (std::vector<std::string>{"tree", "bush", "boulder"})) << name;
   }
 }
 
@@ -197,16 +210,15 @@ TEST(Splat, TransitionsAreContinuous) {
 
 TEST(Biomes, AssignmentMatchesTheTableFarFromBorders) {
   const SurfaceParams params = default_surface(test_world());
-  std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> T(-30, 40), M(0, 3000), H(-100, 500);
+  test::TestRng rng{3};
   const int n = 20000;
   const GridSpec g = grid(n, 1);
   Field2D h(g);
   Climate climate{Field2D(g), Field2D(g)};
   for (int i = 0; i < n; ++i) {
-    climate.temperature_c.at(i, 0) = float(T(rng));
-    climate.moisture_mm.at(i, 0) = float(M(rng));
-    h.at(i, 0) = float(H(rng));
+    climate.temperature_c.at(i, 0) = float(rng.uniform(-30.0, 40.0));
+    climate.moisture_mm.at(i, 0) = float(rng.uniform(0.0, 3000.0));
+    h.at(i, 0) = float(rng.uniform(-100.0, 500.0));
   }
   BiomeWeights bw;
   compute_biome_weights(params, h, climate, bw);
@@ -264,7 +276,10 @@ TEST(Climate, GraphNodeSourcesReplaceTheNoise) {
     ASSERT_EQ(c.temperature_c.data[k], 5.0f);
     ASSERT_EQ(c.moisture_mm.data[k], std::max(1000.0f + 500.0f * rain[k], 0.0f));
   }
-  EXPECT_THROW(compute_climate(p.climate, preset.seed, h, {}, c), Error);  // sources missing
+  test::expect_error_eq([&] { compute_climate(p.climate, preset.seed, h, {}, c); },
+                        ErrorCategory::invalid_argument,
+                        "compute_climate: a climate graph node is named but not compiled "
+                        "(compile_climate_sources)");  // sources missing
 }
 
 TEST(Climate, LapseRateAndLatitudeGradient) {
@@ -382,8 +397,7 @@ TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
   std::vector<std::pair<int, int>> order;
   for (int cz = 0; cz < 3; ++cz)
     for (int cx = 0; cx < 3; ++cx) order.push_back({cx, cz});
-  std::mt19937 rng(11);
-  std::shuffle(order.begin(), order.end(), rng);
+  test::shuffle(order, 11);
   std::vector<ScatterInstance> parts;
   for (auto [cx, cz] : order) {
     scatter_chunk(graph, p, preset.seed, x0 + 64.0 * cx, z0 + 64.0 * cz, x0 + 64.0 * (cx + 1),
@@ -490,6 +504,15 @@ TEST(Scatter, InputTooSmallForTheRegionIsAnError) {
               std::string::npos)
         << e.what();
   }
+  // The grid's extent, the region and the margin it needed.
+  test::expect_error(
+      [&] {
+        scatter_region(p, 1, {&f.heights, &f.biomes, {}}, 0.0, 0.0, 64.0, 64.0, pts);
+      },
+      ErrorCategory::invalid_argument,
+      {"scatter_region: the input grid [0, 63] x [0, 63] m does not cover the region plus the "
+       "scatter margin (",
+       " m) plus one cell"});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -516,6 +539,10 @@ TEST(SurfaceBadInput, PreciseMessages) {
       << overlap;
   EXPECT_NE(overlap.find("overlaps test.json: surface.biomes[0] 'a'"), std::string::npos)
       << overlap;
+  EXPECT_EQ(overlap,
+            "test.json: surface.biomes[1]: biome 'b' (temperature [5, inf] C, moisture [-inf, inf] "
+            "mm, height [-inf, inf] m) overlaps test.json: surface.biomes[0] 'a' (temperature "
+            "[-inf, 10] C, moisture [-inf, inf] mm, height [-inf, inf] m)");
   const std::string neg = surface_error(
       R"({"biomes":[{"name":"a","scatter":{"t":1}}],"species":[{"name":"t","density_per_m2":-0.5}]})");
   EXPECT_EQ(neg,
@@ -529,6 +556,9 @@ TEST(SurfaceBadInput, PreciseMessages) {
   const std::string packing = surface_error(
       R"({"biomes":[{"name":"a"}],"species":[{"name":"t","min_distance_m":5,"density_per_m2":0.05}]})");
   EXPECT_NE(packing.find("cannot be reached with min_distance_m 5"), std::string::npos) << packing;
+  EXPECT_EQ(packing,
+            "test.json: surface.species[0].density_per_m2: 0.05 per m^2 cannot be reached with "
+            "min_distance_m 5 (density * pi * min_distance^2 = 3.9269908169872414, allowed: < 0.9)");
   std::string layers = "[";
   for (int l = 0; l < 33; ++l)
     layers += std::string(l ? "," : "") + "{\"name\":\"l" + std::to_string(l) + "\"}";
@@ -549,6 +579,10 @@ TEST(SurfaceBadInput, PreciseMessages) {
       std::string::npos)
       << unknown;
   EXPECT_EQ(
+      unknown,
+      "test.json: surface.clmate: unknown key 'clmate' in surface (did you mean 'climate'?); allowed keys: climate, blend, layers, species, "
+      "biomes, rock_layer, rock_slope_deg, rock_blend_deg");
+  EXPECT_EQ(
       surface_error(R"({"biomes":[{"name":"a","temperature_min_c":5,"temperature_max_c":5}]})"),
       "test.json: surface.biomes[0].temperature_min_c: empty range [5, 5] (temperature_min_c "
       "must be below temperature_max_c)");
@@ -559,6 +593,13 @@ TEST(SurfaceBadInput, PreciseMessages) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("surface"), std::string::npos) << e.what();
   }
+  test::expect_error(
+      [] {
+        parse_preset(R"({"graph":{"output":"c","nodes":{"c":{"type":"constant"}}},"surface":[]})",
+                     "p.json");
+      },
+      ErrorCategory::invalid_argument,
+      {"p.json: surface: expected an object (climate, biomes, layers, species), got array []"});
 }
 
 }  // namespace

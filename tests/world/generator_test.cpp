@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
+#include <cstdio>
+#include <cstring>
+#include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
+#include "support/expect_error.hpp"
+#include "support/test_rng.hpp"
+#include "terrane/field.hpp"
 #include "terrane/world.hpp"
 
 namespace terrane {
@@ -58,7 +64,7 @@ TEST(ChunkGeneratorTest, IdenticalBytesForAnyOrderAndThread) {
   for (int threads : {2, 4}) {
     std::vector<std::size_t> order(keys.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::shuffle(order.begin(), order.end(), std::mt19937(unsigned(threads)));
+    test::shuffle(order, std::uint64_t(threads));
     std::vector<std::uint64_t> got(keys.size());
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) {
@@ -120,20 +126,65 @@ TEST(ChunkGeneratorTest, BigWorldChunksKeepTheirQuality) {
 }
 
 TEST(ChunkGeneratorTest, BadInputIsRefusedPrecisely) {
+  using test::expect_error;
   ChunkSettings s;
   s.cells = 100;
-  EXPECT_THROW(ChunkGenerator(default_preset(), s), Error);
-  try {
-    ChunkGenerator(default_preset(), s);
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("chunk.cells 100"), std::string::npos) << e.what();
-  }
+  expect_error([&] { ChunkGenerator(default_preset(), s); }, ErrorCategory::invalid_argument,
+               {"chunk.cells 100", "must be a power of two in [8, 1024]"});
+  s.cells = 4;
+  expect_error([&] { ChunkGenerator(default_preset(), s); }, ErrorCategory::invalid_argument,
+               {"chunk.cells 4", "[8, 1024]"});
   s.cells = 16;
   const ChunkGenerator gen(default_preset(), s);
   ChunkData d;
-  EXPECT_THROW(gen.generate({0, 0, kMaxChunkLevel + 1}, {0, 0, 0, 0}, d), Error);
-  EXPECT_THROW(gen.generate({std::int64_t(1) << 40, 0, 0}, {0, 0, 0, 0}, d), Error);
-  EXPECT_THROW(gen.generate({0, 0, 0}, {0, 5, 0, 0}, d), Error);
+  expect_error(
+      [&] {
+        gen.generate({0, 0, kMaxChunkLevel + 1}, {0, 0, 0, 0}, d);
+      },
+      ErrorCategory::invalid_argument, {"chunk (0, 0, level 21)", "level must be in 0..20"});
+  expect_error(
+      [&] {
+        gen.generate({std::int64_t(1) << 40, 0, 0}, {0, 0, 0, 0}, d);
+      },
+      ErrorCategory::invalid_argument,
+      {"chunk (1099511627776, 0, level 0)", "beyond the world limit of 1099511627776"});
+  expect_error(
+      [&] {
+        gen.generate({0, 0, 0}, {0, 5, 0, 0}, d);
+      },
+      ErrorCategory::invalid_argument, {"coarser_neighbour[", "5", "0..4"});
+}
+
+// Bit patterns of every field of an instance, for byte-for-byte comparison with readable output.
+std::string bits_of(const ScatterInstance& p) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "species %d x %a z %a y %a yaw %a scale_xz %a scale_y %a normal (%a, %a, %a)",
+                p.species, p.x_m, p.z_m, double(p.y_m), double(p.yaw_deg), double(p.scale_xz),
+                double(p.scale_y), double(p.normal[0]), double(p.normal[1]), double(p.normal[2]));
+  return buf;
+}
+
+// Sorted by (species, z, x) and then every other field: a deterministic order for comparing
+// instance sets that were produced in different orders.
+void sort_instances(std::vector<ScatterInstance>& v) {
+  auto key = [](const ScatterInstance& p) {
+    return std::tuple(p.species, p.z_m, p.x_m, p.y_m, p.yaw_deg, p.scale_xz, p.scale_y, p.normal);
+  };
+  std::sort(v.begin(), v.end(),
+            [&](const ScatterInstance& a, const ScatterInstance& b) { return key(a) < key(b); });
+}
+
+// The same instances, byte for byte (every field: position doubles, y, yaw, scales, normal,
+// species), in any order.
+void expect_same_instances(std::vector<ScatterInstance> got, std::vector<ScatterInstance> want) {
+  sort_instances(got);
+  sort_instances(want);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    ASSERT_EQ(std::memcmp(&got[k], &want[k], sizeof(ScatterInstance)), 0)
+        << "instance " << k << ": got " << bits_of(got[k]) << ", want " << bits_of(want[k]);
+  }
 }
 
 TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
@@ -141,48 +192,111 @@ TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
   s.cells = 32;
   s.indices = false;
   s.surface = true;
-  const ChunkGenerator gen(default_preset(), s);
+  const Preset preset = default_preset();
+  const ChunkGenerator gen(preset, s);
   ChunkData a, b;
-  gen.generate({4, -3, 0}, {0, 0, 0, 0}, a);
-  gen.generate({5, -3, 0}, {0, 0, 0, 0}, b);  // east neighbour
+  // Two land chunks with hundreds of instances each (a coast or sea chunk could have none).
+  const std::int64_t cx = 3, cz = -1;
+  gen.generate({cx, cz, 0}, {0, 0, 0, 0}, a);
+  gen.generate({cx + 1, cz, 0}, {0, 0, 0, 0}, b);  // east neighbour
   EXPECT_EQ(a.bytes(), gen.chunk_bytes());
-  ASSERT_GT(a.splat_layers, 0);
-  const int w = s.cells + 3;
-  ASSERT_EQ(a.splat.size(), std::size_t(w) * std::size_t(w) * std::size_t(a.splat_layers));
+  ASSERT_EQ(a.splat_layers, int(preset.surface.layers.size()));
+  const int n = s.cells;
+  const int w = n + 3;
+  const std::size_t layers = std::size_t(a.splat_layers);
+  ASSERT_EQ(a.splat.size(), std::size_t(w) * std::size_t(w) * layers);
+  ASSERT_EQ(b.splat.size(), a.splat.size());
   for (std::size_t c = 0; c < std::size_t(w) * std::size_t(w); ++c) {
     int sum = 0;
-    for (int l = 0; l < a.splat_layers; ++l)
-      sum += a.splat[c * std::size_t(a.splat_layers) + std::size_t(l)];
+    for (std::size_t l = 0; l < layers; ++l) sum += a.splat[c * layers + l];
     ASSERT_EQ(sum, 255) << c;
   }
   // Shared border vertices: a's vertex (N, j) is b's vertex (0, j); compare their texels.
-  for (int j = 0; j <= s.cells; ++j) {
-    for (int l = 0; l < a.splat_layers; ++l) {
-      const std::size_t ca = (std::size_t(j + 1) * std::size_t(w) + std::size_t(s.cells + 1)) *
-                             std::size_t(a.splat_layers);
-      const std::size_t cb =
-          (std::size_t(j + 1) * std::size_t(w) + 1) * std::size_t(a.splat_layers);
-      ASSERT_EQ(a.splat[ca + std::size_t(l)], b.splat[cb + std::size_t(l)]) << j << " " << l;
+  for (int j = 0; j <= n; ++j) {
+    for (std::size_t l = 0; l < layers; ++l) {
+      const std::size_t ca = (std::size_t(j + 1) * std::size_t(w) + std::size_t(n + 1)) * layers;
+      const std::size_t cb = (std::size_t(j + 1) * std::size_t(w) + 1) * layers;
+      ASSERT_EQ(a.splat[ca + l], b.splat[cb + l]) << j << " " << l;
     }
   }
-  // Scatter: inside the node, and the two chunks together equal one query over both.
+  // Every vertex texel of both chunks equals the surface computed over the two chunks as one
+  // region (heights with the same one-sample halo around both), byte for byte.
+  const SurfaceParams& params = preset.surface;
+  const ClimateSources sources = compile_climate_sources(preset.generator(), params.climate);
+  GridSpec both = gen.height_grid(a.key);
+  both.width = 2 * n + 3;
+  Field2D h(both);
+  evaluate(gen.graph(), both, h.data);
+  Climate climate;
+  compute_climate(params.climate, preset.seed, h, {}, climate, {}, &sources);
+  BiomeWeights biomes;
+  compute_biome_weights(params, h, climate, biomes);
+  Field2D slope(both);
+  slope_deg_clamped(h, slope);
+  SplatMap splat;
+  compute_splat(params, preset.seed, h, slope, biomes, splat);
+  std::vector<std::uint8_t> whole_splat;
+  splat_to_u8(splat, whole_splat);
+  ASSERT_EQ(std::size_t(splat.layer_count), layers);
+  for (int j = 0; j <= n; ++j) {
+    for (int i = 0; i <= n; ++i) {
+      const std::size_t local = std::size_t(j + 1) * std::size_t(w) + std::size_t(i + 1);
+      const std::size_t in_a = std::size_t(j + 1) * std::size_t(both.width) + std::size_t(i + 1);
+      const std::size_t in_b = in_a + std::size_t(n);
+      ASSERT_EQ(a.heights.data[local], h.data[in_a]) << i << ", " << j;
+      ASSERT_EQ(b.heights.data[local], h.data[in_b]) << i << ", " << j;
+      for (std::size_t l = 0; l < layers; ++l) {
+        ASSERT_EQ(a.splat[local * layers + l], whole_splat[in_a * layers + l])
+            << "chunk a vertex " << i << ", " << j << " layer " << l;
+        ASSERT_EQ(b.splat[local * layers + l], whole_splat[in_b * layers + l])
+            << "chunk b vertex " << i << ", " << j << " layer " << l;
+      }
+    }
+  }
+  // Scatter: inside the node, and the two chunks together hold exactly the instances of one
+  // query over both.
   const double size = gen.chunk_size_m(0);
+  const double x0 = double(cx) * size, z0 = double(cz) * size;
   for (const ScatterInstance& p : a.scatter) {
-    EXPECT_GE(p.x_m, 4 * size);
-    EXPECT_LT(p.x_m, 5 * size);
-    EXPECT_GE(p.z_m, -3 * size);
-    EXPECT_LT(p.z_m, -2 * size);
+    EXPECT_GE(p.x_m, x0);
+    EXPECT_LT(p.x_m, x0 + size);
+    EXPECT_GE(p.z_m, z0);
+    EXPECT_LT(p.z_m, z0 + size);
+  }
+  for (const ScatterInstance& p : b.scatter) {
+    EXPECT_GE(p.x_m, x0 + size);
+    EXPECT_LT(p.x_m, x0 + 2 * size);
+    EXPECT_GE(p.z_m, z0);
+    EXPECT_LT(p.z_m, z0 + size);
   }
   std::vector<ScatterInstance> whole;
-  scatter_chunk(gen.graph(), default_preset().surface, default_preset().seed, 4 * size, -3 * size,
-                6 * size, -2 * size, whole, {}, nullptr);
+  scatter_chunk(gen.graph(), params, preset.seed, x0, z0, x0 + 2 * size, z0 + size, whole, {},
+                &sources);
   EXPECT_EQ(whole.size(), a.scatter.size() + b.scatter.size());
-  EXPECT_GT(a.scatter.size() + b.scatter.size(), 0u);
+  EXPECT_GT(a.scatter.size(), 100u);
+  EXPECT_GT(b.scatter.size(), 100u);
+  std::vector<ScatterInstance> parts = a.scatter;
+  parts.insert(parts.end(), b.scatter.begin(), b.scatter.end());
+  expect_same_instances(parts, whole);
+  // The generator's own query (one thread) on all threads: the same bytes in the same order.
+  std::vector<ScatterInstance> only_a;
+  scatter_chunk(gen.graph(), params, preset.seed, x0, z0, x0 + size, z0 + size, only_a, {},
+                &sources);
+  ASSERT_EQ(only_a.size(), a.scatter.size());
+  EXPECT_EQ(std::memcmp(only_a.data(), a.scatter.data(), only_a.size() * sizeof(ScatterInstance)),
+            0);
   // Coarse nodes carry splat weights but no scatter.
   ChunkData c;
   gen.generate({0, 0, 2}, {0, 0, 0, 0}, c);
   EXPECT_TRUE(c.scatter.empty());
   EXPECT_FALSE(c.splat.empty());
+  ASSERT_EQ(c.splat_layers, a.splat_layers);
+  ASSERT_EQ(c.splat.size(), a.splat.size());
+  for (std::size_t t = 0; t < std::size_t(w) * std::size_t(w); ++t) {
+    int sum = 0;
+    for (std::size_t l = 0; l < layers; ++l) sum += c.splat[t * layers + l];
+    ASSERT_EQ(sum, 255) << t;
+  }
 }
 
 // The surface of a mesh at world (x, z): the triangle of its surface indices containing the

@@ -2,12 +2,13 @@
 
 #include <chrono>
 #include <cmath>
-#include <random>
 #include <set>
 #include <thread>
 #include <tuple>
 #include <vector>
 
+#include "support/expect_error.hpp"
+#include "support/test_rng.hpp"
 #include "terrane/world.hpp"
 
 namespace terrane {
@@ -108,11 +109,11 @@ TEST(StreamerTest, VisibleSetAndChunksAreIdenticalForAnyThreadCount) {
   auto run = [](int threads) {
     Streamer s(default_preset(), small_params(threads));
     std::vector<Frame> frames;
-    std::mt19937 rng(7);
+    test::TestRng rng{7};
     Viewer v;
     for (int f = 0; f < 25; ++f) {
-      v.x_m += double(int(rng() % 400) - 200);
-      v.z_m += double(int(rng() % 400) - 200);
+      v.x_m += double(int(rng.below(400)) - 200);
+      v.z_m += double(int(rng.below(400)) - 200);
       s.set_viewers({&v, 1});
       drain(s);
       Frame fr;
@@ -174,11 +175,11 @@ TEST(StreamerTest, HysteresisStopsFlipsAtABandEdge) {
 TEST(StreamerTest, CancelledJobsAreNeverDelivered) {
   StreamerParams p = small_params(1);
   Streamer s(default_preset(), p);
-  std::mt19937 rng(3);
+  test::TestRng rng{3};
   std::uint64_t cancelled = 0;
   for (int f = 0; f < 60; ++f) {
     // Teleport every frame: most queued jobs stop being wanted before a worker reaches them.
-    Viewer v{.x_m = double(rng() % 200000), .z_m = double(rng() % 200000)};
+    Viewer v{.x_m = double(rng.below(200000)), .z_m = double(rng.below(200000))};
     s.set_viewers({&v, 1});
     s.update();
     s.poll();
@@ -205,13 +206,13 @@ TEST(StreamerTest, LongRandomFlightStaysWithinBudget) {
   Streamer probe(default_preset(), p);
   p.budget_bytes = probe.minimum_budget_bytes() + 4 * probe.stats().chunk_bytes;
   Streamer s(default_preset(), p);
-  std::mt19937 rng(11);
+  test::TestRng rng{11};
   Viewer v;
   std::size_t peak = 0;
   std::uint64_t evicted = 0;
   for (int f = 0; f < 400; ++f) {
-    v.vx_m_s = double(int(rng() % 2001) - 1000);
-    v.vz_m_s = double(int(rng() % 2001) - 1000);
+    v.vx_m_s = double(int(rng.below(2001)) - 1000);
+    v.vz_m_s = double(int(rng.below(2001)) - 1000);
     v.x_m += v.vx_m_s / 60.0;
     v.z_m += v.vz_m_s / 60.0;
     s.set_viewers({&v, 1});
@@ -256,32 +257,41 @@ TEST(StreamerTest, SeveralViewers) {
   expect_seamless(s);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(StreamerTest, BadInputIsRefusedPrecisely) {
+  using test::expect_error;
+  const auto invalid = ErrorCategory::invalid_argument;
   StreamerParams p = small_params(1);
   p.view_distance_m = 0.0;
-  EXPECT_NE(error_of([&] { Streamer s(default_preset(), p); }).find("view_distance_m 0 m"), std::string::npos);
+  expect_error([&] { Streamer s(default_preset(), p); }, invalid,
+               {"view_distance_m 0 m", "must be in (0, 1e6] m"});
+  p.view_distance_m = 2.0e6;
+  expect_error([&] { Streamer s(default_preset(), p); }, invalid,
+               {"view_distance_m 2e+06 m", "must be in (0, 1e6] m"});
   p = small_params(1);
   p.budget_bytes = 1 << 20;
-  const std::string small = error_of([&] { Streamer s(default_preset(), p); });
-  EXPECT_NE(small.find("too small"), std::string::npos) << small;
-  EXPECT_NE(small.find("needs at least"), std::string::npos) << small;
+  expect_error(
+      [&] { Streamer s(default_preset(), p); }, invalid,
+      {"budget 1.0 MiB is too small", "a view of 600 m with 32-cell chunks", "needs at least"});
   p = small_params(1);
   Streamer s(default_preset(), p);
   Viewer fast{.vx_m_s = 1.0e6};
-  EXPECT_NE(error_of([&] { s.set_viewers({&fast, 1}); }).find("speed 1000000"), std::string::npos);
+  expect_error(
+      [&] {
+        s.set_viewers({&fast, 1});
+      },
+      invalid, {"viewer 0", "speed 1000000", "at most 20000"});
   Viewer nan{.x_m = std::nan("")};
-  EXPECT_NE(error_of([&] { s.set_viewers({&nan, 1}); }).find("must be finite"), std::string::npos);
+  expect_error(
+      [&] {
+        s.set_viewers({&nan, 1});
+      },
+      invalid, {"viewer 0", "nan", "must be finite", "within 1099511627776"});
   Viewer far{.x_m = 1.0e13};
-  EXPECT_FALSE(error_of([&] { s.set_viewers({&far, 1}); }).empty());
+  const Viewer two[] = {Viewer{}, far};
+  expect_error([&] { s.set_viewers(two); }, invalid,
+               {"viewer 1", "10000000000000", "within 1099511627776"});
+  const std::vector<Viewer> crowd(kMaxViewers + 1);
+  expect_error([&] { s.set_viewers(crowd); }, invalid, {"65 viewers", "at most 64"});
 }
 
 }  // namespace
