@@ -29,7 +29,7 @@ std::shared_ptr<const ChunkGenerator> make_generator(int cells,
   return std::make_shared<const ChunkGenerator>(default_preset(std::move(overrides)), s);
 }
 
-// Deterministic uniform numbers from a counter (no std distributions: DESIGN.md §1).
+// Deterministic uniform numbers from a counter (no std distributions: docs/DESIGN.md §1).
 struct Rng {
   std::uint64_t state;
   double uniform(double lo, double hi) {
