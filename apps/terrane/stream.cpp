@@ -153,8 +153,8 @@ int run_stream(const StreamOptions& opt) {
                  preset.name.c_str());
   }
 
-  // The CSV is kept in memory and written atomically at the end (DESIGN.md: a failed run leaves
-  // no half-written file); its directory is checked before the flight.
+  // The CSV is kept in memory and written atomically at the end (docs/DESIGN.md: a failed run
+  // leaves no half-written file); its directory is checked before the flight.
   const bool want_csv = !opt.csv.empty();
   std::ostringstream csv;
   if (want_csv) {

@@ -23,7 +23,7 @@
 // is written last.
 //
 // Determinism: the bytes of every file depend only on the request (preset, seed, sizes,
-// options) and the build: not on ctx.threads, the SIMD target or timing (DESIGN.md §1).
+// options) and the build: not on ctx.threads, the SIMD target or timing (docs/DESIGN.md §1).
 //
 // Thread-safety: bake() is reentrant; concurrent calls must use different output directories.
 //

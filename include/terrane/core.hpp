@@ -1,7 +1,7 @@
 // terrane core: grids, fields, errors, hashing, execution settings (threads, SIMD target,
 // progress). Depends on nothing else in terrane.
 //
-// Conventions (DESIGN.md §3): metres, Y up, the height field lies in X/Z; sample (i, j) of a
+// Conventions (docs/DESIGN.md §3): metres, Y up, the height field lies in X/Z; sample (i, j) of a
 // grid is at world (x(i), z(j)); storage is row-major with j as the row.
 #pragma once
 
@@ -56,7 +56,7 @@ inline constexpr int kMaxGridSide = 65536;
 //   z = origin_z_m + double(index_z0 + j) * spacing_m.
 // The integer offsets make sub-rectangles exact: a sub-grid keeps origin and spacing and moves
 // the offsets, so every sample's world coordinate is computed by the same expression whatever
-// the split (DESIGN.md §1: any split of a region gives the same bits). Chunk (cx, cz) of N
+// the split (docs/DESIGN.md §1: any split of a region gives the same bits). Chunk (cx, cz) of N
 // cells is the grid with index_x0 = cx * N, index_z0 = cz * N.
 struct GridSpec {
   int width = 0;                // samples along X   [Limit: 1..kMaxGridSide]
@@ -110,7 +110,7 @@ struct Field2D {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Hashing and counter-based random numbers (never std::*_distribution: DESIGN.md §1)
+// Hashing and counter-based random numbers (never std::*_distribution: docs/DESIGN.md §1)
 
 // SplitMix64 finaliser: a bijective 64-bit mix.
 constexpr std::uint64_t mix64(std::uint64_t x) {

@@ -6,7 +6,7 @@
 // results for any ExecContext::threads: each output sample is computed by one fixed sequence of
 // float/double operations that does not depend on how the work is split.
 //
-// Halos (DESIGN.md §1, "seamless by construction"): operations that read neighbours come in two
+// Halos (docs/DESIGN.md §1, seamless by construction): operations that read neighbours come in two
 // forms. The `*_halo` / halo-taking form reads an input that carries `r` extra samples on every
 // side (computed by the same pure function that made the interior) and writes only the interior,
 // so chunks processed separately join bit-exactly. The clamped form treats samples outside the

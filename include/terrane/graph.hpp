@@ -3,7 +3,7 @@
 // documented field by field in docs/PRESETS.md.
 //
 // A preset is a pure description of a world: the height at (x, z) is a function of the preset
-// (after --set overrides), its seed and the coordinates only (DESIGN.md §1).
+// (after --set overrides), its seed and the coordinates only (docs/DESIGN.md §1).
 //
 // Output mapping: the graph's output node yields v, clamped to [-1, 1], and the height is
 //   h_m = height_min_m + (v + 1) / 2 * (height_max_m - height_min_m),

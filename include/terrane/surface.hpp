@@ -7,7 +7,7 @@
 //           --compute_splat--> SplatMap (one weight plane per layer, sum 1 per cell)
 //   heights + BiomeWeights --scatter_region--> instances (Poisson-disk, per species)
 //
-// Determinism and seams (DESIGN.md §1): every per-cell value is a pure function of (params,
+// Determinism and seams (docs/DESIGN.md §1): every per-cell value is a pure function of (params,
 // seed, the cell's world position, the height/slope values at that cell): climate noise comes
 // from NoiseGridSampler (bit-identical for any sub-grid, SIMD target and thread count), the rest
 // is plain float arithmetic in a fixed order. Scatter is Matérn type-II thinning of a jittered

@@ -13,7 +13,7 @@
 //   that never has a hole (a coarser ancestor covers the area until finer chunks are ready).
 // - TerrainQuery: height_at / normal_at / raycast exact to the level-0 triangles, from any thread.
 //
-// Coordinates (DESIGN.md §3): metres, Y up, the height field lies in X/Z. With cell size s (the
+// Coordinates (docs/DESIGN.md §3): metres, Y up, the height field is in X/Z. With cell size s (the
 // preset's world.cell_size_m) and N cells per chunk, node (cx, cz) of level L covers
 // x in [cx * N * s * 2^L, (cx + 1) * N * s * 2^L), likewise z. Its vertex (i, j), 0 <= i, j <= N,
 // is the world sample at index (cx * N + i, cz * N + j) of the level-L lattice (spacing s * 2^L,

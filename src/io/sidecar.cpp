@@ -1,4 +1,4 @@
-// JSON sidecar describing an export (DESIGN.md §3: the metres <-> integer mapping, grid and
+// JSON sidecar describing an export (docs/DESIGN.md §3: the metres <-> integer mapping, grid and
 // provenance travel with the files).
 #include <cinttypes>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Byte goldens of `terrane generate`: every file a set of representative runs writes (height
 // maps, masks, meshes, tiles, engine targets, surface maps, scatter, sidecars), by FNV-1a 64.
-// These pin the CLI's output across refactorings (DESIGN.md §1: same preset and seed, same
+// These pin the CLI's output across refactorings (docs/DESIGN.md §1: same preset and seed, same
 // bytes). When an output changes on purpose, the failure message prints the new table.
 #include <gtest/gtest.h>
 #include <sys/wait.h>

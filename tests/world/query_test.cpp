@@ -31,7 +31,7 @@ std::shared_ptr<const ChunkGenerator> make_generator(int cells,
   return std::make_shared<const ChunkGenerator>(default_preset(std::move(overrides)), s);
 }
 
-using Rng = test::TestRng;  // counter-based inputs (no std distributions: DESIGN.md §1)
+using Rng = test::TestRng;  // counter-based inputs (no std distributions: docs/DESIGN.md §1)
 
 // A level-0 chunk's surface triangles in world coordinates (double).
 struct Triangle {
