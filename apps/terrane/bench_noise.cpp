@@ -79,6 +79,11 @@ int run_bench_noise(const BenchOptions& opt) {
                           {"W4", "2D cellular F1 euclidean, 1024^2", 1},
                           {"W5", "OpenSimplex2 domain warp + W2, 1024^2", 1},
                           {"W2", "2D OpenSimplex2 fBm, 6 octaves, 1024^2", 2}};
+  if (!opt.only.empty() && std::none_of(std::begin(all), std::end(all),
+                                        [&](const Workload& w) { return opt.only == w.name; })) {
+    throw Error(ErrorCategory::invalid_argument,
+                "--workload '" + opt.only + "': expected W1, W2, W3, W4 or W5");
+  }
   std::vector<SimdTarget> targets;
   if (opt.all_targets) {
     targets = supported_simd_targets();

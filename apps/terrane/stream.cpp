@@ -119,7 +119,7 @@ int run_stream(const StreamOptions& opt) {
   const double budget_mb = opt.budget_mb == 0.0 ? (opt.surface ? 512.0 : 256.0) : opt.budget_mb;
   if (!(std::isfinite(budget_mb) && budget_mb > 0.0 && budget_mb <= 1048576.0)) {
     throw Error(ErrorCategory::invalid_argument,
-                "--budget " + std::to_string(opt.budget_mb) + " MB must be in (0, 1048576]");
+                "--budget " + std::to_string(opt.budget_mb) + " MiB must be in (0, 1048576]");
   }
   if (!(std::isfinite(opt.poll_ms) && opt.poll_ms > 0.0 && opt.poll_ms <= 1000.0)) {
     throw Error(ErrorCategory::invalid_argument,

@@ -76,7 +76,7 @@ const char* to_string(OutputFormat f);
 OutputFormats parse_formats(std::string_view list);
 
 // The engine whose terrain importer gets its own heightmap plus "<name>_<engine>.json" with the
-// numbers to enter in its import dialog (README, "Engine import").
+// numbers to enter in its import dialog (README, "Meshes and engine import").
 //   unity:  RAW16 square of side 2^n + 1 (the map is snapped up before generation, with a
 //           warning), in tiles of at most 4097 samples sharing their borders.
 //   unreal: PNG16 with 32768 = 0 m and a Z scale (percent) mapping the height range, of one of

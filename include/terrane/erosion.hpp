@@ -1,6 +1,6 @@
 // terrane erosion: thermal erosion, hydraulic droplet erosion, stream-power landscape evolution
 // and hydrology (flow routing, drainage area, rivers, lakes, sea). Module `erosion`; depends on
-// core.
+// core, noise, graph (post "graph" operations, uplift nodes) and field (blur).
 //
 // These are region operations: they read and modify a whole height field (a map or a region
 // with a margin), not a chunk in isolation. Boundary handling is stated per function.
@@ -310,9 +310,10 @@ struct RegionOp {
   Graph graph;                // graph only; Graph::path is "post[i]"
   HydrologyParams hydrology;  // graph only; routing is set from the preset's world when applied
 
-  // Schema table of the operation's own keys: "sigma_m" (blur), "uplift_node" (stream_power).
-  // The parameters of each kind have their struct's table (ThermalParams::fields(), ...).
-  static std::span<const Field<RegionOp>> fields();
+  // Schema table of the keys an operation of `kind` has besides its parameter struct's table
+  // (ThermalParams::fields(), ...): "sigma_m" (blur), "uplift_node" (stream_power); empty for
+  // the others.
+  static std::span<const Field<RegionOp>> fields(RegionOpKind kind);
   // The keys an operation of `kind` accepts besides "op", in the order of the tables.
   static std::vector<std::string_view> keys(RegionOpKind kind);
   // Checks the parameters of `kind` (messages "<path>.<key> = ..."); the graph of a graph

@@ -68,6 +68,10 @@ Preset parse_preset(std::string_view json_text, std::string_view source,
 // Throws Error(io) when the file cannot be read, otherwise as parse_preset.
 Preset load_preset(std::string_view name_or_path, std::span<const std::string> overrides = {});
 
+// `preset` with more overrides applied after its own: the same Preset (canonical JSON, hash, name)
+// as loading its document with all the overrides in order. Throws like parse_preset.
+Preset apply_overrides(const Preset& preset, std::span<const std::string> overrides);
+
 // Parses a graph section given as JSON text: an object {"output": id, "nodes": {...}} with the
 // node syntax of a preset's "graph" (docs/PRESETS.md). `path` is the section's JSON path for
 // messages and is stored in Graph::path ("post[2]" gives "post[2].nodes.x.name: ..."); `world`

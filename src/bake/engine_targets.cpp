@@ -1,6 +1,6 @@
 // Engine targets of a bake (--engine unity|unreal|godot): heightmaps in the form each engine's
 // terrain importer expects, plus NAME_<engine>.json with the numbers to type into the import
-// dialog (README, "Engine import").
+// dialog (README, "Meshes and engine import").
 //   unity:  RAW16 little-endian, square of side 2^n + 1 (the map is snapped up before generation),
 //           split into tiles of at most 4097 samples sharing their borders.
 //   unreal: PNG16 with 32768 = 0 m and a Z scale (percent) that maps the height range, of a size

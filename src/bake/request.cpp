@@ -1,7 +1,6 @@
 // A bake request's vocabulary (format, engine, preview and erode names) and its resolution
 // into a preset, a grid and an output directory, all before any work.
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "bake/bake_internal.hpp"
@@ -148,11 +147,7 @@ Preset resolve_preset(const BakeRequest& request, std::span<const std::string> o
   }
   const Preset& loaded = std::get<Preset>(request.preset);
   if (overrides.empty()) return loaded;
-  // The canonical document is the loaded preset after its own overrides, so applying more to
-  // it gives what loading the original with all of them gives (same canonical JSON and hash).
-  Preset p = parse_preset(loaded.canonical_json, loaded.source, overrides);
-  if (!nlohmann::json::parse(p.canonical_json).contains("name")) p.name = loaded.name;
-  return p;
+  return apply_overrides(loaded, overrides);
 }
 
 std::vector<std::string> request_overrides(const BakeRequest& request) {

@@ -125,13 +125,17 @@ RegionOp default_region_op(RegionOpKind kind) {
   return op;
 }
 
-std::span<const Field<RegionOp>> RegionOp::fields() {
+std::span<const Field<RegionOp>> RegionOp::fields(RegionOpKind kind) {
   using P = RegionOp;
-  static const Field<P> table[] = {
+  static const Field<P> blur[] = {
       {"sigma_m", TERRANE_FIELD_REF(P, blur_sigma_m), Range::closed(0.0, 1e4)},
+  };
+  static const Field<P> stream_power[] = {
       {"uplift_node", TERRANE_FIELD_REF(P, uplift_node)},
   };
-  return table;
+  if (kind == RegionOpKind::blur) return blur;
+  if (kind == RegionOpKind::stream_power) return stream_power;
+  return {};
 }
 
 std::vector<std::string_view> RegionOp::keys(RegionOpKind kind) {
@@ -145,16 +149,15 @@ std::vector<std::string_view> RegionOp::keys(RegionOpKind kind) {
       break;
     case RegionOpKind::stream_power:
       keys = field_keys(StreamPowerParams::fields());
-      keys.push_back("uplift_node");
       break;
     case RegionOpKind::blur:
-      keys = {"sigma_m"};
       break;
     case RegionOpKind::graph:
       keys = {"output", "nodes"};
       for (std::string_view k : field_keys(HydrologyParams::fields())) keys.push_back(k);
       break;
   }
+  for (std::string_view k : field_keys(fields(kind))) keys.push_back(k);
   return keys;
 }
 
@@ -170,12 +173,12 @@ void RegionOp::validate(std::string_view path) const {
       stream_power.validate(path);
       break;
     case RegionOpKind::blur:
-      check_range(std::string(path) + ".sigma_m", blur_sigma_m, Range::closed(0.0, 1e4));
       break;
     case RegionOpKind::graph:
       hydrology.validate(path);
       break;
   }
+  check_fields(*this, fields(kind), path);
 }
 
 void apply_region_ops(Field2D& heights, const GraphSource& gen, std::span<const RegionOp> ops,

@@ -65,16 +65,15 @@ std::vector<RegionOp> parse_post(const json* post, const Preset& preset) {
         break;
       case RegionOpKind::stream_power:
         f.fields(StreamPowerParams::fields(), op.stream_power);
-        f.string("uplift_node", op.uplift_node);
         break;
       case RegionOpKind::blur:
-        f.number("sigma_m", op.blur_sigma_m);
         break;
       case RegionOpKind::graph:
         op.graph = parse_post_graph(f, preset, path);
         f.fields(HydrologyParams::fields(), op.hydrology);
         break;
     }
+    f.fields(RegionOp::fields(op.kind), op);
     f.finish(what);
     op.validate(where);
     if (!op.uplift_node.empty()) {

@@ -233,6 +233,11 @@ CompiledGraph compile(const Preset& preset) {
   return compile(preset.generator());
 }
 
+Preset apply_overrides(const Preset& preset, std::span<const std::string> overrides) {
+  return parse_document(preset_detail::parse_json_text(preset.canonical_json, preset.source),
+                        preset.source, preset.name, overrides);
+}
+
 std::string append_post_override(const Preset& preset, std::span<const RegionOpKind> kinds) {
   json post = json::array();
   const json doc = json::parse(preset.canonical_json);

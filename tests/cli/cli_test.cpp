@@ -490,7 +490,7 @@ TEST_F(CliTest, SurfaceBadInputExitsTwo) {
                                "range (0, 1000]"});
 }
 
-// Library defect (issue 10), reported: `--simd neon` fails with "unknown SIMD target 'neon'
+// Regression (issue 10, fixed): `--simd neon` fails with "unknown SIMD target 'neon'
 // (allowed: ...)", which does not name the option (apps/terrane/main.cpp passes
 // parse_simd_target's message on unprefixed; --formats, --engine and TERRANE_SIMD are named).
 TEST_F(CliTest, SimdErrorNamesTheOption) {

@@ -108,7 +108,7 @@ TEST(MonotoneCurve, RejectsUnsortedAndTooFewPoints) {
 // Regression (issue 10): messages formatted doubles with std::to_string (6 fixed
 // decimals), so small values are misstated: a spacing of -1e-9 m reads "spacing -0.000000 m",
 // and curve points x = 2e-7, 1e-7 read "x = 0.000000 must be greater than the previous
-// x = 0.000000". DESIGN.md §1.6 promises the value; they now print with format_number().
+// x = 0.000000". docs/DESIGN.md §1.6 promises the value; they now print with format_number().
 TEST(Messages, SmallValuesAreNamedAsGiven) {
   const std::string spacing =
       test::expect_error([] { GridSpec{.width = 4, .height = 4, .spacing_m = -1e-9}.validate(); },

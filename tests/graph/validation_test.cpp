@@ -1,5 +1,5 @@
 // Graph module: validation messages of presets (the file, JSON path, value and allowed range:
-// DESIGN.md §1.6) and --set overrides.
+// docs/DESIGN.md §1.6) and --set overrides.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -225,9 +225,9 @@ TEST(Overrides, BadPathsAreErrors) {
                   {"test.json: --set 'graph..nodes=1': empty segment in path 'graph..nodes'"});
 }
 
-// Library defect (issue 10), reported: --set into a node that does not exist says only
+// Regression (issue 10, fixed): --set into a node that does not exist says only
 // "graph.nodes.hills: no such field", without the nodes that do exist (the message for an
-// unknown field of an existing node lists "fields here: ..."; DESIGN.md §1.6 wants the allowed
+// unknown field of an existing node lists "fields here: ..."; docs/DESIGN.md §1.6 wants the allowed
 // values). known_keys() in src/graph/override.cpp knows no keys for graph.nodes.<id>.
 TEST(Overrides, UnknownNodeListsTheNodes) {
   const std::string doc = unit_preset(R"("out": {"type": "perlin"}, "hill": {"type": "value"})");

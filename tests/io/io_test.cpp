@@ -611,9 +611,9 @@ TEST_F(IoTest, SidecarJsonParsesBack) {
             ErrorCategory::invalid_argument);
 }
 
-// Library defect (issue 10), reported: a PNG header whose sides exceed the cap is refused with
+// Regression (issue 10, fixed): a PNG header whose sides exceed the cap is refused with
 // "<file>: PNG image size exceeds the allowed range 1..65536 per side", which does not name the
-// sides found (the RAW16 reader says "image size 100000 x 3 exceeds ..."; DESIGN.md §1.6).
+// sides found (the RAW16 reader says "image size 100000 x 3 exceeds ..."; docs/DESIGN.md §1.6).
 TEST_F(IoTest, Png16OversideHeaderNamesItsSize) {
   const fs::path good = dir_ / "good.png";
   write_png16(good, test_image(40, 30));

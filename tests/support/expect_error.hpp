@@ -1,4 +1,4 @@
-// Bad-input assertions for every module's tests (DESIGN.md §1.6: one precise message naming the
+// Bad-input assertions for every module's tests (docs/DESIGN.md §1.6: one precise message naming the
 // file, JSON path, value and allowed range). expect_error runs a callable that must throw a
 // terrane::Error of the given category whose message contains every needle; a missing throw, a
 // foreign exception type, the wrong category and each missing needle are separate failures,

@@ -1,4 +1,4 @@
-// Test inputs from terrane's counter-based hashing (DESIGN.md §1: never std::*_distribution, and
+// Test inputs from terrane's counter-based hashing (docs/DESIGN.md §1: never std::*_distribution, and
 // not std::shuffle either, whose algorithm differs between standard libraries): the same numbers
 // on every machine and library.
 #pragma once

@@ -424,7 +424,7 @@ TEST(TerrainQueryTest, SameAnswersFromSeveralThreads) {
     EXPECT_TRUE(same(got[std::size_t(t)], ref[std::size_t(t)])) << t;
 }
 
-// Library defect (issue 10), reported: the world bound is printed with 10 significant digits,
+// Regression (issue 10, fixed): the world bound is printed with 10 significant digits,
 // "[-1.099511628e+12, 1.099511628e+12] m", which is 224 m beyond the real limit
 // kMaxWorldCoordinate = 2^40 = 1099511627776 m: a refused x = 1.0995116278e12 reads as inside.
 TEST(TerrainQueryTest, WorldBoundIsPrintedExactly) {
