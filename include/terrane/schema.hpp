@@ -57,6 +57,12 @@ struct Range {
   std::string text(bool integer = false) const;
 };
 
+// "<source>: <path>: <message>" (path omitted when empty): where an error happened.
+std::string located(std::string_view source, std::string_view path, std::string_view message);
+// Throws Error(category, located(source, path, message)).
+[[noreturn]] void fail_at(ErrorCategory category, std::string_view source, std::string_view path,
+                          std::string_view message);
+
 // Throws Error(invalid_argument) "<path> = <value> is outside the allowed range <allowed>".
 [[noreturn]] void throw_out_of_range(std::string_view path, std::string_view value,
                                      std::string_view allowed);

@@ -36,6 +36,22 @@ std::string Range::text(bool integer) const {
          (hi_open ? ")" : "]");
 }
 
+std::string located(std::string_view source, std::string_view path, std::string_view message) {
+  std::string s(source);
+  if (!path.empty()) {
+    s += ": ";
+    s += path;
+  }
+  s += ": ";
+  s += message;
+  return s;
+}
+
+void fail_at(ErrorCategory category, std::string_view source, std::string_view path,
+             std::string_view message) {
+  throw Error(category, located(source, path, message));
+}
+
 void throw_out_of_range(std::string_view path, std::string_view value, std::string_view allowed) {
   std::string msg(path);
   msg += " = ";

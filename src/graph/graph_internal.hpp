@@ -10,9 +10,11 @@
 
 namespace terrane::graph_detail {
 
-// "<source>: <path>: <message>" (path omitted when empty).
-std::string located(std::string_view source, std::string_view path, std::string_view message);
-[[noreturn]] void fail(ErrorCategory category, std::string_view source, std::string_view path,
-                       std::string_view message);
+using terrane::located;
+// fail_at (terrane/schema.hpp): "<source>: <path>: <message>".
+[[noreturn]] inline void fail(ErrorCategory category, std::string_view source,
+                              std::string_view path, std::string_view message) {
+  fail_at(category, source, path, message);
+}
 
 }  // namespace terrane::graph_detail

@@ -52,23 +52,3 @@ const char* to_string(NodeKind k) {
 }
 
 }  // namespace terrane
-
-namespace terrane::graph_detail {
-
-std::string located(std::string_view source, std::string_view path, std::string_view message) {
-  std::string s(source);
-  if (!path.empty()) {
-    s += ": ";
-    s += path;
-  }
-  s += ": ";
-  s += message;
-  return s;
-}
-
-void fail(ErrorCategory category, std::string_view source, std::string_view path,
-          std::string_view message) {
-  throw Error(category, located(source, path, message));
-}
-
-}  // namespace terrane::graph_detail

@@ -8,22 +8,6 @@
 
 namespace terrane::preset_detail {
 
-std::string located(std::string_view source, std::string_view path, std::string_view message) {
-  std::string s(source);
-  if (!path.empty()) {
-    s += ": ";
-    s += path;
-  }
-  s += ": ";
-  s += message;
-  return s;
-}
-
-void fail(ErrorCategory category, std::string_view source, std::string_view path,
-          std::string_view message) {
-  throw Error(category, located(source, path, message));
-}
-
 std::string describe(const json& v) {
   std::string dump = v.dump();
   if (dump.size() > 60) dump = dump.substr(0, 57) + "...";

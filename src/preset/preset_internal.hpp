@@ -14,10 +14,12 @@ namespace terrane::preset_detail {
 
 using json = nlohmann::json;
 
-// "<source>: <path>: <message>" (path omitted when empty).
-std::string located(std::string_view source, std::string_view path, std::string_view message);
-[[noreturn]] void fail(ErrorCategory category, std::string_view source, std::string_view path,
-                       std::string_view message);
+using terrane::located;
+// fail_at (terrane/schema.hpp): "<source>: <path>: <message>".
+[[noreturn]] inline void fail(ErrorCategory category, std::string_view source,
+                              std::string_view path, std::string_view message) {
+  fail_at(category, source, path, message);
+}
 // A JSON value for messages: its type and a shortened dump, e.g. `string "five"`.
 std::string describe(const json& v);
 

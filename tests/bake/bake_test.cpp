@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "support/run_command.hpp"
 #include "terrane/bake.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/preset.hpp"
@@ -24,15 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kSmallPreset = R"({
-  "name": "small",
-  "seed": 5,
-  "world": { "cell_size_m": 2.0, "height_min_m": -50, "height_max_m": 250, "size": 65 },
-  "graph": {
-    "output": "h",
-    "nodes": { "h": { "type": "opensimplex2", "fractal": "fbm", "octaves": 4, "frequency": 0.01 } }
-  }
-})";
+using test::kSmallPreset;
 
 std::string read_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -61,13 +54,9 @@ CliRun run_cli(const fs::path& cwd, const std::string& args) {
   const std::string cmd = "cd '" + cwd.string() + "' && " + std::string(TERRANE_CLI_PATH) +
                           " generate " + args + " 2>'" + err_file.string() + "'";
   CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const test::CommandResult run = test::run_command(cmd);
+  r.code = run.code;
+  r.out = run.out;
   r.err = read_bytes(err_file);
   fs::remove(err_file);
   return r;

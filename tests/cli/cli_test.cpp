@@ -14,32 +14,21 @@
 #include <utility>
 #include <vector>
 
+#include "support/run_command.hpp"
 #include "terrane/erosion.hpp"
-#include "terrane/preset.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/io.hpp"
+#include "terrane/preset.hpp"
 
 namespace terrane {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string out;  // stdout + stderr
-};
+using Result = test::CommandResult;
 
 Result run(const std::string& args) {
-  const std::string cmd = std::string(TERRANE_CLI_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  Result r{-1, {}};
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return test::run_command(std::string(TERRANE_CLI_PATH) + " " + args + " 2>&1");
 }
 
 class CliTest : public ::testing::Test {
@@ -87,15 +76,7 @@ class CliTest : public ::testing::Test {
   fs::path dir_;
 };
 
-const char* kSmallPreset = R"({
-  "name": "small",
-  "seed": 5,
-  "world": { "cell_size_m": 2.0, "height_min_m": -50, "height_max_m": 250, "size": 65 },
-  "graph": {
-    "output": "h",
-    "nodes": { "h": { "type": "opensimplex2", "fractal": "fbm", "octaves": 4, "frequency": 0.01 } }
-  }
-})";
+using test::kSmallPreset;
 
 TEST_F(CliTest, GenerateDefaultPresetWritesHeightmapPreviewAndSidecar) {
   const Result r = run("generate default --size 129 -q -o " + dir_.string());
@@ -129,7 +110,8 @@ TEST_F(CliTest, AllFormatsFromAPresetFileWithOverrides) {
   const fs::path preset = write_preset("small.json.in", kSmallPreset);
   const Result r = run("generate " + preset.string() +
                        " --formats png16,raw16,exr,normals,preview --seed 99 --set "
-                       "graph.nodes.h.octaves=2 -q -o " + dir_.string());
+                       "graph.nodes.h.octaves=2 -q -o " +
+                       dir_.string());
   ASSERT_EQ(r.code, 0) << r.out;
   for (const char* f : {"small.png", "small.r16", "small.exr", "small_normals.png",
                         "small_preview.png", "small.json"}) {
@@ -156,8 +138,8 @@ TEST_F(CliTest, AllFormatsFromAPresetFileWithOverrides) {
 
 TEST_F(CliTest, RawSizeWarningWhenNotPowerOfTwoPlusOne) {
   const fs::path preset = write_preset("small.json.in", kSmallPreset);
-  const Result r = run("generate " + preset.string() + " --size 100 --formats raw16 -q -o " +
-                       dir_.string());
+  const Result r =
+      run("generate " + preset.string() + " --size 100 --formats raw16 -q -o " + dir_.string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("warning"), std::string::npos) << r.out;
 }
@@ -167,9 +149,9 @@ TEST_F(CliTest, OutputIsIdenticalOnEverySimdTargetAndThreadCount) {
   for (SimdTarget t : supported_simd_targets()) {
     for (int threads : {1, 2}) {
       const fs::path out = dir_ / (std::string(to_string(t)) + std::to_string(threads));
-      const Result r = run("generate alpine --size 97 --formats png16 --threads " +
-                           std::to_string(threads) + " --simd " + to_string(t) + " -q -o " +
-                           out.string());
+      const Result r =
+          run("generate alpine --size 97 --formats png16 --threads " + std::to_string(threads) +
+              " --simd " + to_string(t) + " -q -o " + out.string());
       ASSERT_EQ(r.code, 0) << r.out;
       std::ifstream in(out / "alpine.png", std::ios::binary);
       const std::string bytes((std::istreambuf_iterator<char>(in)), {});
@@ -267,11 +249,13 @@ TEST_F(CliTest, UnwritableOutputDirectoryFailsBeforeWork) {
 
 TEST_F(CliTest, MeshExportsWholeAndTiled) {
   const fs::path p = write_preset("small.json.in", kSmallPreset);
-  Result r = run("generate " + p.string() + " --formats glb,obj -q -o " + (dir_ / "whole").string());
+  Result r =
+      run("generate " + p.string() + " --formats glb,obj -q -o " + (dir_ / "whole").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(fs::exists(dir_ / "whole" / "small.glb"));
   EXPECT_TRUE(fs::exists(dir_ / "whole" / "small.obj"));
-  r = run("generate " + p.string() + " --formats glb --tiles 4 --lod 1 --simplify-error 0.5 -q -o " +
+  r = run("generate " + p.string() +
+          " --formats glb --tiles 4 --lod 1 --simplify-error 0.5 -q -o " +
           (dir_ / "tiles").string());
   ASSERT_EQ(r.code, 0) << r.out;
   for (int tz = 0; tz < 4; ++tz) {
@@ -306,7 +290,8 @@ TEST_F(CliTest, MeshExportsWholeAndTiled) {
 
 TEST_F(CliTest, EngineExportsSnapSizesAndWriteImportSettings) {
   const fs::path p = write_preset("small.json.in", kSmallPreset);
-  Result r = run("generate " + p.string() + " --size 100 --engine unity -q -o " + (dir_ / "u").string());
+  Result r =
+      run("generate " + p.string() + " --size 100 --engine unity -q -o " + (dir_ / "u").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("snapped to 129 x 129"), std::string::npos) << r.out;
   EXPECT_EQ(fs::file_size(dir_ / "u" / "small_unity.r16"), 129u * 129u * 2u);
@@ -328,10 +313,13 @@ TEST_F(CliTest, EngineExportsSnapSizesAndWriteImportSettings) {
 TEST_F(CliTest, MeshBadInputExitsTwoAndWritesNothing) {
   const fs::path p = write_preset("small.json.in", kSmallPreset);
   const std::string pre = "generate " + p.string() + " --formats glb ";
-  expect_failure(pre + "--tiles 3", "--tiles 3 does not divide the map: 65 x 65 samples are 64 x 64");
-  expect_failure(pre + "--lod 7", "--lod 7 is beyond the levels of a tile of 64 x 64 cells (allowed 0..6");
+  expect_failure(pre + "--tiles 3",
+                 "--tiles 3 does not divide the map: 65 x 65 samples are 64 x 64");
+  expect_failure(pre + "--lod 7",
+                 "--lod 7 is beyond the levels of a tile of 64 x 64 cells (allowed 0..6");
   expect_failure(pre + "--tiles 4 --lod 5", "allowed 0..4");
-  expect_failure(pre + "--simplify-error 0", "--simplify-error: simplification error 0 m is invalid");
+  expect_failure(pre + "--simplify-error 0",
+                 "--simplify-error: simplification error 0 m is invalid");
   expect_failure(pre + "--simplify-error -1", "error -1 m is invalid");
   expect_failure(pre + "--simplify-error nan",
                  {"--simplify-error: simplification error nan m is invalid: it must be a finite "
@@ -346,13 +334,16 @@ TEST_F(CliTest, MeshBadInputExitsTwoAndWritesNothing) {
 
 TEST_F(CliTest, StreamFliesWithoutHolesOrCracks) {
   const fs::path csv = dir_ / "frames.csv";
-  const Result r = run("stream default --path circle --speed 100 --seconds 2 --view 600 --cells 32 "
-                       "--budget 64 --threads 2 --workers normal --json --csv " + csv.string());
+  const Result r =
+      run("stream default --path circle --speed 100 --seconds 2 --view 600 --cells 32 "
+          "--budget 64 --threads 2 --workers normal --json --csv " +
+          csv.string());
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string last = r.out.substr(r.out.rfind('{'));
   const auto j = nlohmann::json::parse(last);
-  for (const char* k : {"p50_us", "p99_us", "max_us", "chunks_per_s", "holes", "cracks",
-                        "time_to_complete_view_s", "peak_resident_bytes", "budget_bytes", "frames"}) {
+  for (const char* k :
+       {"p50_us", "p99_us", "max_us", "chunks_per_s", "holes", "cracks", "time_to_complete_view_s",
+        "peak_resident_bytes", "budget_bytes", "frames"}) {
     EXPECT_TRUE(j.contains(k)) << k;
   }
   EXPECT_EQ(j["frames"].get<int>(), 120);
@@ -446,10 +437,10 @@ TEST_F(CliTest, SurfaceExportsSplatBiomesScatterAndBiomePreview) {
   const Result r = run("generate " + p.string() + " -q -o " + out.string() +
                        " --formats png16,splat,biomes,scatter --preview biomes");
   ASSERT_EQ(r.code, 0) << r.out;
-  for (const char* f : {"small_splat0.png", "small_splat1.png", "small_layer_grass.png",
-                        "small_layer_rock.png", "small_splat_preview.png", "small_biomes.png",
-                        "small_biomes.json", "small_scatter.csv", "small_scatter_unity.csv",
-                        "small_scatter.json", "small_preview.png", "small.json"}) {
+  for (const char* f :
+       {"small_splat0.png", "small_splat1.png", "small_layer_grass.png", "small_layer_rock.png",
+        "small_splat_preview.png", "small_biomes.png", "small_biomes.json", "small_scatter.csv",
+        "small_scatter_unity.csv", "small_scatter.json", "small_preview.png", "small.json"}) {
     EXPECT_TRUE(fs::exists(out / f)) << f;
   }
   std::ifstream csv(out / "small_scatter.csv");
@@ -457,7 +448,8 @@ TEST_F(CliTest, SurfaceExportsSplatBiomesScatterAndBiomePreview) {
   std::getline(csv, header);
   EXPECT_EQ(header, "x,y,z,yaw,scale_xz,scale_y,species");
   std::ifstream sidecar(out / "small.json");
-  const std::string text((std::istreambuf_iterator<char>(sidecar)), std::istreambuf_iterator<char>());
+  const std::string text((std::istreambuf_iterator<char>(sidecar)),
+                         std::istreambuf_iterator<char>());
   for (const char* fmt : {"splat_unity_png", "splat_unreal_png", "biome_id_png", "scatter_csv",
                           "scatter_manifest_json", "biome_preview_png"}) {
     EXPECT_NE(text.find(fmt), std::string::npos) << fmt;
@@ -465,7 +457,9 @@ TEST_F(CliTest, SurfaceExportsSplatBiomesScatterAndBiomePreview) {
   // Same bytes on one thread.
   const fs::path out1 = dir_ / "surface1";
   ASSERT_EQ(run("generate " + p.string() + " -q --threads 1 -o " + out1.string() +
-                " --formats splat,scatter").code, 0);
+                " --formats splat,scatter")
+                .code,
+            0);
   for (const char* f : {"small_splat0.png", "small_scatter.csv"}) {
     std::ifstream a(out / f, std::ios::binary), b(out1 / f, std::ios::binary);
     const std::string sa((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());

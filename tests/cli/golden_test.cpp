@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 
+#include "support/run_command.hpp"
 #include "terrane/core.hpp"
 
 namespace terrane {
@@ -54,15 +55,10 @@ std::string file_hash(const fs::path& p) {
 
 // Runs in `dir` with a relative output directory: the sidecar's warnings name the file as given.
 int run_cli(const fs::path& dir, const std::string& args, std::string& out) {
-  const std::string cmd =
-      "cd '" + dir.string() + "' && " + std::string(TERRANE_CLI_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return -1;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const test::CommandResult r = test::run_command(
+      "cd '" + dir.string() + "' && " + std::string(TERRANE_CLI_PATH) + " " + args + " 2>&1");
+  out = r.out;
+  return r.code;
 }
 
 // clang-format off
