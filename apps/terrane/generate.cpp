@@ -217,8 +217,13 @@ int run_generate(const GenerateOptions& opt) {
     jobs.push_back({base + ".png", "png16", [&](const fs::path& p) { write_png16(p, heights, range); }});
   }
   if (formats.count("raw16") != 0U) {
-    jobs.push_back({base + ".r16", "raw16",
-                    [&](const fs::path& p) { raw_warning = write_raw16(p, heights, range); }});
+    jobs.push_back({base + ".r16", "raw16", [&](const fs::path& p) {
+                      ExecContext raw_ctx{.threads = opt.threads};
+                      raw_ctx.log = [&](LogLevel level, std::string_view m) {
+                        if (level == LogLevel::warning) raw_warning = m;
+                      };
+                      write_raw16(p, heights, range, raw_ctx);
+                    }});
   }
   if (formats.count("exr") != 0U) {
     jobs.push_back({base + ".exr", "exr", [&](const fs::path& p) { write_exr(p, heights); }});

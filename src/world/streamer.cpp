@@ -13,13 +13,16 @@
 //
 // Memory. Resident + in-flight slots never exceed the budget by construction; a slot's buffers
 // are allocated by the worker that first fills it and reused afterwards, so the process holds at
-// most budget bytes of chunk data whatever the flight. update()/poll() allocate nothing: every
-// table is sized at construction.
+// most budget bytes of chunk data whatever the flight. Each worker owns one ChunkScratch (surface
+// data's working memory), whose bound ChunkGenerator::scratch_bytes() is reserved from the
+// budget before the slots are counted. update()/poll() allocate nothing: every table is sized at
+// construction.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -91,15 +94,22 @@ void StreamerParams::validate() const {
   }
   if (threads < 0 || threads > 256) fail("threads " + std::to_string(threads) + " must be in 0..256");
   if (budget_bytes == 0) fail("budget_bytes must be > 0");
+  try {
+    (void)resolved_simd_target(ExecContext{.simd = simd});
+  } catch (const Error& e) {
+    fail(std::string("simd: ") + e.what());
+  }
 }
 
 struct Streamer::Impl {
   const ChunkGenerator& gen;
   LodGeometry geo;
   std::size_t chunk_bytes = 0;
-  std::size_t minimum = 0;  // minimum_bytes() at construction
+  std::size_t scratch_bound = 0;  // per worker: ChunkGenerator::scratch_bytes()
+  std::size_t minimum = 0;        // minimum_bytes() at construction
   int threads = 1;
   WorkerPriority worker_priority = WorkerPriority::background;
+  SimdTarget simd = SimdTarget::best;
   std::size_t max_queue = 0;
 
   // Slots and the cache (owner thread, apart from the documented transitions).
@@ -131,7 +141,11 @@ struct Streamer::Impl {
   bool stopping = false;
   std::mutex done_mutex;
   std::vector<int> done;  // capacity slot_count
-  std::string error;      // first generation error (under done_mutex)
+  std::optional<Error> error;  // first generation error, category kept (under done_mutex)
+  // Per worker: its scratch (only that worker touches it) and the bytes it held after its
+  // latest job (read by stats()).
+  std::unique_ptr<ChunkScratch[]> scratch;
+  std::unique_ptr<std::atomic<std::size_t>[]> scratch_used;
   std::vector<std::thread> workers;
 
   Impl(const ChunkGenerator& g, const StreamerParams& p) : gen(g) {
@@ -151,21 +165,26 @@ struct Streamer::Impl {
                       " must be 0 (automatic) or at least the level-0 chunk size " + metres(geo.chunk_m));
     }
     chunk_bytes = gen.chunk_bytes();
+    scratch_bound = gen.scratch_bytes();
     threads = p.threads > 0 ? p.threads : std::max(1, int(std::thread::hardware_concurrency()));
     worker_priority = p.worker_priority;
+    simd = p.simd;
     max_queue = std::size_t(8 * threads + 8);
     for (Selection& s : sel) s.init(kMaxSelectionNodes);
 
     minimum = minimum_bytes();
     if (p.budget_bytes < minimum) {
+      const std::size_t reserved = std::size_t(threads) * scratch_bound;
       throw Error(ErrorCategory::invalid_argument,
-                  "budget " + mib(p.budget_bytes) + " is too small: a view of " + metres(geo.view_m) +
-                      " with " + std::to_string(gen.settings().cells) + "-cell chunks of " +
-                      mib(chunk_bytes) + " needs at least " + mib(minimum) + " (" +
-                      std::to_string(minimum / chunk_bytes) + " chunks including " +
-                      std::to_string(threads) + " in flight)");
+                  "budget " + mib(p.budget_bytes) + " is too small: a view of " +
+                      metres(geo.view_m) + " with " + std::to_string(gen.settings().cells) +
+                      "-cell chunks of " + mib(chunk_bytes) + " needs at least " + mib(minimum) +
+                      " (" + std::to_string((minimum - reserved) / chunk_bytes) +
+                      " chunks including " + std::to_string(threads) + " in flight" +
+                      (reserved > 0 ? ", plus " + mib(reserved) + " of worker scratch" : "") + ")");
     }
-    slot_count = std::min(kMaxSlots, p.budget_bytes / chunk_bytes);
+    slot_count =
+        std::min(kMaxSlots, (p.budget_bytes - std::size_t(threads) * scratch_bound) / chunk_bytes);
     slots = std::make_unique<Slot[]>(slot_count);
     free_slots.reserve(slot_count);
     for (std::size_t i = slot_count; i-- > 0;) free_slots.push_back(int(i));
@@ -179,7 +198,9 @@ struct Streamer::Impl {
     viewers.reserve(kMaxViewers);
     counters.budget_bytes = p.budget_bytes;
     counters.chunk_bytes = chunk_bytes;
-    for (int t = 0; t < threads; ++t) workers.emplace_back([this] { work(); });
+    scratch = std::make_unique<ChunkScratch[]>(std::size_t(threads));
+    scratch_used = std::make_unique<std::atomic<std::size_t>[]>(std::size_t(threads));
+    for (int t = 0; t < threads; ++t) workers.emplace_back([this, t] { work(t); });
   }
 
   ~Impl() {
@@ -211,12 +232,13 @@ struct Streamer::Impl {
         most = std::max(most, sel[0].leaves.size() + sel[0].roots.size());
       }
     }
-    return (most + (most + 3) / 4 + std::size_t(threads)) * chunk_bytes;
+    return (most + (most + 3) / 4 + std::size_t(threads)) * chunk_bytes +
+           std::size_t(threads) * scratch_bound;
   }
 
   // ---- workers
 
-  void work() {
+  void work(int worker) {
     // The owner's frame thread must win the core at once (with as many workers as cores, a
     // worker at the same priority delays it by a time slice; even at nice 19 a worker woken by
     // update() may preempt it, as the scheduler credits sleepers). Linux only; failures (e.g. a
@@ -250,22 +272,27 @@ struct Streamer::Impl {
       }
       Slot& slot = slots[std::size_t(s)];
       slot.failed = false;
-      std::string message;
+      std::optional<Error> failure;
+      ChunkScratch& own = scratch[std::size_t(worker)];
       try {
-        gen.generate(slot.key, {0, 0, 0, 0}, slot.data, &slot.cancel);
+        ExecContext ctx;
+        ctx.threads = 1;
+        ctx.cancel = &slot.cancel;
+        ctx.simd = simd;
+        gen.generate(slot.key, {0, 0, 0, 0}, slot.data, ctx, &own);
       } catch (const Error& e) {
         slot.failed = true;
         // A cancellation is not an error (the flag may already be cleared again: the owner
         // un-cancels a job that is wanted again; the slot then comes back failed and is redone).
-        const bool cancelled = e.category() == ErrorCategory::internal && std::string_view(e.what()) == "cancelled";
-        if (!cancelled) message = e.what();
+        if (e.category() != ErrorCategory::cancelled) failure = e;
       } catch (const std::exception& e) {
         slot.failed = true;
-        message = e.what();
+        failure = Error(ErrorCategory::internal, e.what());
       }
+      scratch_used[std::size_t(worker)].store(own.bytes(), std::memory_order_relaxed);
       {
         std::lock_guard lock(done_mutex);
-        if (!message.empty() && error.empty()) error = message;
+        if (failure && !error) error = std::move(failure);
         slot.state = SlotState::done;
         done.push_back(s);
       }
@@ -545,10 +572,10 @@ struct Streamer::Impl {
       {
         std::unique_lock lock(done_mutex, std::try_to_lock);
         if (!lock.owns_lock()) break;  // a worker is handing a chunk over: next frame
-        if (!error.empty()) {
-          const std::string message = error;
-          error.clear();
-          throw Error(ErrorCategory::internal, "chunk generation failed: " + message);
+        if (error) {
+          const Error first = std::move(*error);
+          error.reset();
+          throw Error(first.category(), std::string("chunk generation failed: ") + first.what());
         }
         if (done.empty()) break;
         s = done.back();
@@ -584,6 +611,10 @@ struct Streamer::Impl {
     st.resident_chunks = res;
     st.running = flight;
     st.resident_bytes = in_use * chunk_bytes;
+    st.scratch_bytes = 0;
+    for (int t = 0; t < threads; ++t) {
+      st.scratch_bytes += scratch_used[std::size_t(t)].load(std::memory_order_relaxed);
+    }
     st.visible = visible.size();
     st.holes = holes;
     st.view_complete = complete;

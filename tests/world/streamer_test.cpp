@@ -256,6 +256,57 @@ TEST(StreamerTest, SeveralViewers) {
   expect_seamless(s);
 }
 
+// A chunk job that fails on a worker reaches the owner through poll() with its category: nodes
+// around a viewer at the world's edge lie beyond it (Error(invalid_argument) from the generator).
+TEST(StreamerTest, FailedChunkJobKeepsItsErrorCategory) {
+  Streamer s(default_preset(), small_params(2));
+  Viewer edge{.x_m = kMaxWorldCoordinate};
+  s.set_viewers({&edge, 1});
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  bool thrown = false;
+  while (!thrown && std::chrono::steady_clock::now() < give_up) {
+    s.update();
+    try {
+      s.poll();
+    } catch (const Error& e) {
+      thrown = true;
+      EXPECT_EQ(e.category(), ErrorCategory::invalid_argument) << e.what();
+      const std::string w = e.what();
+      EXPECT_EQ(w.rfind("chunk generation failed: chunk (", 0), 0u) << w;
+      EXPECT_NE(w.find("beyond the world limit"), std::string::npos) << w;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  EXPECT_TRUE(thrown) << "no chunk job failed";
+}
+
+// With surface data each worker owns a ChunkScratch, whose bound the budget reserves.
+TEST(StreamerTest, WorkerScratchIsCountedInTheBudget) {
+  StreamerParams p = small_params(2);
+  p.view_distance_m = 300.0;
+  p.chunk.surface = true;
+  Streamer s(default_preset(), p);
+  const std::size_t bound = s.generator().scratch_bytes();
+  ASSERT_GT(bound, 0u);
+  EXPECT_GE(s.minimum_budget_bytes(), 2 * bound + 2 * s.stats().chunk_bytes);
+  Viewer v;
+  s.set_viewers({&v, 1});
+  drain(s);
+  const StreamerStats st = s.stats();
+  EXPECT_GT(st.scratch_bytes, 0u);
+  EXPECT_LE(st.scratch_bytes, 2 * bound);
+  EXPECT_LE(st.resident_bytes + 2 * bound, p.budget_bytes);
+  // Chunks streamed with per-worker scratch equal direct generation.
+  for (const VisibleChunk& c : s.visible()) {
+    ChunkData direct;
+    s.generator().generate(c.key, {0, 0, 0, 0}, direct);
+    EXPECT_EQ(c.data->content_hash(), direct.content_hash());
+  }
+  // An unsupported SIMD target is refused at construction.
+  p.simd = SimdTarget(99);
+  EXPECT_THROW(Streamer(default_preset(), p), Error);
+}
+
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
