@@ -79,7 +79,10 @@ void BM_ChunkGenerationSurface(benchmark::State& state) {
   }
   state.counters["chunks_per_s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["instances_per_chunk"] = double(instances) / double(state.iterations());
-  if (reuse) state.counters["scratch_bytes"] = double(scratch.bytes());
+  if (reuse) {
+    state.counters["scratch_bytes"] = double(scratch.bytes());
+    state.counters["scratch_bound"] = double(gen.scratch_bytes());
+  }
 }
 BENCHMARK(BM_ChunkGenerationSurface)->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
 

@@ -179,8 +179,9 @@ struct ExecContext {
   // SIMD target of the kernels run with this context. `best` = the process-wide setting
   // (set_simd_target / TERRANE_SIMD, which itself defaults to the best supported target); any
   // other value forces that target for this work only. Results are bit-identical for every
-  // target. A target this CPU or build does not support is Error(invalid_argument), raised by
-  // the function before it starts its work (see resolved_simd_target(const ExecContext&)).
+  // target. A target this CPU or build does not support is Error(invalid_argument), raised
+  // before any work by every function that runs kernels or parallel loops with the context
+  // (see resolved_simd_target(const ExecContext&)).
   SimdTarget simd = SimdTarget::best;
 
   bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
@@ -201,10 +202,10 @@ SimdTarget resolved_simd_target(const ExecContext& ctx);
 
 // Runs body(begin, end) over [0, n) in chunks of `grain` on ctx.threads workers. The split is a
 // scheduling choice only: callers must make each index's result independent of it.
-// Checks ctx.simd first (Error(invalid_argument) when unsupported) and ctx.cancel before each
-// chunk (Error(cancelled) once set). An exception thrown by `body`, on any thread, stops the
-// remaining chunks and is rethrown to the caller as it was thrown (a terrane::Error keeps its
-// category and message).
+// Checks a forced ctx.simd first (Error(invalid_argument) when unsupported) and ctx.cancel
+// before each chunk (Error(cancelled) once set). An exception thrown by `body`, on any thread,
+// stops the remaining chunks and is rethrown to the caller as it was thrown (a terrane::Error
+// keeps its category and message).
 void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
                   const std::function<void(std::int64_t begin, std::int64_t end)>& body);
 

@@ -12,7 +12,8 @@ namespace terrane {
 
 void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
                   const std::function<void(std::int64_t, std::int64_t)>& body) {
-  (void)resolved_simd_target(ctx);  // an unsupported forced target is refused before any work
+  // A forced target this CPU lacks is refused before any work.
+  if (ctx.simd != SimdTarget::best) (void)resolved_simd_target(ctx);
   if (n <= 0) return;
   grain = std::max<std::int64_t>(1, grain);
   std::atomic<std::int64_t> done{0};

@@ -367,7 +367,8 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
                     std::vector<ScatterInstance>& out, const ExecContext& ctx,
                     ScatterScratch* scratch) {
   params.validate();
-  (void)resolved_simd_target(ctx);  // an unsupported target is refused before any work
+  // A forced target this CPU lacks is refused before any work.
+  if (ctx.simd != SimdTarget::best) (void)resolved_simd_target(ctx);
   if (input.heights == nullptr || input.biomes == nullptr)
     fail("scatter_region", "heights and biome weights are required");
   const GridSpec& g = input.heights->grid;

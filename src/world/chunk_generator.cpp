@@ -199,7 +199,8 @@ std::size_t ChunkGenerator::scratch_bytes() const {
 void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& stitch, ChunkData& out,
                               const ExecContext& ctx, ChunkScratch* scratch) const {
   validate_key(key);
-  (void)resolved_simd_target(ctx);  // an unsupported target is refused before any work
+  // A forced target this CPU lacks is refused before any work.
+  if (ctx.simd != SimdTarget::best) (void)resolved_simd_target(ctx);
   ChunkMeshParams p;
   p.lod = 0;
   p.coarser_neighbour = stitch;
