@@ -27,20 +27,23 @@ std::shared_ptr<const ChunkGenerator> shared_generator() {
 }
 const ChunkGenerator& generator() { return *shared_generator(); }
 
-// Each iteration generates `threads` x 16 distinct level-0 chunks on `threads` std::threads
-// (distinct keys every iteration, so nothing is cached anywhere).
+// Each iteration generates `threads` x 16 distinct level-0 chunks on `threads` std::threads,
+// each chunk on its thread alone, as the streamer's workers do (distinct keys every iteration,
+// so nothing is cached anywhere).
 void BM_ChunkGeneration(benchmark::State& state) {
   const int threads = int(state.range(0));
   const ChunkGenerator& gen = generator();
   constexpr int kPerThread = 16;
   std::vector<ChunkData> out(static_cast<std::size_t>(threads));
+  std::vector<ChunkScratch> scratch(static_cast<std::size_t>(threads));
   std::int64_t row = 0;
   for (auto _ : state) {
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
         for (int k = 0; k < kPerThread; ++k) {
-          gen.generate({k - 8, row * threads + t, 0}, {0, 0, 0, 0}, out[std::size_t(t)]);
+          gen.generate({k - 8, row * threads + t, 0}, {0, 0, 0, 0}, out[std::size_t(t)],
+                       ExecContext{.threads = 1}, &scratch[std::size_t(t)]);
         }
       });
     }
@@ -54,7 +57,9 @@ void BM_ChunkGeneration(benchmark::State& state) {
 }
 BENCHMARK(BM_ChunkGeneration)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// The same with surface data (splat weights of every sample, scatter of level-0 chunks).
+// The same with surface data (splat weights of every sample, scatter of level-0 chunks), on one
+// thread. Arg 1: a ChunkScratch reused from chunk to chunk (the streamer's way); arg 0: none,
+// so every chunk allocates its surface buffers afresh.
 void BM_ChunkGenerationSurface(benchmark::State& state) {
   static const ChunkGenerator gen = [] {
     ChunkSettings s;
@@ -63,18 +68,25 @@ void BM_ChunkGenerationSurface(benchmark::State& state) {
     s.surface = true;
     return ChunkGenerator(parse_preset(builtin_preset_json("default"), "default"), s);
   }();
+  const bool reuse = state.range(0) != 0;
   ChunkData out;
+  ChunkScratch scratch;
   std::int64_t k = 0;
   std::size_t instances = 0;
   for (auto _ : state) {
-    gen.generate({k % 16, k / 16, 0}, {0, 0, 0, 0}, out);
+    gen.generate({k % 16, k / 16, 0}, {0, 0, 0, 0}, out, ExecContext{.threads = 1},
+                 reuse ? &scratch : nullptr);
     instances += out.scatter.size();
     ++k;
   }
   state.counters["chunks_per_s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["instances_per_chunk"] = double(instances) / double(state.iterations());
+  if (reuse) {
+    state.counters["scratch_bytes"] = double(scratch.bytes());
+    state.counters["scratch_bound"] = double(gen.scratch_bytes());
+  }
 }
-BENCHMARK(BM_ChunkGenerationSurface)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ChunkGenerationSurface)->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // Queries: height_at at scattered points, and 1 km rays just under the preset's top (nothing
 // skipped: every cell under the ray is walked).

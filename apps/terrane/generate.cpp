@@ -2,6 +2,7 @@
 // atomically) -> the summary line on stdout and the bake's warnings on stderr.
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
 
 #include "commands.hpp"
 #include "terrane/bake.hpp"
@@ -51,12 +52,16 @@ int run_generate(const GenerateOptions& opt) {
   ProgressBar bar("generate", !opt.quiet);
   ExecContext ctx{.threads = opt.threads};
   ctx.progress = [&bar](double f) { bar.update(f); };
+  // Warnings as they happen (they are also in report.warnings and the sidecar); the sink may be
+  // called from workers.
+  std::mutex log_mutex;
+  ctx.log = [&log_mutex](LogLevel level, std::string_view message) {
+    if (level != LogLevel::warning) return;
+    const std::lock_guard<std::mutex> lock(log_mutex);
+    std::fprintf(stderr, "warning: %.*s\n", int(message.size()), message.data());
+  };
   const BakeReport report = bake(request, ctx);
   bar.finish();
-
-  // Printed after the bake until ExecContext's log sink carries them as they happen (bake.cpp,
-  // add_warning).
-  for (const std::string& w : report.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (!opt.quiet && report.meshes) {
     const BakeMeshSummary& m = *report.meshes;
     const std::size_t tiles = std::size_t(m.tiles) * std::size_t(m.tiles);

@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   sc->add_option("--view", st.view_m, "view distance in metres")->capture_default_str();
   sc->add_option("--budget", st.budget_mb,
-                 "chunk memory budget in MiB (default 256, 512 with --surface)");
+                 "chunk memory budget in MiB (default 256; with --surface 512, or 256 plus the "
+                 "workers' scratch if more)");
   sc->add_option("--threads", st.threads, "worker threads (0 = all cores)")->capture_default_str();
   sc->add_option("--cells", st.cells, "cells per chunk side (power of two, 8..1024)")
       ->capture_default_str();

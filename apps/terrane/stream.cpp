@@ -116,7 +116,7 @@ int run_stream(const StreamOptions& opt) {
     throw Error(ErrorCategory::invalid_argument,
                 "--seconds " + std::to_string(opt.seconds) + " must be in (0, 86400]");
   }
-  const double budget_mb = opt.budget_mb == 0.0 ? (opt.surface ? 512.0 : 256.0) : opt.budget_mb;
+  const double budget_mb = opt.budget_mb == 0.0 ? 256.0 : opt.budget_mb;
   if (!(std::isfinite(budget_mb) && budget_mb > 0.0 && budget_mb <= 1048576.0)) {
     throw Error(ErrorCategory::invalid_argument,
                 "--budget " + std::to_string(opt.budget_mb) + " MiB must be in (0, 1048576]");
@@ -144,6 +144,9 @@ int run_stream(const StreamOptions& opt) {
   params.view_distance_m = opt.view_m;
   params.budget_bytes = std::size_t(budget_mb * 1048576.0);
   params.threads = opt.threads;
+  // Without --surface the default is 256 MiB; with it, automatic (StreamerParams::budget_bytes
+  // = 0: 1.5 times the minimum, which includes every worker's chunk scratch, at least 256 MiB).
+  if (opt.budget_mb == 0.0 && opt.surface) params.budget_bytes = 0;
   params.worker_priority = priority;
   Streamer streamer(preset, params);
   if (streamer.generator().post_ignored() && !opt.json) {

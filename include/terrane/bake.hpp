@@ -29,7 +29,8 @@
 //
 // Memory: the map's heights (4 bytes per sample, at most kMaxGridSamples samples, refused
 // before allocating), its hydrology when an output needs it, and each output's scratch; all
-// freed on return. Nothing is printed: warnings and statistics are returned in the report.
+// freed on return. Nothing is printed: warnings go to ctx.log as they happen (LogLevel::warning)
+// and are returned in the report with the statistics.
 #pragma once
 
 #include <cstdint>

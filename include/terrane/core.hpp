@@ -1,5 +1,5 @@
 // terrane core: grids, fields, errors, hashing, execution settings (threads, SIMD target,
-// progress). Depends on nothing else in terrane.
+// progress, cancellation, log). Depends on nothing else in terrane.
 //
 // Conventions (docs/DESIGN.md §3): metres, Y up, the height field lies in X/Z; sample (i, j) of a
 // grid is at world (x(i), z(j)); storage is row-major with j as the row.
@@ -26,12 +26,17 @@ enum class ErrorCategory {
   io,                // a file could not be read or written
   limit,             // a request beyond a documented resource cap (checked before allocating)
   internal,          // should not happen; a bug
+  // The work was stopped through ExecContext::cancel: a status, not a failure of the input.
+  // Recognise it by category() alone (what() is "cancelled", but is not part of the contract).
+  cancelled,
 };
 
 const char* to_string(ErrorCategory c);
 
 // The one exception type thrown at API boundaries. what() is a complete, user-facing message
-// naming the file / JSON path / value / allowed range.
+// naming the file / JSON path / value / allowed range. An Error thrown by work running on a
+// worker thread (parallel_for, the Streamer's jobs) reaches the caller with its category and
+// message intact.
 class Error : public std::runtime_error {
  public:
   Error(ErrorCategory category, const std::string& message)
@@ -138,9 +143,11 @@ enum class SimdTarget { best, scalar, sse4, avx2, avx3 };
 const char* to_string(SimdTarget t);
 // Parses "best" | "scalar" | "sse4" | "avx2" | "avx3"; throws Error(invalid_argument).
 SimdTarget parse_simd_target(std::string_view name);
-// Process-wide choice. Initialised from the environment variable TERRANE_SIMD on first use
-// (an invalid value there is an error at that point). Throws Error(invalid_argument) when the
-// requested target is not supported by this CPU. Thread-safe.
+// Process-wide choice: the default of every ExecContext (ExecContext::simd = best) and the
+// target of functions that take no ExecContext (per-point conveniences such as noise_at,
+// evaluate_at, TerrainQuery). Initialised from the environment variable TERRANE_SIMD on first
+// use (an invalid value there is an error at that point). Throws Error(invalid_argument) when
+// the requested target is not supported by this CPU. Thread-safe.
 void set_simd_target(SimdTarget t);
 SimdTarget simd_target();
 // The target actually used after resolving `best` (never `best`).
@@ -149,21 +156,56 @@ SimdTarget resolved_simd_target();
 std::vector<SimdTarget> supported_simd_targets();
 
 // ---------------------------------------------------------------------------------------------
-// Execution context: threads, progress, cancellation (a context object, not globals).
+// Execution context: threads, SIMD target, progress, cancellation, log (a context object, not
+// globals). A function that takes an ExecContext applies all of it to the work it does; the
+// context is borrowed for the duration of the call (its callbacks and `cancel` must outlive it).
+
+enum class LogLevel { debug, info, warning };
+const char* to_string(LogLevel level);  // "debug" | "info" | "warning"
 
 struct ExecContext {
   // Worker threads for data-parallel work; 0 = all hardware threads. Results never depend on it.
   int threads = 0;
   // Called from the calling thread or a worker with a fraction in [0, 1]; may be empty.
   std::function<void(double fraction)> progress;
-  // Set by another thread to stop long work early; work then throws Error(internal,"cancelled").
+  // Set by another thread to stop long work early; the work then throws
+  // Error(ErrorCategory::cancelled) (see throw_if_cancelled). Outputs are unspecified then.
   const std::atomic<bool>* cancel = nullptr;
+  // Where library code reports what is worth telling but is not an error (e.g. a RAW16 size
+  // that Unity will refuse). Called from the calling thread or a worker, possibly concurrently
+  // from several workers: it must be thread-safe. The message is only valid during the call.
+  // Empty: messages are dropped. Use log_message() / warn() rather than calling it directly.
+  std::function<void(LogLevel level, std::string_view message)> log;
+  // SIMD target of the kernels run with this context. `best` = the process-wide setting
+  // (set_simd_target / TERRANE_SIMD, which itself defaults to the best supported target); any
+  // other value forces that target for this work only. Results are bit-identical for every
+  // target. A target this CPU or build does not support is Error(invalid_argument), raised
+  // before any work by every function that runs kernels or parallel loops with the context
+  // (see resolved_simd_target(const ExecContext&)).
+  SimdTarget simd = SimdTarget::best;
 
   bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
 };
 
+// Throws Error(ErrorCategory::cancelled, "cancelled") when ctx.cancelled(). The one way terrane
+// reports cancellation.
+void throw_if_cancelled(const ExecContext& ctx);
+// Sends `message` to ctx.log at `level`; a no-op when ctx.log is empty.
+void log_message(const ExecContext& ctx, LogLevel level, std::string_view message);
+inline void warn(const ExecContext& ctx, std::string_view message) {
+  log_message(ctx, LogLevel::warning, message);
+}
+// The target work with this context runs on (never `best`): ctx.simd, or resolved_simd_target()
+// when ctx.simd is best. Throws Error(invalid_argument) naming the target and the supported
+// ones when ctx.simd is not supported by this CPU or build. Thread-safe.
+SimdTarget resolved_simd_target(const ExecContext& ctx);
+
 // Runs body(begin, end) over [0, n) in chunks of `grain` on ctx.threads workers. The split is a
 // scheduling choice only: callers must make each index's result independent of it.
+// Checks a forced ctx.simd first (Error(invalid_argument) when unsupported) and ctx.cancel
+// before each chunk (Error(cancelled) once set). An exception thrown by `body`, on any thread,
+// stops the remaining chunks and is rethrown to the caller as it was thrown (a terrane::Error
+// keeps its category and message).
 void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
                   const std::function<void(std::int64_t begin, std::int64_t end)>& body);
 

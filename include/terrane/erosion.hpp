@@ -18,7 +18,8 @@
 // - Reentrant: functions may run concurrently on distinct fields. The caller owns every output;
 //   functions allocate only scratch (sizes stated below) and check limits before allocating.
 // - ExecContext::progress is called with a fraction in [0, 1]; ExecContext::cancel stops long
-//   work between iterations / batches / steps with Error(internal, "cancelled").
+//   work between iterations / batches / steps with Error(cancelled). The SIMD kernels
+//   (droplets, thermal, stream-power diffusion) run on ExecContext::simd's target.
 #pragma once
 
 #include <cstdint>

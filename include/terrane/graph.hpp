@@ -207,14 +207,15 @@ struct InputField {
 // split into sub-grids (input fields are per sample of `grid`, so they follow the split).
 // `inputs` must hold every name of required_inputs() (extra fields are ignored, a name given
 // twice is an error) with grid.sample_count() values each. Throws Error(invalid_argument) on an
-// invalid grid or size and on a missing or wrongly sized input, Error(internal, "cancelled")
-// when ctx.cancel is set.
+// invalid grid or size, on a missing or wrongly sized input and for an unsupported ctx.simd,
+// Error(cancelled) when ctx.cancel is set. Noise runs on ctx.simd's target.
 void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float> heights_m,
               const ExecContext& ctx = {}, std::span<const InputField> inputs = {});
 
 // The height in metres at one point: bit-identical to evaluate() at a grid sample with the
-// same world coordinates. Convenience only (prepares samplers on every call). Graphs with
-// input nodes cannot be evaluated at a point (Error: the input is missing).
+// same world coordinates. Convenience only (prepares samplers on every call; the process-wide
+// SIMD target). Graphs with input nodes cannot be evaluated at a point (Error: the input is
+// missing).
 float evaluate_at(const CompiledGraph& graph, double x_m, double z_m);
 
 }  // namespace terrane

@@ -99,11 +99,14 @@ void write_png8(const std::filesystem::path& path, int width, int height, int ch
 // RAW16: headerless little-endian uint16, row-major, row 0 first (Unity's "Import Raw",
 // byte order "Windows"). Unity wants a square of side 2^n + 1 (33 .. 4097).
 
-// Returns a warning (empty when none) when the image is not square with side 2^n + 1; the file
-// is written either way.
-std::string write_raw16(const std::filesystem::path& path, const Image16& image);
-std::string write_raw16(const std::filesystem::path& path, const Field2D& heights,
-                        const HeightRange& range);
+// When the image is not a square of side 2^n + 1, warn(ctx, ...) reports it ("<path>: size W x H
+// is not a square of side 2^n + 1 ...; Unity's terrain importer will not accept it as is"),
+// once, from the calling thread; the file is written either way.
+void write_raw16(const std::filesystem::path& path, const Image16& image,
+                 const ExecContext& ctx = {});
+// The field through `range` (heights_to_image16 with ctx), then as above.
+void write_raw16(const std::filesystem::path& path, const Field2D& heights,
+                 const HeightRange& range, const ExecContext& ctx = {});
 // With width = height = 0 the image is taken to be square and its side inferred from the file
 // size; otherwise the file must hold exactly width * height samples. Mismatches are
 // Error(parse) with the file size and the expected size.

@@ -14,8 +14,13 @@
 //
 // Threading: all functions are reentrant; samplers are immutable after construction and may
 // be shared between threads.
+//
+// SIMD target: the batch functions run on their ExecContext's target (ExecContext::simd); the
+// point functions, which take no context, and samplers constructed with SimdTarget::best use
+// the process-wide setting (set_simd_target / TERRANE_SIMD) at the time of each call.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -120,7 +125,8 @@ struct WarpParams {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Point API (convenience; returns exactly the batch API's value at the same coordinates)
+// Point API (convenience; returns exactly the batch API's value at the same coordinates; the
+// process-wide SIMD target)
 
 float noise_at(const NoiseParams& p, double x_m, double z_m);
 float noise_at(const NoiseParams& p, double x_m, double y_m, double z_m);
@@ -146,7 +152,10 @@ void noise_fill3(const NoiseParams& p, const GridSpec3& grid, std::span<float> o
 // compiled generator graphs. Immutable after construction; row() is thread-safe.
 class NoiseGridSampler {
  public:
-  NoiseGridSampler(const NoiseParams& p, const GridSpec& grid);  // validates both
+  // Validates p and grid. simd: the target its rows run on; best = the process-wide setting at
+  // each call, another target is fixed here (Error(invalid_argument) when unsupported; pass
+  // ExecContext::simd).
+  NoiseGridSampler(const NoiseParams& p, const GridSpec& grid, SimdTarget simd = SimdTarget::best);
   ~NoiseGridSampler();
   NoiseGridSampler(NoiseGridSampler&&) noexcept;
   NoiseGridSampler& operator=(NoiseGridSampler&&) noexcept;
@@ -168,10 +177,18 @@ class NoiseGridSampler {
   std::unique_ptr<Impl> impl_;
 };
 
-// A domain warp prepared for one grid (same contract as NoiseGridSampler).
+// Working memory of WarpGridSampler::row, owned by the caller: one per thread (or per task),
+// reused from call to call so that rows allocate nothing once it has held a row of that length.
+// Its contents between calls are unspecified.
+struct WarpScratch {
+  std::vector<float> nx, nz, base_x, base_z;
+  std::size_t bytes() const;  // capacity held [Units: bytes]
+};
+
+// A domain warp prepared for one grid (same contract as NoiseGridSampler, including simd).
 class WarpGridSampler {
  public:
-  WarpGridSampler(const WarpParams& w, const GridSpec& grid);
+  WarpGridSampler(const WarpParams& w, const GridSpec& grid, SimdTarget simd = SimdTarget::best);
   ~WarpGridSampler();
   WarpGridSampler(WarpGridSampler&&) noexcept;
   WarpGridSampler& operator=(WarpGridSampler&&) noexcept;
@@ -179,7 +196,10 @@ class WarpGridSampler {
   // In/out: dx, dz hold the displacement (metres) already applied to samples
   // (x_m(i0 + k), z_m(j)); the warp is sampled at the displaced position and its displacement
   // is added. Start from zeros for a single warp; nested warps compose by chaining calls.
-  void row(int j, int i0, std::span<float> dx, std::span<float> dz) const;
+  // scratch: the caller's working memory (not shared between concurrent calls); nullptr =
+  // buffers allocated for this call only (4 * dx.size() floats).
+  void row(int j, int i0, std::span<float> dx, std::span<float> dz,
+           WarpScratch* scratch = nullptr) const;
 
  private:
   std::vector<NoiseGridSampler> layers_;  // one per octave, evaluated with row_pair()

@@ -18,10 +18,12 @@
 // optional hydrology input (moisture boost, water exclusion by rivers/lakes): hydrology is a
 // whole-map computation, so results that use it are functions of that map.
 //
-// Threading: all functions are reentrant; parameters are immutable inputs.
+// Threading: all functions are reentrant; parameters are immutable inputs. Scratch objects
+// (ScatterScratch) belong to one call at a time. Noise runs on ExecContext::simd's target.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -275,6 +277,37 @@ struct ScatterInput {
 // Extra distance around a query region that ScatterInput must cover.
 double scatter_margin_m(const SurfaceParams& params);
 
+// Working memory of scatter_region() (candidate and acceptance blocks, O(tile area) per
+// species) and scatter_chunk() (plus its heights, climate and biome weights over the region and
+// margin), owned by the caller and reused from call to call: one per thread, never shared by
+// concurrent calls. Fresh buffers of this size are mostly page faults, so a caller that
+// scatters chunk after chunk keeps one. It allocates on first use and holds its buffers
+// (bytes()) until destroyed; a moved-from scratch is empty and usable. Contents between calls
+// are unspecified.
+class ScatterScratch {
+ public:
+  ScatterScratch();  // holds nothing yet
+  ~ScatterScratch();
+  ScatterScratch(ScatterScratch&&) noexcept;
+  ScatterScratch& operator=(ScatterScratch&&) noexcept;
+
+  // Heap memory held by its buffers [Units: bytes]; 0 before first use.
+  std::size_t bytes() const;
+
+  struct Impl;  // internal (scatter.cpp)
+  Impl& impl();
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Upper bound of ScatterScratch::bytes() for a scratch used only by scatter_chunk() calls with
+// these params, a graph of cell size cell_size_m and regions of at most side_m x side_m (e.g. a
+// streamer's per-worker budget) [Units: bytes]. Throws Error(invalid_argument) for invalid
+// params, a negative or non-finite side or a cell size that is not > 0.
+std::size_t scatter_chunk_scratch_bytes(const SurfaceParams& params, double side_m,
+                                        double cell_size_m);
+
 // Instances of every species with position in [x0_m, x1_m) x [z0_m, z1_m), appended to `out`
 // ordered by tile (256 m or more, z then x), species, then candidate cell (z, then x); work and
 // scratch memory are per tile, so the cost is O(region area) with bounded memory. Height and slope
@@ -284,19 +317,23 @@ double scatter_margin_m(const SurfaceParams& params);
 // is accepted when it passes the height/slope/biome/water/exclusion tests and no other such
 // candidate of the species within min_distance has a higher priority (hash). Throws
 // Error(invalid_argument) when the input does not cover the region plus margin. Parallel over
-// candidate rows.
+// candidate rows. scratch: the caller's working memory (see ScatterScratch); nullptr = buffers
+// allocated for this call only.
 void scatter_region(const SurfaceParams& params, std::uint64_t seed, const ScatterInput& input,
                     double x0_m, double z0_m, double x1_m, double z1_m,
-                    std::vector<ScatterInstance>& out, const ExecContext& ctx = {});
+                    std::vector<ScatterInstance>& out, const ExecContext& ctx = {},
+                    ScatterScratch* scratch = nullptr);
 
 // Per-chunk query for a streamer: evaluates the graph, climate and biome weights on a grid
 // covering the region plus margin (aligned to the world lattice of spacing
 // graph.world().cell_size_m, origin 0) and scatters the region. No hydrology: water is what
-// lies below sea level. Seamless: identical points for any split of a region.
+// lies below sea level. Seamless: identical points for any split of a region. scratch: the
+// caller's working memory, which also holds the grid's fields (see ScatterScratch); nullptr =
+// buffers allocated for this call only.
 void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std::uint64_t seed,
                    double x0_m, double z0_m, double x1_m, double z1_m,
                    std::vector<ScatterInstance>& out, const ExecContext& ctx = {},
-                   const ClimateSources* sources = nullptr);
+                   const ClimateSources* sources = nullptr, ScatterScratch* scratch = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // Exports (atomic writes; messages start with the file's path)

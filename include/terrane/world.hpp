@@ -107,6 +107,23 @@ struct ChunkData {
   std::uint64_t content_hash() const;
 };
 
+// Working memory of ChunkGenerator::generate() with surface data: climate, biome weights,
+// slope and float splat weights of the node's samples, and the level-0 scatter's ScatterScratch.
+// Owned by the caller and reused from chunk to chunk (fresh buffers of this size are mostly page
+// faults): one per thread, never shared by concurrent calls. Its buffers grow to at most
+// ChunkGenerator::scratch_bytes() of the generator it serves and are kept until it is
+// destroyed. Contents between calls are unspecified. Without surface data it stays empty.
+struct ChunkScratch {
+  Climate climate;
+  BiomeWeights biomes;
+  Field2D slope;
+  SplatMap splat;
+  ScatterScratch scatter;
+
+  // Heap memory held by the buffers [Units: bytes].
+  std::size_t bytes() const;
+};
+
 class ChunkGenerator {
  public:
   // Compiles the preset's graph (its `post` region operations are not applied: they need whole
@@ -134,16 +151,24 @@ class ChunkGenerator {
   // of the species' densities (see chunk_generator.cpp): it grows (and bytes() says so) with a
   // probability below 1e-9 per chunk.
   std::size_t chunk_bytes() const;
+  // Upper bound of ChunkScratch::bytes() once a scratch has served any number of generate()
+  // calls of this generator [Units: bytes]; 0 without surface data.
+  std::size_t scratch_bytes() const;
 
-  // Generates the node into `out`, reusing its buffers' capacity (no allocation once `out` has
-  // held a chunk of these settings, apart from the graph evaluation's scratch). stitch[e] in
-  // 0..log2 N. Reentrant: call from any number of threads with distinct `out`s. Throws Error for
-  // an invalid key or stitch mask, Error(internal, "cancelled") when *cancel becomes true.
+  // Generates the node into `out`, reusing its buffers' capacity (no allocation once `out` and
+  // `scratch` have held a chunk of these settings, apart from the graph evaluation's per-call
+  // samplers and registers). stitch[e] in 0..log2 N. Runs on ctx.threads workers (the Streamer
+  // passes 1 and runs a chunk per worker) and ctx.simd's target; the bytes never depend on
+  // either. scratch: the caller's working memory for surface data (see ChunkScratch); nullptr =
+  // buffers allocated for this call only. Reentrant: call from any number of threads with
+  // distinct `out`s and scratches. Throws Error for an invalid key or stitch mask or an
+  // unsupported ctx.simd, Error(cancelled) when ctx.cancel becomes true (`out` is then
+  // unspecified).
   void generate(const ChunkKey& key, const std::array<int, 4>& stitch, ChunkData& out,
-                const std::atomic<bool>* cancel = nullptr) const;
+                const ExecContext& ctx = {}, ChunkScratch* scratch = nullptr) const;
 
  private:
-  void generate_surface(ChunkData& out, const ExecContext& ctx) const;
+  void generate_surface(ChunkData& out, const ExecContext& ctx, ChunkScratch& scratch) const;
 
   ChunkSettings settings_;
   CompiledGraph graph_;
@@ -170,7 +195,8 @@ struct RayHit {
 // of mesh::StitchTable). Heights come from the pure function (the compiled graph evaluated at
 // the lattice vertices, bit-identical to the chunk's samples), so answers never depend on what
 // is loaded.
-// Immutable and thread-safe.
+// Immutable and thread-safe. Queries take no ExecContext: they run on the process-wide SIMD
+// target (set_simd_target), with identical results on every target.
 class TerrainQuery {
  public:
   // Throws Error(invalid_argument) when generator is null.
@@ -239,9 +265,16 @@ struct StreamerParams {
   double hysteresis = 0.2;  // [Limit: 0..1]
   // Coarsest nodes (the quadtree roots) are also requested this many seconds ahead of each
   // viewer's velocity, so the area a viewer enters is already covered.
-  double lookahead_s = 2.0;                           // [Limit: 0..60]
-  std::size_t budget_bytes = std::size_t{256} << 20;  // resident + in-flight chunk data
+  double lookahead_s = 2.0;  // [Limit: 0..60]
+  // Resident + in-flight chunk data, plus the workers' ChunkScratch (threads *
+  // ChunkGenerator::scratch_bytes(), reserved up front; 0 without surface data) [Units: bytes]
+  // [Limit: 0 = automatic: max(256 MiB, 1.5 * Streamer::minimum_budget_bytes()), which grows
+  // with the view, the chunk size and the workers; else >= the minimum]
+  std::size_t budget_bytes = std::size_t{256} << 20;
   int threads = 0;  // worker threads; 0 = hardware threads [Limit: 0..256]
+  // SIMD target of the workers' generation (ExecContext::simd: best = the process-wide
+  // setting); validate() refuses an unsupported one with Error(invalid_argument).
+  SimdTarget simd = SimdTarget::best;
   // Scheduling of the workers (Linux), so the frame thread gets a core the moment it wants one
   // even when every core is generating. background (SCHED_IDLE) measured best (`terrane stream`,
   // docs/PERFORMANCE.md); choose low or normal when the game keeps every core busy itself, as
@@ -278,6 +311,9 @@ struct StreamerStats {
   std::size_t running = 0;          // jobs on a worker or finished but not yet polled
   std::size_t resident_chunks = 0;  // generated chunks in the cache
   std::size_t resident_bytes = 0;   // chunk data bytes held: resident + in flight
+  // The workers' ChunkScratch bytes, as measured after their latest job (at most threads *
+  // generator().scratch_bytes(), which the budget reserves).
+  std::size_t scratch_bytes = 0;
   std::size_t budget_bytes = 0;
   std::size_t chunk_bytes = 0;  // per chunk
   std::size_t visible = 0;
@@ -293,7 +329,8 @@ struct StreamerStats {
 //   set_viewers(...); update(); poll(budget); then reads events() and visible().
 // update() and poll() never wait for a worker and do not allocate in steady state (all tables
 // are sized from the budget at construction; chunk buffers are pooled and reused). Workers are
-// the streamer's own threads; the destructor cancels and joins them.
+// the streamer's own threads, each with its own ChunkScratch; the destructor cancels and joins
+// them.
 class Streamer {
  public:
   // Throws Error(invalid_argument) for invalid params or a preset that does not compile, and
@@ -309,7 +346,9 @@ class Streamer {
   // LOD selection, cancellation of unwanted jobs, scheduling, eviction, visible set.
   void update();
   // Takes finished chunks into the cache (ready events) within the budget, then refreshes the
-  // visible set. Returns the number delivered.
+  // visible set. Returns the number delivered. When a chunk job failed (cancellations are not
+  // failures), throws the first failure once, as Error with its category (e.g. invalid_argument,
+  // limit; internal for a non-terrane exception) and "chunk generation failed: <its message>".
   std::size_t poll(const PollBudget& budget = {});
 
   // Events since the start of the last update() (ready, evicted), in order.
@@ -329,8 +368,9 @@ class Streamer {
   double lod0_distance_m() const;
   // Smallest budget accepted: the largest in-view selection of one viewer (leaves and roots,
   // every split at its hysteresis distance) over 64 positions across a root, plus a quarter,
-  // plus one chunk per worker. Below what a flight needs, the view stays coarser (never holed:
-  // roots come first); prefetching ahead of fast viewers uses what is left.
+  // plus one chunk and one ChunkScratch bound per worker. Below what a flight needs, the view
+  // stays coarser (never holed: roots come first); prefetching ahead of fast viewers uses what
+  // is left.
   std::size_t minimum_budget_bytes() const;
   // Queries (thread-safe, independent of what is resident).
   const TerrainQuery& query() const { return *query_; }

@@ -5,8 +5,8 @@
 
 #include "bake/bake_internal.hpp"
 #include "terrane/erosion.hpp"
-#include "terrane/preset.hpp"
 #include "terrane/io.hpp"
+#include "terrane/preset.hpp"
 
 namespace terrane {
 namespace {
@@ -23,13 +23,13 @@ ExecContext progress_range(const ExecContext& ctx, double lo, double hi) {
   return sub;
 }
 
-// Every warning of a bake goes through here. It is kept as data (BakeReport::warnings, the
-// sidecar) and printed by the caller after a successful bake. When ExecContext has a log sink,
-// send it there as well, as it happens: a warning followed by a refusal (an engine snap, then
-// tiles that do not divide the snapped map) then reaches the user too, as it did when the CLI
-// printed it directly; the CLI then stops printing report.warnings.
-void add_warning(BakeReport& report, const ExecContext& /*ctx*/, std::string text) {
-  if (!text.empty()) report.warnings.push_back(std::move(text));
+// Every warning of a bake goes through here: kept as data (BakeReport::warnings, the sidecar)
+// and sent to ctx.log as it happens, so a warning followed by a refusal (an engine snap, then
+// tiles that do not divide the snapped map) reaches the user too.
+void add_warning(BakeReport& report, const ExecContext& ctx, std::string text) {
+  if (text.empty()) return;
+  warn(ctx, text);
+  report.warnings.push_back(std::move(text));
 }
 
 bool wants_hydrology(const BakeRequest& request, const SurfacePlan& surface) {

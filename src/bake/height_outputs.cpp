@@ -67,8 +67,14 @@ std::vector<WrittenFile> write_height_outputs(const HeightOutputsPlan& plan, con
         {base + ".png", "png16", [&](const fs::path& p) { write_png16(p, heights, range); }});
   }
   if (wants(OutputFormat::raw16)) {
-    jobs.push_back({base + ".r16", "raw16",
-                    [&](const fs::path& p) { raw_warning = write_raw16(p, heights, range); }});
+    jobs.push_back({base + ".r16", "raw16", [&](const fs::path& p) {
+                      // The size warning is the bake's to report (add_warning), after the jobs.
+                      ExecContext raw_ctx = ctx;
+                      raw_ctx.log = [&](LogLevel level, std::string_view message) {
+                        if (level == LogLevel::warning) raw_warning = std::string(message);
+                      };
+                      write_raw16(p, heights, range, raw_ctx);
+                    }});
   }
   if (wants(OutputFormat::exr)) {
     jobs.push_back({base + ".exr", "exr", [&](const fs::path& p) { write_exr(p, heights); }});

@@ -9,6 +9,7 @@ const char* to_string(ErrorCategory c) {
     case ErrorCategory::io: return "i/o error";
     case ErrorCategory::limit: return "limit exceeded";
     case ErrorCategory::internal: return "internal error";
+    case ErrorCategory::cancelled: return "cancelled";
   }
   return "error";
 }

@@ -12,6 +12,8 @@ namespace terrane {
 
 void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
                   const std::function<void(std::int64_t, std::int64_t)>& body) {
+  // A forced target this CPU lacks is refused before any work.
+  if (ctx.simd != SimdTarget::best) (void)resolved_simd_target(ctx);
   if (n <= 0) return;
   grain = std::max<std::int64_t>(1, grain);
   std::atomic<std::int64_t> done{0};
@@ -38,7 +40,11 @@ void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
           tbb::simple_partitioner());
     });
   }
-  if (stop) throw Error(ErrorCategory::internal, "cancelled");
+  // A body's exception propagates as thrown: directly on the serial path, and through TBB's
+  // exact exception propagation (std::exception_ptr, rethrown by parallel_for in this thread)
+  // on the parallel one.
+  // Not throw_if_cancelled(): the flag may have been cleared again meanwhile, and work was skipped.
+  if (stop) throw Error(ErrorCategory::cancelled, "cancelled");
 }
 
 }  // namespace terrane

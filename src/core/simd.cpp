@@ -58,19 +58,19 @@ State& state() {
   return s;
 }
 
-void apply(SimdTarget t) {
-  if (t != SimdTarget::best && !available(t)) {
-    throw Error(ErrorCategory::invalid_argument,
-                std::string("SIMD target '") + to_string(t) +
-                    "' is not supported by this CPU or build (supported: " + [] {
-                      std::string s;
-                      for (SimdTarget x : supported_simd_targets()) {
-                        if (!s.empty()) s += ", ";
-                        s += to_string(x);
-                      }
-                      return s;
-                    }() + ")");
+[[noreturn]] void throw_unsupported(SimdTarget t) {
+  std::string supported;
+  for (SimdTarget x : supported_simd_targets()) {
+    if (!supported.empty()) supported += ", ";
+    supported += to_string(x);
   }
+  throw Error(ErrorCategory::invalid_argument,
+              std::string("SIMD target '") + to_string(t) +
+                  "' is not supported by this CPU or build (supported: " + supported + ")");
+}
+
+void apply(SimdTarget t) {
+  if (t != SimdTarget::best && !available(t)) throw_unsupported(t);
   const SimdTarget r = t == SimdTarget::best ? best_available() : t;
   State& s = state();
   s.index.store(table_index(r));
@@ -133,6 +133,13 @@ SimdTarget resolved_simd_target() {
   return SimdTarget(state().resolved.load());
 }
 
+SimdTarget resolved_simd_target(const ExecContext& ctx) {
+  if (ctx.simd == SimdTarget::best) return resolved_simd_target();
+  // Also rejects values outside the enum (hwy_bit() is 0 for them).
+  if (!available(ctx.simd)) throw_unsupported(ctx.simd);
+  return ctx.simd;
+}
+
 std::vector<SimdTarget> supported_simd_targets() {
   std::vector<SimdTarget> out;
   for (SimdTarget t : {SimdTarget::avx3, SimdTarget::avx2, SimdTarget::sse4, SimdTarget::scalar}) {
@@ -145,6 +152,11 @@ namespace detail {
 std::size_t simd_table_index() {
   ensure_init();
   return state().index.load(std::memory_order_relaxed);
+}
+std::size_t simd_table_index(SimdTarget resolved) {
+  if (resolved == SimdTarget::best) return simd_table_index();
+  if (!available(resolved)) throw_unsupported(resolved);
+  return table_index(resolved);
 }
 }  // namespace detail
 

@@ -155,6 +155,7 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params,
   }
   double brush_r = 0.0;
   const Model model = resolve(params, heights.grid.spacing_m, brush_r);
+  const SimdTarget simd = resolved_simd_target(ctx);  // refuses an unsupported target first
   DropletStats stats;
   const int w = heights.grid.width, ht = heights.grid.height;
   if (w < 2 || ht < 2 || params.droplets == 0) return stats;
@@ -234,7 +235,7 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params,
                         .next = &next,
                         .tally = tally.data()};
       parallel_for(inner, workers, 1, [&](std::int64_t lo, std::int64_t hi) {
-        for (std::int64_t k = lo; k < hi; ++k) droplet_detail::run_tiles(run);
+        for (std::int64_t k = lo; k < hi; ++k) droplet_detail::run_tiles(run, simd);
       });
     }
     ed::report(ctx, double(b + 1) / double(batches));

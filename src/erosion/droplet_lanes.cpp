@@ -244,8 +244,8 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace terrane::droplet_detail {
 HWY_EXPORT(RunTiles);
-void run_tiles(const TileRun& r) {
-  TERRANE_DISPATCH(RunTiles)(r);
+void run_tiles(const TileRun& r, SimdTarget target) {
+  TERRANE_DISPATCH_TO(RunTiles, target)(r);
 }
 }  // namespace terrane::droplet_detail
 #endif

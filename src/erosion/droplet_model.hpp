@@ -261,7 +261,7 @@ struct TileRun {
   Tally* tally;  // per tile
 };
 
-// Runs tiles from r.tiles until none is left (droplet_lanes.cpp; SIMD target from core.hpp).
-void run_tiles(const TileRun& r);
+// Runs tiles from r.tiles until none is left (droplet_lanes.cpp) on the resolved SIMD target.
+void run_tiles(const TileRun& r, SimdTarget target);
 
 }  // namespace terrane::droplet_detail

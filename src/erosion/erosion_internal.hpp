@@ -12,17 +12,16 @@
 
 namespace terrane::erosion_detail {
 
-// An ExecContext for inner parallel loops: same threads and cancellation, no progress (the
-// caller reports progress at its own granularity).
+// An ExecContext for inner parallel loops: the same threads, SIMD target, cancellation and log,
+// no progress (the caller reports progress at its own granularity).
 inline ExecContext quiet(const ExecContext& ctx) {
-  ExecContext q;
-  q.threads = ctx.threads;
-  q.cancel = ctx.cancel;
+  ExecContext q = ctx;
+  q.progress = nullptr;
   return q;
 }
 
 inline void check_cancel(const ExecContext& ctx) {
-  if (ctx.cancelled()) throw Error(ErrorCategory::internal, "cancelled");
+  throw_if_cancelled(ctx);
 }
 
 inline void report(const ExecContext& ctx, double fraction) {

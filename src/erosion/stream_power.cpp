@@ -94,9 +94,8 @@ void diffuse_row_base(const float* src, float* dst, const std::uint8_t* fixed, i
 }
 #endif
 
-DiffuseRow diffuse_row_kernel() {
+DiffuseRow diffuse_row_kernel([[maybe_unused]] SimdTarget target) {
 #if defined(__x86_64__)
-  const SimdTarget target = resolved_simd_target();
   if (target == SimdTarget::avx3) return diffuse_row_avx3;
   if (target == SimdTarget::avx2) return diffuse_row_avx2;
 #endif
@@ -153,6 +152,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
       }
     }
   }
+  const SimdTarget simd = resolved_simd_target(ctx);  // refuses an unsupported target first
   StreamPowerStats stats;
   if (params.steps == 0) return stats;
 
@@ -217,7 +217,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
           fixed[std::size_t(c)] = routing.receiver[std::size_t(c)] == std::uint32_t(c) ? 1 : 0;
         }
       });
-      const DiffuseRow diffuse_row = diffuse_row_kernel();
+      const DiffuseRow diffuse_row = diffuse_row_kernel(simd);
       float* src = hs;
       float* dst = tmp.data();
       for (int s = 0; s < sub; ++s) {

@@ -160,9 +160,8 @@ void band_base(const float* cur, float* next, float* ring, std::size_t pw, int w
 }
 #endif
 
-BandKernel band_kernel() {
+BandKernel band_kernel([[maybe_unused]] SimdTarget target) {
 #if defined(__x86_64__)
-  const SimdTarget target = resolved_simd_target();
   if (target == SimdTarget::avx3) return band_avx3;
   if (target == SimdTarget::avx2) return band_avx2;
 #endif
@@ -179,6 +178,7 @@ void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecCo
                 "thermal_erosion: heights.data has " + std::to_string(heights.data.size()) +
                     " samples, the grid needs " + std::to_string(heights.grid.sample_count()));
   }
+  const BandKernel kernel = band_kernel(resolved_simd_target(ctx));  // refuses unsupported first
   if (params.iterations == 0) return;
   const int w = heights.grid.width, h = heights.grid.height;
   const std::size_t pw = std::size_t(w) + 2;
@@ -193,7 +193,6 @@ void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecCo
     std::memcpy(&cur[(std::size_t(j) + 1) * pw + 1], heights.row(j).data(), sizeof(float) * w);
   }
   const ExecContext inner = ed::quiet(ctx);
-  const BandKernel kernel = band_kernel();
   // Bands of rows: enough for the workers to balance, long enough that the two recomputed halo
   // rows per band stay cheap. The split never changes the result.
   const int workers =

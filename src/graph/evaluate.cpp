@@ -100,7 +100,7 @@ struct GridRun {
 };
 
 // Evaluates every instruction for samples [i0, i0 + n) of row j into the register file.
-void run_block(const GridRun& run, float* regs, int j, int i0, int n) {
+void run_block(const GridRun& run, float* regs, WarpScratch& warp_scratch, int j, int i0, int n) {
   auto reg = [&](int r) { return regs + std::size_t(r) * kBlock; };
   for (const Instr& in : run.prog.code) {
     float* d = reg(in.dst);
@@ -123,7 +123,8 @@ void run_block(const GridRun& run, float* regs, int j, int i0, int n) {
           std::fill(d, d + n, 0.0f);
           std::fill(wz, wz + n, 0.0f);
         }
-        run.warps[std::size_t(in.table)].row(j, i0, out, std::span<float>(wz, std::size_t(n)));
+        run.warps[std::size_t(in.table)].row(j, i0, out, std::span<float>(wz, std::size_t(n)),
+                                             &warp_scratch);
         break;
       }
       case Op::add:
@@ -265,9 +266,9 @@ void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float>
     run.inputs.push_back(found->values.data());
   }
   run.noises.reserve(prog.noises.size());
-  for (const NoiseParams& p : prog.noises) run.noises.emplace_back(p, grid);
+  for (const NoiseParams& p : prog.noises) run.noises.emplace_back(p, grid, ctx.simd);
   run.warps.reserve(prog.warps.size());
-  for (const WarpParams& w : prog.warps) run.warps.emplace_back(w, grid);
+  for (const WarpParams& w : prog.warps) run.warps.emplace_back(w, grid, ctx.simd);
 
   const float h_min = float(prog.world.height_min_m);
   const float h_range = float(prog.world.height_max_m - prog.world.height_min_m);
@@ -277,6 +278,7 @@ void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float>
 
   parallel_for(ctx, grid.height, grain, [&](std::int64_t row_begin, std::int64_t row_end) {
     std::vector<float> regs(block_floats);  // per-task scratch registers
+    WarpScratch warp_scratch;               // per-task scratch of the warp nodes
     for (const auto& [r, v] : prog.constants) {
       std::fill_n(regs.begin() + std::ptrdiff_t(r) * kBlock, kBlock, v);
     }
@@ -285,7 +287,7 @@ void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float>
       const int j = int(jj);
       for (int i0 = 0; i0 < width; i0 += kBlock) {
         const int n = std::min(kBlock, width - i0);
-        run_block(run, regs.data(), j, i0, n);
+        run_block(run, regs.data(), warp_scratch, j, i0, n);
         float* out = heights_m.data() + std::size_t(j) * std::size_t(width) + std::size_t(i0);
         if (prog.mapping == OutputMapping::identity) {
           std::copy(result, result + n, out);

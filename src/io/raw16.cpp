@@ -21,7 +21,7 @@ bool is_pow2_plus_1(int n) {
 
 }  // namespace
 
-std::string write_raw16(const fs::path& path, const Image16& image) {
+void write_raw16(const fs::path& path, const Image16& image, const ExecContext& ctx) {
   io_detail::check_image16(path, image);
   std::vector<std::byte> bytes(image.samples.size() * 2);
   for (std::size_t k = 0; k < image.samples.size(); ++k) {
@@ -30,17 +30,17 @@ std::string write_raw16(const fs::path& path, const Image16& image) {
   }
   write_file_atomic(path, bytes);
   if (image.width != image.height || !is_pow2_plus_1(image.width)) {
-    return path.string() + ": size " + std::to_string(image.width) + " x " +
-           std::to_string(image.height) +
-           " is not a square of side 2^n + 1 (e.g. 513, 1025, 2049, 4097); Unity's terrain "
-           "importer will not accept it as is";
+    warn(ctx, path.string() + ": size " + std::to_string(image.width) + " x " +
+                  std::to_string(image.height) +
+                  " is not a square of side 2^n + 1 (e.g. 513, 1025, 2049, 4097); Unity's "
+                  "terrain importer will not accept it as is");
   }
-  return {};
 }
 
-std::string write_raw16(const fs::path& path, const Field2D& heights, const HeightRange& range) {
+void write_raw16(const fs::path& path, const Field2D& heights, const HeightRange& range,
+                 const ExecContext& ctx) {
   range.validate(path.string() + ": height range");
-  return write_raw16(path, heights_to_image16(heights, range));
+  write_raw16(path, heights_to_image16(heights, range, ctx), ctx);
 }
 
 Image16 read_raw16(const fs::path& path, int width, int height) {

@@ -91,8 +91,33 @@ struct Row2Pair {
 };
 inline constexpr std::uint32_t kPairSeedFlip = 0x5851F42Du;
 
-// Row kernels, one set per basis (each in its own translation unit, dispatched to the SIMD
-// target chosen in core.hpp).
+using Row2Fn = void (*)(const Row2&);
+using Row3Fn = void (*)(const Row3&);
+using Row2PairFn = void (*)(const Row2Pair&);
+
+// Row kernels, one set per basis (each in its own translation unit): <basis>_row2 etc. dispatch
+// to the process-wide SIMD target at every call; <basis>_row2_for(target) etc. return the
+// kernel of one target (`best` = the process-wide one now; Error(invalid_argument) when the
+// target is unsupported).
+Row2Fn perlin_row2_for(SimdTarget t);
+Row3Fn perlin_row3_for(SimdTarget t);
+Row2PairFn perlin_row2_pair_for(SimdTarget t);
+Row2Fn opensimplex2_row2_for(SimdTarget t);
+Row3Fn opensimplex2_row3_for(SimdTarget t);
+Row2PairFn opensimplex2_row2_pair_for(SimdTarget t);
+Row2Fn opensimplex2s_row2_for(SimdTarget t);
+Row3Fn opensimplex2s_row3_for(SimdTarget t);
+Row2PairFn opensimplex2s_row2_pair_for(SimdTarget t);
+Row2Fn value_row2_for(SimdTarget t);
+Row3Fn value_row3_for(SimdTarget t);
+Row2PairFn value_row2_pair_for(SimdTarget t);
+Row2Fn value_cubic_row2_for(SimdTarget t);
+Row3Fn value_cubic_row3_for(SimdTarget t);
+Row2PairFn value_cubic_row2_pair_for(SimdTarget t);
+Row2Fn cellular_row2_for(SimdTarget t);
+Row3Fn cellular_row3_for(SimdTarget t);
+Row2PairFn cellular_row2_pair_for(SimdTarget t);
+
 void perlin_row2(const Row2& r);
 void perlin_row3(const Row3& r);
 void opensimplex2_row2(const Row2& r);

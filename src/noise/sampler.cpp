@@ -24,43 +24,34 @@ inline void split(double t, std::uint32_t& cell, float& frac) {
   cell = std::uint32_t(std::uint64_t(std::int64_t(fl)));
 }
 
-using Row2Fn = void (*)(const nd::Row2&);
-using Row3Fn = void (*)(const nd::Row3&);
-using Row2PairFn = void (*)(const nd::Row2Pair&);
+using nd::Row2Fn;
+using nd::Row2PairFn;
+using nd::Row3Fn;
 
-Row2Fn row2_kernel(NoiseType t) {
-  switch (t) {
-    case NoiseType::perlin: return nd::perlin_row2;
-    case NoiseType::opensimplex2: return nd::opensimplex2_row2;
-    case NoiseType::opensimplex2s: return nd::opensimplex2s_row2;
-    case NoiseType::value: return nd::value_row2;
-    case NoiseType::value_cubic: return nd::value_cubic_row2;
-    case NoiseType::cellular: return nd::cellular_row2;
-  }
-  throw Error(ErrorCategory::internal, "unknown noise type");
-}
+struct Kernels {
+  Row2Fn row2;
+  Row3Fn row3;
+  Row2PairFn row2_pair;
+};
 
-Row2PairFn row2_pair_kernel(NoiseType t) {
+// The kernels of a basis for `simd`: best = dispatch to the process-wide target at every call
+// (set_simd_target may change it at any time); another target = that target's kernels, fixed
+// (Error(invalid_argument) when unsupported).
+Kernels kernels(NoiseType t, SimdTarget simd) {
+  const bool process_wide = simd == SimdTarget::best;
+#define TERRANE_BASIS_KERNELS(SNAKE)                                                 \
+  (process_wide ? Kernels{nd::SNAKE##_row2, nd::SNAKE##_row3, nd::SNAKE##_row2_pair} \
+                : Kernels{nd::SNAKE##_row2_for(simd), nd::SNAKE##_row3_for(simd),    \
+                          nd::SNAKE##_row2_pair_for(simd)})
   switch (t) {
-    case NoiseType::perlin: return nd::perlin_row2_pair;
-    case NoiseType::opensimplex2: return nd::opensimplex2_row2_pair;
-    case NoiseType::opensimplex2s: return nd::opensimplex2s_row2_pair;
-    case NoiseType::value: return nd::value_row2_pair;
-    case NoiseType::value_cubic: return nd::value_cubic_row2_pair;
-    case NoiseType::cellular: return nd::cellular_row2_pair;
+    case NoiseType::perlin: return TERRANE_BASIS_KERNELS(perlin);
+    case NoiseType::opensimplex2: return TERRANE_BASIS_KERNELS(opensimplex2);
+    case NoiseType::opensimplex2s: return TERRANE_BASIS_KERNELS(opensimplex2s);
+    case NoiseType::value: return TERRANE_BASIS_KERNELS(value);
+    case NoiseType::value_cubic: return TERRANE_BASIS_KERNELS(value_cubic);
+    case NoiseType::cellular: return TERRANE_BASIS_KERNELS(cellular);
   }
-  throw Error(ErrorCategory::internal, "unknown noise type");
-}
-
-Row3Fn row3_kernel(NoiseType t) {
-  switch (t) {
-    case NoiseType::perlin: return nd::perlin_row3;
-    case NoiseType::opensimplex2: return nd::opensimplex2_row3;
-    case NoiseType::opensimplex2s: return nd::opensimplex2s_row3;
-    case NoiseType::value: return nd::value_row3;
-    case NoiseType::value_cubic: return nd::value_cubic_row3;
-    case NoiseType::cellular: return nd::cellular_row3;
-  }
+#undef TERRANE_BASIS_KERNELS
   throw Error(ErrorCategory::internal, "unknown noise type");
 }
 
@@ -158,7 +149,7 @@ struct NoiseGridSampler::Impl {
   std::vector<std::array<std::array<float, 2>, 2>> warp;
 };
 
-NoiseGridSampler::NoiseGridSampler(const NoiseParams& p, const GridSpec& grid)
+NoiseGridSampler::NoiseGridSampler(const NoiseParams& p, const GridSpec& grid, SimdTarget simd)
     : impl_(std::make_unique<Impl>()) {
   p.validate();
   grid.validate();
@@ -166,8 +157,9 @@ NoiseGridSampler::NoiseGridSampler(const NoiseParams& p, const GridSpec& grid)
   s.grid = grid;
   s.fractal = fractal_args(p);
   s.basis = basis_args(p);
-  s.kernel = row2_kernel(p.type);
-  s.pair_kernel = row2_pair_kernel(p.type);
+  const Kernels k = kernels(p.type, simd);
+  s.kernel = k.row2;
+  s.pair_kernel = k.row2_pair;
   lattice_matrix2(p.type, s.m);
   const int octaves = s.fractal.octaves;
   s.freqs = octave_frequencies(p, octaves);
@@ -246,7 +238,8 @@ void NoiseGridSampler::row_pair(int j, int i0, std::span<float> out_a, std::span
 // ---------------------------------------------------------------------------------------------
 // WarpGridSampler
 
-WarpGridSampler::WarpGridSampler(const WarpParams& w, const GridSpec& grid) : fractal_(w.fractal) {
+WarpGridSampler::WarpGridSampler(const WarpParams& w, const GridSpec& grid, SimdTarget simd)
+    : fractal_(w.fractal) {
   w.validate();
   const int layers = w.fractal == WarpFractal::none ? 1 : w.octaves;
   double total = 0.0, amp = 1.0;
@@ -263,7 +256,7 @@ WarpGridSampler::WarpGridSampler(const WarpParams& w, const GridSpec& grid) : fr
     p.frequency = freq;
     p.fractal = FractalType::none;
     p.seed = hash_combine(w.seed, std::uint64_t(o));
-    layers_.emplace_back(p, grid);
+    layers_.emplace_back(p, grid, simd);
     layer_amplitude_m_.push_back(float(w.amplitude_m * amp * bounding));
     freq *= w.lacunarity;
     amp *= w.gain;
@@ -274,12 +267,22 @@ WarpGridSampler::~WarpGridSampler() = default;
 WarpGridSampler::WarpGridSampler(WarpGridSampler&&) noexcept = default;
 WarpGridSampler& WarpGridSampler::operator=(WarpGridSampler&&) noexcept = default;
 
-void WarpGridSampler::row(int j, int i0, std::span<float> dx, std::span<float> dz) const {
+std::size_t WarpScratch::bytes() const {
+  return (nx.capacity() + nz.capacity() + base_x.capacity() + base_z.capacity()) * sizeof(float);
+}
+
+void WarpGridSampler::row(int j, int i0, std::span<float> dx, std::span<float> dz,
+                          WarpScratch* scratch) const {
   const std::size_t n = dx.size();
   if (dz.size() != n) {
     throw Error(ErrorCategory::invalid_argument, "WarpGridSampler::row: dx and dz sizes differ");
   }
-  thread_local std::vector<float> nx, nz, base_x, base_z;
+  WarpScratch local;
+  WarpScratch& s = scratch != nullptr ? *scratch : local;
+  std::vector<float>& nx = s.nx;
+  std::vector<float>& nz = s.nz;
+  std::vector<float>& base_x = s.base_x;
+  std::vector<float>& base_z = s.base_z;
   nx.resize(n);
   nz.resize(n);
   const float* px = dx.data();
@@ -320,7 +323,7 @@ std::int64_t row_grain(int width) { return std::max<std::int64_t>(1, 65536 / std
 
 void noise_fill(const NoiseParams& p, const GridSpec& grid, std::span<float> out,
                 const ExecContext& ctx) {
-  NoiseGridSampler s(p, grid);
+  NoiseGridSampler s(p, grid, ctx.simd);
   check_out(out.size(), grid.sample_count(), "noise_fill");
   const std::size_t w = std::size_t(grid.width);
   parallel_for(ctx, grid.height, row_grain(grid.width), [&](std::int64_t b, std::int64_t e) {
@@ -330,16 +333,17 @@ void noise_fill(const NoiseParams& p, const GridSpec& grid, std::span<float> out
 
 void noise_fill_warped(const NoiseParams& p, const WarpParams& wp, const GridSpec& grid,
                        std::span<float> out, const ExecContext& ctx) {
-  NoiseGridSampler s(p, grid);
-  WarpGridSampler warp(wp, grid);
+  NoiseGridSampler s(p, grid, ctx.simd);
+  WarpGridSampler warp(wp, grid, ctx.simd);
   check_out(out.size(), grid.sample_count(), "noise_fill_warped");
   const std::size_t w = std::size_t(grid.width);
   parallel_for(ctx, grid.height, row_grain(grid.width), [&](std::int64_t b, std::int64_t e) {
     std::vector<float> dx(w), dz(w);
+    WarpScratch scratch;  // per task, like dx and dz
     for (std::int64_t j = b; j < e; ++j) {
       std::fill(dx.begin(), dx.end(), 0.0f);
       std::fill(dz.begin(), dz.end(), 0.0f);
-      warp.row(int(j), 0, dx, dz);
+      warp.row(int(j), 0, dx, dz, &scratch);
       s.row(int(j), 0, out.subspan(std::size_t(j) * w, w), dx.data(), dz.data());
     }
   });
@@ -352,7 +356,7 @@ void noise_fill3(const NoiseParams& p, const GridSpec3& grid, std::span<float> o
   check_out(out.size(), grid.sample_count(), "noise_fill3");
   const nd::FractalArgs fractal = fractal_args(p);
   const nd::BasisArgs basis = basis_args(p);
-  const Row3Fn kernel = row3_kernel(p.type);
+  const Row3Fn kernel = kernels(p.type, ctx.simd).row3;
   double m[3][3];
   lattice_matrix3(p.type, m);
   const int octaves = fractal.octaves;

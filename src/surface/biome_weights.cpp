@@ -55,13 +55,17 @@ void compute_biome_weights(const SurfaceParams& params, const Field2D& heights,
   }
   out.grid = grid;
   out.biome_count = nb;
-  out.weights.resize(n * std::size_t(nb));  // every plane is fully written below
+  // Every plane is fully written below; reserve first so that a reused output grows to exactly
+  // the size needed (resize alone may double the capacity).
+  out.weights.reserve(n * std::size_t(nb));
+  out.weights.resize(n * std::size_t(nb));
+  out.dominant.reserve(n);
   out.dominant.resize(n);
   parallel_for(ctx, grid.height, 16, [&](std::int64_t j0, std::int64_t j1) {
     const std::size_t W = std::size_t(grid.width);
     std::vector<float> sum(W), inv(W), best_w(W), best_id(W);
     for (std::int64_t j = j0; j < j1; ++j) {
-      if (ctx.cancelled()) throw Error(ErrorCategory::internal, "cancelled");
+      throw_if_cancelled(ctx);
       const std::size_t row0 = std::size_t(j) * W;
       const float* t = climate.temperature_c.data.data() + row0;
       const float* m = climate.moisture_mm.data.data() + row0;

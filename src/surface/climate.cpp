@@ -60,8 +60,8 @@ void compute_climate(const ClimateParams& params, std::uint64_t seed, const Fiel
   tn.seed = surface_detail::purpose_seed(seed, surface_detail::kTagTemperature, tn.seed);
   NoiseParams mn = params.moisture_noise;
   mn.seed = surface_detail::purpose_seed(seed, surface_detail::kTagMoisture, mn.seed);
-  const NoiseGridSampler t_sampler(tn, grid);
-  const NoiseGridSampler m_sampler(mn, grid);
+  const NoiseGridSampler t_sampler(tn, grid, ctx.simd);
+  const NoiseGridSampler m_sampler(mn, grid, ctx.simd);
   const CompiledGraph* t_graph = sources != nullptr ? sources->temperature.get() : nullptr;
   const CompiledGraph* m_graph = sources != nullptr ? sources->moisture.get() : nullptr;
   if ((!params.temperature_node.empty() && t_graph == nullptr) ||
@@ -87,9 +87,11 @@ void compute_climate(const ClimateParams& params, std::uint64_t seed, const Fiel
   }
 
   // Every sample is written below: keep the outputs' buffers when they fit (callers that
-  // compute many chunks reuse one Climate without reallocating).
+  // compute many chunks reuse one Climate without reallocating); when they grow, to exactly the
+  // size needed (reserve first: resize alone may double the capacity).
   for (Field2D* f : {&out.temperature_c, &out.moisture_mm}) {
     f->grid = grid;
+    f->data.reserve(grid.sample_count());
     f->data.resize(grid.sample_count());
   }
   const float t_mean = float(params.temperature_mean_c);
@@ -103,7 +105,7 @@ void compute_climate(const ClimateParams& params, std::uint64_t seed, const Fiel
   parallel_for(ctx, grid.height, 16, [&](std::int64_t j0, std::int64_t j1) {
     std::vector<float> tn_row(std::size_t(grid.width)), mn_row(std::size_t(grid.width));
     for (std::int64_t j = j0; j < j1; ++j) {
-      if (ctx.cancelled()) throw Error(ErrorCategory::internal, "cancelled");
+      throw_if_cancelled(ctx);
       const int jj = int(j);
       if (t_graph != nullptr) {
         std::copy(t_node.row(jj).begin(), t_node.row(jj).end(), tn_row.begin());

@@ -104,6 +104,22 @@ std::int64_t cell_of(double x, double cell) {
   return std::int64_t(std::floor(x / cell));
 }
 
+// noise_at(p, x, z) on the given SIMD target: the same 1 x 1 grid evaluation, so the same bits.
+float noise_point(const NoiseParams& p, double x_m, double z_m, SimdTarget simd) {
+  const GridSpec g{.width = 1, .height = 1, .spacing_m = 1.0, .origin_x_m = x_m, .origin_z_m = z_m};
+  float v = 0.0f;
+  NoiseGridSampler(p, g, simd).row(0, 0, {&v, 1});
+  return v;
+}
+
+// Sizes a buffer to n elements; its capacity becomes exactly n when it has to grow (resize
+// alone may double it), so reused scratch never holds more than the largest request.
+template <class T>
+void resize_exact(std::vector<T>& v, std::size_t n) {
+  if (v.capacity() < n) v.reserve(n);
+  v.resize(n);
+}
+
 std::vector<Plan> make_plans(const SurfaceParams& params, std::uint64_t seed) {
   const std::size_t ns = params.species.size();
   std::vector<Plan> plans(ns);
@@ -144,20 +160,52 @@ double keep_probability(const Plan& p, double rho) {
   return std::min(lambda * p.cell * p.cell, 1.0);
 }
 
+}  // namespace
+
+// The candidate and acceptance blocks of scatter_region and the fields of scatter_chunk. Reused
+// from call to call (assign() keeps capacity): fresh multi-megabyte blocks per tile and species
+// were mostly page faults (45% of a streamed chunk's scatter).
+struct ScatterScratch::Impl {
+  std::vector<CellBlock> accepted;  // per species
+  CellBlock candidates;             // one species at a time
+  Field2D heights;                  // scatter_chunk's inputs
+  Climate climate;
+  BiomeWeights biomes;
+};
+
+ScatterScratch::ScatterScratch() = default;  // allocates on first use
+ScatterScratch::~ScatterScratch() = default;
+ScatterScratch::ScatterScratch(ScatterScratch&&) noexcept = default;
+ScatterScratch& ScatterScratch::operator=(ScatterScratch&&) noexcept = default;
+
+ScatterScratch::Impl& ScatterScratch::impl() {
+  if (!impl_) impl_ = std::make_unique<Impl>();
+  return *impl_;
+}
+
+std::size_t ScatterScratch::bytes() const {
+  if (!impl_) return 0;
+  const Impl& m = *impl_;
+  auto cap = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  std::size_t b = sizeof(Impl) + cap(m.accepted) + cap(m.candidates.cells);
+  for (const CellBlock& a : m.accepted) b += cap(a.cells);
+  b += cap(m.heights.data) + cap(m.climate.temperature_c.data) + cap(m.climate.moisture_mm.data);
+  b += cap(m.biomes.weights) + cap(m.biomes.dominant);
+  return b;
+}
+
+namespace {
+
 // Scatter of the region [x0_m, x1_m) x [z0_m, z1_m) from scratch (its own margins), appended
 // to `out`. Any split of a region into tiles gives the same points (see the file comment).
 void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
                   const InputSampler& sampler, double x0_m, double z0_m, double x1_m, double z1_m,
-                  std::vector<ScatterInstance>& out, const ExecContext& ctx) {
+                  std::vector<ScatterInstance>& out, const ExecContext& ctx,
+                  ScatterScratch::Impl& scratch) {
   const float sea = float(params.sea_level_m);
   const int nb = int(params.biomes.size());
-  // Candidate and acceptance blocks are per-thread scratch reused from call to call (assign()
-  // keeps capacity): fresh multi-megabyte blocks per tile and species were mostly page faults
-  // (45% of a streamed chunk's scatter). They stay allocated on the thread afterwards.
-  thread_local std::vector<CellBlock> accepted_scratch;
-  thread_local CellBlock cand_scratch;
-  if (accepted_scratch.size() < plans.size()) accepted_scratch.resize(plans.size());
-  std::vector<CellBlock>& accepted = accepted_scratch;
+  if (scratch.accepted.size() < plans.size()) scratch.accepted.resize(plans.size());
+  std::vector<CellBlock>& accepted = scratch.accepted;
 
   for (std::size_t s = 0; s < plans.size(); ++s) {
     const Species& S = params.species[s];
@@ -167,7 +215,7 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
     acc.gz0 = cell_of(z0_m - p.margin_m, p.cell);
     acc.w = cell_of(x1_m + p.margin_m, p.cell) - acc.gx0 + 1;
     acc.h = cell_of(z1_m + p.margin_m, p.cell) - acc.gz0 + 1;
-    CellBlock& cand = cand_scratch;
+    CellBlock& cand = scratch.candidates;
     cand.gx0 = acc.gx0 - p.K;
     cand.gz0 = acc.gz0 - p.K;
     cand.w = acc.w + 2 * p.K;
@@ -185,7 +233,7 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
     // Stage 1: each candidate alone (density, height, slope, biome, water, exclusions).
     parallel_for(ctx, cand.h, 8, [&](std::int64_t r0, std::int64_t r1) {
       for (std::int64_t r = r0; r < r1; ++r) {
-        if (ctx.cancelled()) throw Error(ErrorCategory::internal, "cancelled");
+        throw_if_cancelled(ctx);
         const std::int64_t gz = cand.gz0 + r;
         for (std::int64_t k = 0; k < cand.w; ++k) {
           const std::int64_t gx = cand.gx0 + k;
@@ -211,8 +259,9 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
           if (mult <= 0.0 || allowed < S.min_biome_weight) continue;
           double rho = rho0 * mult;
           if (S.cluster_amplitude > 0.0) {
-            rho *= std::clamp(1.0 + S.cluster_amplitude * double(noise_at(p.cluster, c.x, c.z)),
-                              0.0, 2.0);
+            rho *= std::clamp(
+                1.0 + S.cluster_amplitude * double(noise_point(p.cluster, c.x, c.z, ctx.simd)), 0.0,
+                2.0);
           }
           if (keep_u >= keep_probability(p, rho)) continue;
           bool excluded = false;
@@ -315,8 +364,11 @@ double scatter_margin_m(const SurfaceParams& params) {
 
 void scatter_region(const SurfaceParams& params, std::uint64_t seed, const ScatterInput& input,
                     double x0_m, double z0_m, double x1_m, double z1_m,
-                    std::vector<ScatterInstance>& out, const ExecContext& ctx) {
+                    std::vector<ScatterInstance>& out, const ExecContext& ctx,
+                    ScatterScratch* scratch) {
   params.validate();
+  // A forced target this CPU lacks is refused before any work.
+  if (ctx.simd != SimdTarget::best) (void)resolved_simd_target(ctx);
   if (input.heights == nullptr || input.biomes == nullptr)
     fail("scatter_region", "heights and biome weights are required");
   const GridSpec& g = input.heights->grid;
@@ -354,6 +406,8 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
                                surface_detail::format_number(margin) + " m) plus one cell");
   }
   const InputSampler sampler(input);
+  ScatterScratch local;  // allocates only when the caller gives no scratch
+  ScatterScratch::Impl& blocks = (scratch != nullptr ? *scratch : local).impl();
   // Tiles bound the candidate arrays (memory O(tile area), not O(region area)); every tile
   // recomputes its own margin, so the result does not depend on the tiling.
   double largest_cell = 0.0;
@@ -369,7 +423,7 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
     for (std::int64_t tx = 0; tx < tiles_x; ++tx) {
       const double tx0 = x0_m + double(tx) * tile;
       const double tx1 = tx + 1 == tiles_x ? x1_m : x0_m + double(tx + 1) * tile;
-      scatter_tile(params, plans, sampler, tx0, tz0, tx1, tz1, out, ctx);
+      scatter_tile(params, plans, sampler, tx0, tz0, tx1, tz1, out, ctx, blocks);
     }
   }
 }
@@ -377,7 +431,7 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
 void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std::uint64_t seed,
                    double x0_m, double z0_m, double x1_m, double z1_m,
                    std::vector<ScatterInstance>& out, const ExecContext& ctx,
-                   const ClimateSources* sources) {
+                   const ClimateSources* sources, ScatterScratch* scratch) {
   const double margin = scatter_margin_m(params);
   const double sp = graph.world().cell_size_m;
   const std::int64_t i0 = std::int64_t(std::floor((x0_m - margin) / sp)) - 2;
@@ -393,18 +447,50 @@ void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std:
                 .index_x0 = i0,
                 .index_z0 = j0};
   grid.validate("scatter_chunk grid");
-  // Per-thread scratch, reused from call to call (a streamer scatters chunk after chunk; fresh
+  // The caller's scratch, reused from call to call (a streamer scatters chunk after chunk; fresh
   // buffers of this size would be new pages, i.e. page faults, every time).
-  thread_local Field2D heights;
-  thread_local Climate climate;
-  thread_local BiomeWeights biomes;
-  heights.grid = grid;
-  heights.data.resize(grid.sample_count());
-  evaluate(graph, grid, heights.data, ctx);
-  compute_climate(params.climate, seed, heights, {}, climate, ctx, sources);
-  compute_biome_weights(params, heights, climate, biomes, ctx);
-  scatter_region(params, seed, ScatterInput{&heights, &biomes, {}}, x0_m, z0_m, x1_m, z1_m, out,
-                 ctx);
+  ScatterScratch local;
+  ScatterScratch& use = scratch != nullptr ? *scratch : local;
+  ScatterScratch::Impl& m = use.impl();
+  m.heights.grid = grid;
+  resize_exact(m.heights.data, grid.sample_count());
+  evaluate(graph, grid, m.heights.data, ctx);
+  compute_climate(params.climate, seed, m.heights, {}, m.climate, ctx, sources);
+  compute_biome_weights(params, m.heights, m.climate, m.biomes, ctx);
+  scatter_region(params, seed, ScatterInput{&m.heights, &m.biomes, {}}, x0_m, z0_m, x1_m, z1_m, out,
+                 ctx, &use);
+}
+
+std::size_t scatter_chunk_scratch_bytes(const SurfaceParams& params, double side_m,
+                                        double cell_size_m) {
+  params.validate();
+  if (!(std::isfinite(side_m) && side_m >= 0.0 && std::isfinite(cell_size_m) &&
+        cell_size_m > 0.0)) {
+    fail("scatter_chunk_scratch_bytes",
+         "side " + surface_detail::format_number(side_m) + " m and cell size " +
+             surface_detail::format_number(cell_size_m) + " m must be finite, the cell size > 0");
+  }
+  // Every count below bounds one in the code above: floor(a) - floor(b) < a - b + 1, and one
+  // more for rounding of the products and quotients in double.
+  const std::vector<Plan> plans = make_plans(params, 0);
+  const double margin = scatter_margin_m(params);
+  const double side_samples = std::ceil((side_m + 2.0 * margin) / cell_size_m) + 9.0;
+  const std::size_t samples = std::size_t(side_samples * side_samples);
+  const std::size_t nb = params.biomes.size();
+  // heights, temperature, moisture, biome weights (floats); dominant biome (bytes)
+  std::size_t b = sizeof(ScatterScratch::Impl) + samples * ((3 + nb) * sizeof(float) + 1);
+  double largest_cell = 0.0;
+  for (const Plan& p : plans) largest_cell = std::max(largest_cell, p.cell);
+  const double tile = std::min(side_m, std::max(kTileSideM, 64.0 * largest_cell)) * (1.0 + 1e-9);
+  std::size_t largest_candidates = 0;
+  b += plans.size() * sizeof(CellBlock);
+  for (const Plan& p : plans) {
+    const double acc_side = std::floor((tile + 2.0 * p.margin_m) / p.cell) + 3.0;
+    const double cand_side = acc_side + 2.0 * double(p.K);
+    b += std::size_t(acc_side * acc_side) * sizeof(Candidate);
+    largest_candidates = std::max(largest_candidates, std::size_t(cand_side * cand_side));
+  }
+  return b + largest_candidates * sizeof(Candidate);
 }
 
 }  // namespace terrane

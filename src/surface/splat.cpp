@@ -46,20 +46,23 @@ void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2
     if (L.noise_amplitude > 0.0) {
       NoiseParams np = L.noise;
       np.seed = surface_detail::purpose_seed(seed, surface_detail::kTagSplat, np.seed);
-      noise[std::size_t(l)] = std::make_unique<NoiseGridSampler>(np, grid);
+      noise[std::size_t(l)] = std::make_unique<NoiseGridSampler>(np, grid, ctx.simd);
     }
   }
   const SoftEdge rock = soft_edge(params.rock_slope_deg, params.rock_blend_deg, false);
   out.grid = grid;
   out.layer_count = nl;
-  out.weights.resize(n * std::size_t(nl));  // every plane is fully written below
+  // Every plane is fully written below; reserve first so that a reused output grows to exactly
+  // the size needed (resize alone may double the capacity).
+  out.weights.reserve(n * std::size_t(nl));
+  out.weights.resize(n * std::size_t(nl));
   parallel_for(ctx, grid.height, 16, [&](std::int64_t j0, std::int64_t j1) {
     const std::size_t W = std::size_t(grid.width);
     std::vector<float> mix(W * std::size_t(nl)), sum(W), nrow(W), inv(W), rock_w(W), best_w(W),
         rest(W);
     std::vector<float> big(W);
     for (std::int64_t j = j0; j < j1; ++j) {
-      if (ctx.cancelled()) throw Error(ErrorCategory::internal, "cancelled");
+      throw_if_cancelled(ctx);
       const std::size_t row0 = std::size_t(j) * W;
       const float* h = heights.data.data() + row0;
       const float* s = slope_deg.data.data() + row0;

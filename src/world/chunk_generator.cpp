@@ -183,9 +183,27 @@ std::size_t ChunkGenerator::chunk_bytes() const {
   return b;
 }
 
+std::size_t ChunkScratch::bytes() const {
+  return capacity_bytes(climate.temperature_c.data) + capacity_bytes(climate.moisture_mm.data) +
+         capacity_bytes(biomes.weights) + capacity_bytes(biomes.dominant) +
+         capacity_bytes(slope.data) + capacity_bytes(splat.weights) + scatter.bytes();
+}
+
+std::size_t ChunkGenerator::scratch_bytes() const {
+  if (!surface_) return 0;
+  // Every buffer is sized to exactly one node's samples ((N+3)^2 on any level; see
+  // generate_surface), plus the level-0 scatter's bound.
+  const std::size_t n = height_grid(ChunkKey{}).sample_count();
+  const std::size_t floats = 2 + surface_->biomes.size() + 1 + surface_->layers.size();
+  return n * (floats * sizeof(float) + 1) +
+         scatter_chunk_scratch_bytes(*surface_, chunk_size_m(0), cell_size_m_);
+}
+
 void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& stitch, ChunkData& out,
-                              const std::atomic<bool>* cancel) const {
+                              const ExecContext& ctx, ChunkScratch* scratch) const {
   validate_key(key);
+  // A forced target this CPU lacks is refused before any work.
+  if (ctx.simd != SimdTarget::best) (void)resolved_simd_target(ctx);
   ChunkMeshParams p;
   p.lod = 0;
   p.coarser_neighbour = stitch;
@@ -202,13 +220,8 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
   out.stitch = stitch;
   out.heights.grid = height_grid(key);
   out.heights.data.resize(out.heights.grid.sample_count());
-  ExecContext ctx;
-  ctx.threads = 1;
-  ctx.cancel = cancel;
   evaluate(graph_, out.heights.grid, out.heights.data, ctx);
-  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
-    throw Error(ErrorCategory::internal, "cancelled");
-  }
+  throw_if_cancelled(ctx);
   build_chunk_mesh(out.heights, p, *table_, out.mesh);
 
   const int w = out.heights.grid.width;
@@ -223,18 +236,18 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
   }
   out.height_min_m = lo;
   out.height_max_m = hi;
-  if (surface_) generate_surface(out, ctx);
+  if (surface_) {
+    if (scratch != nullptr) {
+      generate_surface(out, ctx, *scratch);
+    } else {
+      ChunkScratch local;
+      generate_surface(out, ctx, local);
+    }
+  }
 }
 
-void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx) const {
-  // Per-thread scratch: climate, biome weights, slope and float splat of one chunk.
-  struct Scratch {
-    Climate climate;
-    BiomeWeights biomes;
-    Field2D slope;
-    SplatMap splat;
-  };
-  thread_local Scratch s;
+void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx,
+                                      ChunkScratch& s) const {
   const SurfaceParams& params = *surface_;
   compute_climate(params.climate, seed_, out.heights, {}, s.climate, ctx, climate_sources_.get());
   compute_biome_weights(params, out.heights, s.climate, s.biomes, ctx);
@@ -253,7 +266,7 @@ void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx) co
     const double x0 = double(out.key.cx) * size;
     const double z0 = double(out.key.cz) * size;
     scatter_chunk(graph_, params, seed_, x0, z0, x0 + size, z0 + size, out.scatter, ctx,
-                  climate_sources_.get());
+                  climate_sources_.get(), &s.scatter);
   }
 }
 

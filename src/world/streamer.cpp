@@ -13,13 +13,16 @@
 //
 // Memory. Resident + in-flight slots never exceed the budget by construction; a slot's buffers
 // are allocated by the worker that first fills it and reused afterwards, so the process holds at
-// most budget bytes of chunk data whatever the flight. update()/poll() allocate nothing: every
-// table is sized at construction.
+// most budget bytes of chunk data whatever the flight. Each worker owns one ChunkScratch (surface
+// data's working memory), whose bound ChunkGenerator::scratch_bytes() is reserved from the
+// budget before the slots are counted. update()/poll() allocate nothing: every table is sized at
+// construction.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -81,7 +84,8 @@ void StreamerParams::validate() const {
     fail("view_distance_m " + metres(view_distance_m) + " must be in (0, 1e6] m");
   }
   if (!(std::isfinite(lod0_distance_m) && lod0_distance_m >= 0.0)) {
-    fail("lod0_distance_m " + metres(lod0_distance_m) + " must be 0 (automatic) or a positive distance");
+    fail("lod0_distance_m " + metres(lod0_distance_m) +
+         " must be 0 (automatic) or a positive distance");
   }
   if (!(std::isfinite(hysteresis) && hysteresis >= 0.0 && hysteresis <= 1.0)) {
     fail("hysteresis " + std::to_string(hysteresis) + " must be in [0, 1]");
@@ -89,17 +93,24 @@ void StreamerParams::validate() const {
   if (!(std::isfinite(lookahead_s) && lookahead_s >= 0.0 && lookahead_s <= 60.0)) {
     fail("lookahead_s " + std::to_string(lookahead_s) + " must be in [0, 60] s");
   }
-  if (threads < 0 || threads > 256) fail("threads " + std::to_string(threads) + " must be in 0..256");
-  if (budget_bytes == 0) fail("budget_bytes must be > 0");
+  if (threads < 0 || threads > 256)
+    fail("threads " + std::to_string(threads) + " must be in 0..256");
+  try {
+    (void)resolved_simd_target(ExecContext{.simd = simd});
+  } catch (const Error& e) {
+    fail(std::string("simd: ") + e.what());
+  }
 }
 
 struct Streamer::Impl {
   const ChunkGenerator& gen;
   LodGeometry geo;
   std::size_t chunk_bytes = 0;
-  std::size_t minimum = 0;  // minimum_bytes() at construction
+  std::size_t scratch_bound = 0;  // per worker: ChunkGenerator::scratch_bytes()
+  std::size_t minimum = 0;        // minimum_bytes() at construction
   int threads = 1;
   WorkerPriority worker_priority = WorkerPriority::background;
+  SimdTarget simd = SimdTarget::best;
   std::size_t max_queue = 0;
 
   // Slots and the cache (owner thread, apart from the documented transitions).
@@ -126,12 +137,16 @@ struct Streamer::Impl {
   // Shared with workers.
   std::mutex queue_mutex;
   std::condition_variable queue_cv;
-  std::vector<QueuedJob> queue;  // capacity max_queue
+  std::vector<QueuedJob> queue;            // capacity max_queue
   std::atomic<std::size_t> queued_now{0};  // queue.size(), readable without the mutex
   bool stopping = false;
   std::mutex done_mutex;
-  std::vector<int> done;  // capacity slot_count
-  std::string error;      // first generation error (under done_mutex)
+  std::vector<int> done;       // capacity slot_count
+  std::optional<Error> error;  // first generation error, category kept (under done_mutex)
+  // Per worker: its scratch (only that worker touches it) and the bytes it held after its
+  // latest job (read by stats()).
+  std::unique_ptr<ChunkScratch[]> scratch;
+  std::unique_ptr<std::atomic<std::size_t>[]> scratch_used;
   std::vector<std::thread> workers;
 
   Impl(const ChunkGenerator& g, const StreamerParams& p) : gen(g) {
@@ -148,24 +163,34 @@ struct Streamer::Impl {
     if (p.lod0_distance_m > 0.0 && p.lod0_distance_m < geo.chunk_m) {
       throw Error(ErrorCategory::invalid_argument,
                   "lod0_distance_m " + metres(p.lod0_distance_m) +
-                      " must be 0 (automatic) or at least the level-0 chunk size " + metres(geo.chunk_m));
+                      " must be 0 (automatic) or at least the level-0 chunk size " +
+                      metres(geo.chunk_m));
     }
     chunk_bytes = gen.chunk_bytes();
+    scratch_bound = gen.scratch_bytes();
     threads = p.threads > 0 ? p.threads : std::max(1, int(std::thread::hardware_concurrency()));
     worker_priority = p.worker_priority;
+    simd = p.simd;
     max_queue = std::size_t(8 * threads + 8);
     for (Selection& s : sel) s.init(kMaxSelectionNodes);
 
     minimum = minimum_bytes();
-    if (p.budget_bytes < minimum) {
+    // 0: automatic, 1.5 times the minimum (at least 256 MiB): grows with the workers' scratch.
+    const std::size_t budget_bytes = p.budget_bytes != 0
+                                         ? p.budget_bytes
+                                         : std::max(std::size_t{256} << 20, minimum + minimum / 2);
+    if (budget_bytes < minimum) {
+      const std::size_t reserved = std::size_t(threads) * scratch_bound;
       throw Error(ErrorCategory::invalid_argument,
-                  "budget " + mib(p.budget_bytes) + " is too small: a view of " + metres(geo.view_m) +
+                  "budget " + mib(budget_bytes) + " is too small: a view of " + metres(geo.view_m) +
                       " with " + std::to_string(gen.settings().cells) + "-cell chunks of " +
                       mib(chunk_bytes) + " needs at least " + mib(minimum) + " (" +
-                      std::to_string(minimum / chunk_bytes) + " chunks including " +
-                      std::to_string(threads) + " in flight)");
+                      std::to_string((minimum - reserved) / chunk_bytes) + " chunks including " +
+                      std::to_string(threads) + " in flight" +
+                      (reserved > 0 ? ", plus " + mib(reserved) + " of worker scratch" : "") + ")");
     }
-    slot_count = std::min(kMaxSlots, p.budget_bytes / chunk_bytes);
+    slot_count =
+        std::min(kMaxSlots, (budget_bytes - std::size_t(threads) * scratch_bound) / chunk_bytes);
     slots = std::make_unique<Slot[]>(slot_count);
     free_slots.reserve(slot_count);
     for (std::size_t i = slot_count; i-- > 0;) free_slots.push_back(int(i));
@@ -177,9 +202,11 @@ struct Streamer::Impl {
     queue.reserve(max_queue);
     done.reserve(slot_count);
     viewers.reserve(kMaxViewers);
-    counters.budget_bytes = p.budget_bytes;
+    counters.budget_bytes = budget_bytes;
     counters.chunk_bytes = chunk_bytes;
-    for (int t = 0; t < threads; ++t) workers.emplace_back([this] { work(); });
+    scratch = std::make_unique<ChunkScratch[]>(std::size_t(threads));
+    scratch_used = std::make_unique<std::atomic<std::size_t>[]>(std::size_t(threads));
+    for (int t = 0; t < threads; ++t) workers.emplace_back([this, t] { work(t); });
   }
 
   ~Impl() {
@@ -211,18 +238,20 @@ struct Streamer::Impl {
         most = std::max(most, sel[0].leaves.size() + sel[0].roots.size());
       }
     }
-    return (most + (most + 3) / 4 + std::size_t(threads)) * chunk_bytes;
+    return (most + (most + 3) / 4 + std::size_t(threads)) * chunk_bytes +
+           std::size_t(threads) * scratch_bound;
   }
 
   // ---- workers
 
-  void work() {
+  void work(int worker) {
     // The owner's frame thread must win the core at once (with as many workers as cores, a
     // worker at the same priority delays it by a time slice; even at nice 19 a worker woken by
     // update() may preempt it, as the scheduler credits sleepers). Linux only; failures (e.g. a
     // sandbox refusing the call) leave the default priority.
     switch (worker_priority) {
-      case WorkerPriority::normal: break;
+      case WorkerPriority::normal:
+        break;
       case WorkerPriority::low:
         (void)setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 10);
         break;
@@ -250,22 +279,27 @@ struct Streamer::Impl {
       }
       Slot& slot = slots[std::size_t(s)];
       slot.failed = false;
-      std::string message;
+      std::optional<Error> failure;
+      ChunkScratch& own = scratch[std::size_t(worker)];
       try {
-        gen.generate(slot.key, {0, 0, 0, 0}, slot.data, &slot.cancel);
+        ExecContext ctx;
+        ctx.threads = 1;
+        ctx.cancel = &slot.cancel;
+        ctx.simd = simd;
+        gen.generate(slot.key, {0, 0, 0, 0}, slot.data, ctx, &own);
       } catch (const Error& e) {
         slot.failed = true;
         // A cancellation is not an error (the flag may already be cleared again: the owner
         // un-cancels a job that is wanted again; the slot then comes back failed and is redone).
-        const bool cancelled = e.category() == ErrorCategory::internal && std::string_view(e.what()) == "cancelled";
-        if (!cancelled) message = e.what();
+        if (e.category() != ErrorCategory::cancelled) failure = e;
       } catch (const std::exception& e) {
         slot.failed = true;
-        message = e.what();
+        failure = Error(ErrorCategory::internal, e.what());
       }
+      scratch_used[std::size_t(worker)].store(own.bytes(), std::memory_order_relaxed);
       {
         std::lock_guard lock(done_mutex);
-        if (!message.empty() && error.empty()) error = message;
+        if (failure && !error) error = std::move(failure);
         slot.state = SlotState::done;
         done.push_back(s);
       }
@@ -299,7 +333,8 @@ struct Streamer::Impl {
 
   double view_distance(const ChunkKey& key) const {
     double d = INFINITY;
-    for (const Viewer& v : viewers) d = std::min(d, world_detail::node_distance(geo, key, v.x_m, v.z_m));
+    for (const Viewer& v : viewers)
+      d = std::min(d, world_detail::node_distance(geo, key, v.x_m, v.z_m));
     return d;
   }
 
@@ -449,7 +484,8 @@ struct Streamer::Impl {
     // Pinned this frame: what is in view. Prefetched roots rank just below: only stale cache
     // entries are evicted for them, and in-view work may evict them.
     for (const SelNode& n : s.nodes) {
-      if (int* slot = by_key.find(n.key)) slots[std::size_t(*slot)].last_used = n.in_view ? frame : frame - 1;
+      if (int* slot = by_key.find(n.key))
+        slots[std::size_t(*slot)].last_used = n.in_view ? frame : frame - 1;
     }
 
     // Flag running jobs that are no longer wanted (queued ones are cancelled below).
@@ -540,15 +576,16 @@ struct Streamer::Impl {
     bool changed = false;
     for (;;) {
       if (delivered >= budget.max_chunks) break;
-      if (std::chrono::duration<double, std::milli>(clock::now() - start).count() >= budget.max_ms) break;
+      if (std::chrono::duration<double, std::milli>(clock::now() - start).count() >= budget.max_ms)
+        break;
       int s = -1;
       {
         std::unique_lock lock(done_mutex, std::try_to_lock);
         if (!lock.owns_lock()) break;  // a worker is handing a chunk over: next frame
-        if (!error.empty()) {
-          const std::string message = error;
-          error.clear();
-          throw Error(ErrorCategory::internal, "chunk generation failed: " + message);
+        if (error) {
+          const Error first = std::move(*error);
+          error.reset();
+          throw Error(first.category(), std::string("chunk generation failed: ") + first.what());
         }
         if (done.empty()) break;
         s = done.back();
@@ -584,6 +621,10 @@ struct Streamer::Impl {
     st.resident_chunks = res;
     st.running = flight;
     st.resident_bytes = in_use * chunk_bytes;
+    st.scratch_bytes = 0;
+    for (int t = 0; t < threads; ++t) {
+      st.scratch_bytes += scratch_used[std::size_t(t)].load(std::memory_order_relaxed);
+    }
     st.visible = visible.size();
     st.holes = holes;
     st.view_complete = complete;
@@ -603,8 +644,9 @@ Streamer::~Streamer() = default;
 
 void Streamer::set_viewers(std::span<const Viewer> viewers) {
   if (viewers.size() > kMaxViewers) {
-    throw Error(ErrorCategory::invalid_argument,
-                std::to_string(viewers.size()) + " viewers: at most " + std::to_string(kMaxViewers));
+    throw Error(
+        ErrorCategory::invalid_argument,
+        std::to_string(viewers.size()) + " viewers: at most " + std::to_string(kMaxViewers));
   }
   for (std::size_t i = 0; i < viewers.size(); ++i) {
     const Viewer& v = viewers[i];
@@ -613,40 +655,60 @@ void Streamer::set_viewers(std::span<const Viewer> viewers) {
     for (double c : p) {
       if (!std::isfinite(c) || std::abs(c) > kMaxWorldCoordinate) {
         throw Error(ErrorCategory::invalid_argument,
-                    who + ": position (" + std::to_string(v.x_m) + ", " + std::to_string(v.y_m) + ", " +
-                        std::to_string(v.z_m) + ") must be finite and within " +
+                    who + ": position (" + std::to_string(v.x_m) + ", " + std::to_string(v.y_m) +
+                        ", " + std::to_string(v.z_m) + ") must be finite and within " +
                         std::to_string(kMaxWorldCoordinate) + " m of the origin");
       }
     }
     const double speed = std::sqrt(v.vx_m_s * v.vx_m_s + v.vy_m_s * v.vy_m_s + v.vz_m_s * v.vz_m_s);
     if (!(speed <= kMaxViewerSpeed)) {
-      throw Error(ErrorCategory::invalid_argument,
-                  who + ": speed " + std::to_string(speed) + " m/s must be finite and at most " +
-                      std::to_string(kMaxViewerSpeed) + " m/s");
+      throw Error(ErrorCategory::invalid_argument, who + ": speed " + std::to_string(speed) +
+                                                       " m/s must be finite and at most " +
+                                                       std::to_string(kMaxViewerSpeed) + " m/s");
     }
     if (v.frustum) {
       const ViewFrustum& f = *v.frustum;
       if (!(std::isfinite(f.forward_x) && std::isfinite(f.forward_z) &&
             (f.forward_x != 0.0 || f.forward_z != 0.0))) {
-        throw Error(ErrorCategory::invalid_argument, who + ": frustum forward direction must be finite and non-zero");
+        throw Error(ErrorCategory::invalid_argument,
+                    who + ": frustum forward direction must be finite and non-zero");
       }
       if (!(f.half_angle_rad > 0.0 && f.half_angle_rad <= 3.14159265358979323846)) {
-        throw Error(ErrorCategory::invalid_argument,
-                    who + ": frustum half_angle_rad " + std::to_string(f.half_angle_rad) + " must be in (0, pi]");
+        throw Error(ErrorCategory::invalid_argument, who + ": frustum half_angle_rad " +
+                                                         std::to_string(f.half_angle_rad) +
+                                                         " must be in (0, pi]");
       }
     }
   }
   impl_->viewers.assign(viewers.begin(), viewers.end());
 }
 
-void Streamer::update() { impl_->update(); }
-std::size_t Streamer::poll(const PollBudget& budget) { return impl_->poll(budget); }
-std::span<const ChunkEvent> Streamer::events() const { return impl_->events; }
-std::span<const VisibleChunk> Streamer::visible() const { return impl_->visible; }
-std::span<const ChunkKey> Streamer::selected() const { return impl_->selection().leaves; }
-StreamerStats Streamer::stats() const { return impl_->stats(); }
-int Streamer::root_level() const { return impl_->geo.root_level; }
-double Streamer::lod0_distance_m() const { return impl_->geo.lod0_m; }
-std::size_t Streamer::minimum_budget_bytes() const { return impl_->minimum; }
+void Streamer::update() {
+  impl_->update();
+}
+std::size_t Streamer::poll(const PollBudget& budget) {
+  return impl_->poll(budget);
+}
+std::span<const ChunkEvent> Streamer::events() const {
+  return impl_->events;
+}
+std::span<const VisibleChunk> Streamer::visible() const {
+  return impl_->visible;
+}
+std::span<const ChunkKey> Streamer::selected() const {
+  return impl_->selection().leaves;
+}
+StreamerStats Streamer::stats() const {
+  return impl_->stats();
+}
+int Streamer::root_level() const {
+  return impl_->geo.root_level;
+}
+double Streamer::lod0_distance_m() const {
+  return impl_->geo.lod0_m;
+}
+std::size_t Streamer::minimum_budget_bytes() const {
+  return impl_->minimum;
+}
 
 }  // namespace terrane

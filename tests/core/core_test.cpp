@@ -1,4 +1,14 @@
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include <cmath>
 
@@ -69,6 +79,134 @@ TEST(ParallelFor, CoversEveryIndexOnce) {
     for (int h : hits) ASSERT_EQ(h, 1);
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// ExecContext
+
+TEST(ExecContext, CancellationIsItsOwnCategory) {
+  EXPECT_STREQ(to_string(ErrorCategory::cancelled), "cancelled");
+  std::atomic<bool> stop{true};
+  for (int threads : {1, 2}) {
+    ExecContext ctx{.threads = threads, .cancel = &stop};
+    std::atomic<int> ran{0};
+    try {
+      parallel_for(ctx, 1000, 10, [&](std::int64_t, std::int64_t) { ++ran; });
+      FAIL() << "expected cancellation";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::cancelled) << e.what();
+    }
+    EXPECT_EQ(ran.load(), 0);
+    try {
+      throw_if_cancelled(ctx);
+      FAIL() << "expected cancellation";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::cancelled);
+    }
+  }
+  stop = false;
+  EXPECT_NO_THROW(throw_if_cancelled(ExecContext{.cancel = &stop}));
+  EXPECT_NO_THROW(throw_if_cancelled(ExecContext{}));
+}
+
+// An Error thrown inside a body reaches the caller with its category and message, whether the
+// body ran on the calling thread or on a worker.
+TEST(ExecContext, WorkerErrorKeepsItsCategoryAndMessage) {
+  const std::string message = "scatter: 2^31 candidates exceed the cap";
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<bool> thrown_on_worker{false};
+    try {
+      parallel_for(ExecContext{.threads = threads}, 64, 1, [&](std::int64_t b, std::int64_t) {
+        if (threads == 1) {
+          if (b == 5) throw Error(ErrorCategory::limit, message);
+          return;
+        }
+        if (std::this_thread::get_id() != caller) {
+          thrown_on_worker = true;
+          throw Error(ErrorCategory::limit, message);
+        }
+        // The calling thread holds its first chunk until a worker has thrown (TBB's calling
+        // thread takes part in the work; without this it might run every chunk itself).
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (!thrown_on_worker && std::chrono::steady_clock::now() < give_up) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      });
+      FAIL() << "expected the body's error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::limit);
+      EXPECT_EQ(std::string(e.what()), message);
+    }
+    if (threads == 2) {
+      EXPECT_TRUE(thrown_on_worker.load()) << "no worker thread ran a chunk";
+    }
+  }
+  // Other exceptions propagate as they are too.
+  EXPECT_THROW(parallel_for(ExecContext{.threads = 2}, 64, 1,
+                            [](std::int64_t, std::int64_t) { throw std::out_of_range("x"); }),
+               std::out_of_range);
+}
+
+TEST(ExecContext, LogSinkGetsMessagesAndEmptySinkDropsThem) {
+  EXPECT_STREQ(to_string(LogLevel::warning), "warning");
+  EXPECT_NO_THROW(warn(ExecContext{}, "nobody listens"));
+  std::mutex m;
+  std::vector<std::pair<LogLevel, std::string>> got;
+  ExecContext ctx{.threads = 2};
+  ctx.log = [&](LogLevel level, std::string_view text) {
+    std::lock_guard lock(m);
+    got.emplace_back(level, text);
+  };
+  warn(ctx, "a warning");
+  log_message(ctx, LogLevel::info, "some info");
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], std::make_pair(LogLevel::warning, std::string("a warning")));
+  EXPECT_EQ(got[1], std::make_pair(LogLevel::info, std::string("some info")));
+}
+
+TEST(ExecContext, SimdTargetResolvesToTheContextsOrTheProcessWideOne) {
+  EXPECT_EQ(resolved_simd_target(ExecContext{}), resolved_simd_target());
+  for (SimdTarget t : supported_simd_targets()) {
+    EXPECT_EQ(resolved_simd_target(ExecContext{.simd = t}), t);
+  }
+}
+
+// Highway's test hook makes this CPU look like one with SSE4 only: forcing AVX2 or AVX-512
+// through a context is then a clear error, raised before the work starts.
+TEST(ExecContext, UnsupportedSimdTargetIsInvalidArgument) {
+  (void)resolved_simd_target();  // initialise the process-wide setting before the mock
+  struct Unmock {
+    ~Unmock() { hwy::SetSupportedTargetsForTest(0); }
+  } unmock;
+  hwy::SetSupportedTargetsForTest(HWY_SSE4);
+  ASSERT_EQ(supported_simd_targets().front(), SimdTarget::sse4);
+  for (SimdTarget t : {SimdTarget::avx2, SimdTarget::avx3}) {
+    const ExecContext ctx{.simd = t};
+    try {
+      (void)resolved_simd_target(ctx);
+      FAIL() << "expected an error for " << to_string(t);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::invalid_argument);
+      const std::string w = e.what();
+      EXPECT_NE(w.find(std::string("'") + to_string(t) + "'"), std::string::npos) << w;
+      EXPECT_NE(w.find("supported: sse4, scalar"), std::string::npos) << w;
+    }
+    bool ran = false;
+    EXPECT_THROW(parallel_for(ctx, 10, 1, [&](std::int64_t, std::int64_t) { ran = true; }), Error);
+    EXPECT_FALSE(ran);
+  }
+  EXPECT_EQ(resolved_simd_target(ExecContext{.simd = SimdTarget::sse4}), SimdTarget::sse4);
+  EXPECT_EQ(resolved_simd_target(ExecContext{.simd = SimdTarget::scalar}), SimdTarget::scalar);
+}
+
+}  // namespace
+}  // namespace terrane
+
+#include "terrane/curve.hpp"
+
+namespace terrane {
+namespace {
 
 TEST(MonotoneCurve, InterpolatesKnotsAndStaysMonotone) {
   const CurvePoint pts[] = {{-1, -1}, {-0.2, -0.15}, {0, 0}, {0.3, 0.05}, {1, 1}};

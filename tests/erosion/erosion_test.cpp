@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -608,6 +609,56 @@ TEST(StreamPower, UpliftMapAndThreads) {
       (i < 44 ? west : east) += double(a.at(i, j)) - double(src.at(i, j));
   }
   EXPECT_LT(west, east);
+}
+
+// ExecContext::simd overrides the process-wide target (scalar here): droplets, thermal and the
+// stream-power diffusion give the same bytes on every target.
+TEST(Erosion, ContextSimdTargetGivesIdenticalBytes) {
+  struct Restore {
+    ~Restore() { set_simd_target(SimdTarget::best); }
+  } restore;
+  set_simd_target(SimdTarget::scalar);
+  const Field2D src = noise_terrain(160, 120, 1.0, 50.0, 0.0, 11, 0.01);
+  const DropletParams dp = droplet_params(20000);
+  ThermalParams tp;
+  tp.iterations = 20;
+  StreamPowerParams sp;
+  sp.steps = 5;
+  sp.diffusivity_m2_per_yr = 0.1;
+  Field2D d0 = src, t0 = src, s0 = src;
+  droplet_erosion(d0, dp, ExecContext{.threads = 2});
+  thermal_erosion(t0, tp, ExecContext{.threads = 2});
+  stream_power(s0, sp, nullptr, ExecContext{.threads = 2});
+  for (SimdTarget t : supported_simd_targets()) {
+    const ExecContext ctx{.threads = 2, .simd = t};
+    Field2D d = src, th = src, s = src;
+    droplet_erosion(d, dp, ctx);
+    thermal_erosion(th, tp, ctx);
+    stream_power(s, sp, nullptr, ctx);
+    EXPECT_TRUE(bit_equal(d, d0)) << "droplets on " << to_string(t);
+    EXPECT_TRUE(bit_equal(th, t0)) << "thermal on " << to_string(t);
+    EXPECT_TRUE(bit_equal(s, s0)) << "stream power on " << to_string(t);
+  }
+}
+
+// Cancellation is Error(cancelled), recognised by its category.
+TEST(Erosion, CancellationIsReportedAsCancelled) {
+  std::atomic<bool> stop{true};
+  const ExecContext ctx{.cancel = &stop};
+  Field2D f = noise_terrain(64, 64, 1.0, 50.0);
+  ThermalParams tp;
+  try {
+    thermal_erosion(f, tp, ctx);
+    FAIL() << "expected cancellation";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::cancelled);
+  }
+  try {
+    droplet_erosion(f, droplet_params(1000), ctx);
+    FAIL() << "expected cancellation";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::cancelled);
+  }
 }
 
 TEST(StreamPower, RejectsBadParameters) {

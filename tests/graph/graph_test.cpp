@@ -130,6 +130,25 @@ TEST(Builtins, BitIdenticalAcrossSimdTargets) {
   }
 }
 
+// ExecContext::simd overrides the process-wide target (scalar here) for one evaluation.
+TEST(Builtins, ContextSimdTargetGivesIdenticalBytes) {
+  struct Restore {
+    ~Restore() { set_simd_target(SimdTarget::best); }
+  } restore;
+  set_simd_target(SimdTarget::scalar);
+  for (const std::string& name : builtin_preset_names()) {
+    const Preset p = load_preset(name);
+    const CompiledGraph g = compile(p);
+    const GridSpec grid = overview_grid(p);
+    const std::vector<float> ref = evaluate_grid(g, grid);
+    for (SimdTarget t : supported_simd_targets()) {
+      std::vector<float> h(grid.sample_count());
+      evaluate(g, grid, h, ExecContext{.threads = 2, .simd = t});
+      EXPECT_EQ(h, ref) << name << " on " << to_string(t);
+    }
+  }
+}
+
 TEST(Builtins, PointApiMatchesGrid) {
   for (const std::string& name : builtin_preset_names()) {
     SCOPED_TRACE(name);

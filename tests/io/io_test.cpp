@@ -282,8 +282,22 @@ TEST_F(IoTest, Png16RejectsMalformedFiles) {
 
 TEST_F(IoTest, Raw16RoundTripByteOrderAndWarnings) {
   const fs::path p = dir_ / "h.raw";
+  // Warnings reach the context's log sink (and only warnings are expected here).
+  std::vector<std::pair<LogLevel, std::string>> logged;
+  ExecContext ctx;
+  ctx.log = [&](LogLevel level, std::string_view m) { logged.emplace_back(level, m); };
+  auto warnings_of = [&](auto&& write) {
+    logged.clear();
+    write();
+    std::vector<std::string> w;
+    for (const auto& [level, m] : logged) {
+      EXPECT_EQ(level, LogLevel::warning) << m;
+      w.push_back(m);
+    }
+    return w;
+  };
   const Image16 sq = test_image(33, 33);
-  EXPECT_EQ(write_raw16(p, sq), "");
+  EXPECT_TRUE(warnings_of([&] { write_raw16(p, sq, ctx); }).empty());
   const auto bytes = read_bytes(p);
   ASSERT_EQ(bytes.size(), 33u * 33u * 2u);
   EXPECT_EQ(bytes[4], 0x34);  // sample 2 = 0x1234, little-endian
@@ -292,9 +306,12 @@ TEST_F(IoTest, Raw16RoundTripByteOrderAndWarnings) {
   EXPECT_EQ(read_raw16(p, 33, 33).samples, sq.samples);
 
   const Image16 rect = test_image(20, 7);
-  const std::string warning = write_raw16(p, rect);
-  EXPECT_NE(warning.find("2^n + 1"), std::string::npos) << warning;
-  EXPECT_NE(warning.find(p.string()), std::string::npos) << warning;
+  const std::vector<std::string> w = warnings_of([&] { write_raw16(p, rect, ctx); });
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("2^n + 1"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find(p.string()), std::string::npos) << w[0];
+  write_raw16(p, rect);  // no sink: the warning is dropped, the file written
+  EXPECT_EQ(read_raw16(p, 20, 7).samples, rect.samples);
   EXPECT_EQ(read_raw16(p, 20, 7).samples, rect.samples);
   EXPECT_EQ(expect_error_naming(p, [&] { read_raw16(p); }), ErrorCategory::parse);  // 140: no
   EXPECT_EQ(expect_error_naming(p, [&] { read_raw16(p, 21, 7); }), ErrorCategory::parse);
@@ -306,11 +323,12 @@ TEST_F(IoTest, Raw16RoundTripByteOrderAndWarnings) {
                         p.string() +
                             ": size 280 bytes does not match 21 x 7 16-bit samples (294 "
                             "bytes)");
-  EXPECT_NE(write_raw16(p, test_image(32, 32)), "");  // square but not 2^n + 1
+  // Square but not 2^n + 1.
+  EXPECT_EQ(warnings_of([&] { write_raw16(p, test_image(32, 32), ctx); }).size(), 1u);
 
   const HeightRange r{0.0, 500.0};
   const Field2D f = test_heights(65, 65, 0.0, 500.0);
-  EXPECT_EQ(write_raw16(p, f, r), "");
+  EXPECT_TRUE(warnings_of([&] { write_raw16(p, f, r, ctx); }).empty());
   const Image16 back = read_raw16(p);
   for (std::size_t k = 0; k < f.data.size(); ++k) {
     EXPECT_EQ(back.samples[k], height_to_u16(f.data[k], r));

@@ -2,6 +2,7 @@
 // counts, region splits, point API), statistics, continuity, far-origin precision, fractals,
 // warp and parameter validation. Basis-specific suites live in their own files.
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <algorithm>
 #include <cmath>
@@ -87,6 +88,89 @@ TEST(Noise, BitIdenticalAcrossSimdTargetsWarpedAnd3D) {
       EXPECT_EQ(vol[k], vol[0]) << to_string(t);
     }
   }
+}
+
+// ExecContext::simd overrides the process-wide target (here scalar) for one call; every target
+// gives the same bytes, for every basis, the warped and the 3D fill.
+TEST(Noise, ContextSimdTargetGivesIdenticalBytes) {
+  SimdGuard guard;
+  set_simd_target(SimdTarget::scalar);
+  WarpParams w;
+  w.fractal = WarpFractal::independent;
+  const GridSpec3 g3{.size_x = 29, .size_y = 7, .size_z = 9, .spacing_m = 1.7, .origin_z_m = -9.5};
+  for (NoiseType t : {NoiseType::perlin, NoiseType::opensimplex2, NoiseType::opensimplex2s,
+                      NoiseType::value, NoiseType::value_cubic, NoiseType::cellular}) {
+    const NoiseParams p = params(t, FractalType::fbm);
+    const std::vector<float> ref = fill(p, kOddGrid);
+    std::vector<float> ref_warped(kOddGrid.sample_count()), ref3(g3.sample_count());
+    noise_fill_warped(p, w, kOddGrid, ref_warped);
+    noise_fill3(p, g3, ref3);
+    for (SimdTarget s : supported_simd_targets()) {
+      SCOPED_TRACE(std::string(to_string(t)) + " on " + to_string(s));
+      for (int threads : {1, 2}) {
+        const ExecContext ctx{.threads = threads, .simd = s};
+        std::vector<float> got(kOddGrid.sample_count()), warped(kOddGrid.sample_count()),
+            vol(g3.sample_count());
+        noise_fill(p, kOddGrid, got, ctx);
+        noise_fill_warped(p, w, kOddGrid, warped, ctx);
+        noise_fill3(p, g3, vol, ctx);
+        EXPECT_EQ(got, ref);
+        EXPECT_EQ(warped, ref_warped);
+        EXPECT_EQ(vol, ref3);
+      }
+      // A sampler built for a fixed target: the same row whatever the process-wide setting.
+      const NoiseGridSampler fixed(p, kOddGrid, s);
+      set_simd_target(supported_simd_targets().front());
+      std::vector<float> row(kOddGrid.width);
+      fixed.row(11, 0, row);
+      set_simd_target(SimdTarget::scalar);
+      EXPECT_TRUE(std::equal(row.begin(), row.end(), ref.begin() + 11 * kOddGrid.width));
+    }
+  }
+}
+
+// A scratch reused across rows of different lengths gives the bits of per-call buffers.
+TEST(Noise, WarpScratchReuseGivesSameBits) {
+  for (WarpFractal f : {WarpFractal::none, WarpFractal::progressive, WarpFractal::independent}) {
+    WarpParams w;
+    w.fractal = f;
+    const WarpGridSampler warp(w, kOddGrid);
+    WarpScratch scratch;
+    for (int n : {kOddGrid.width, 17, 1, 200}) {
+      std::vector<float> ax(n, 0.5f), az(n, -2.0f), bx = ax, bz = az;
+      warp.row(5, 0, ax, az);
+      warp.row(5, 0, bx, bz, &scratch);
+      EXPECT_EQ(ax, bx) << to_string(f) << " n " << n;
+      EXPECT_EQ(az, bz) << to_string(f) << " n " << n;
+    }
+    EXPECT_GE(scratch.bytes(), std::size_t(kOddGrid.width) * 2 * sizeof(float));
+  }
+}
+
+// A context that forces a target this CPU lacks is refused before any sample is written
+// (Highway's test hook hides AVX2 and AVX-512).
+TEST(Noise, ContextForcingAnUnsupportedTargetIsRefused) {
+  (void)resolved_simd_target();
+  struct Unmock {
+    ~Unmock() { hwy::SetSupportedTargetsForTest(0); }
+  } unmock;
+  hwy::SetSupportedTargetsForTest(HWY_SSE4);
+  const NoiseParams p = params(NoiseType::perlin);
+  std::vector<float> out(kOddGrid.sample_count(), 7.0f);
+  try {
+    noise_fill(p, kOddGrid, out, ExecContext{.simd = SimdTarget::avx3});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("'avx3' is not supported"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](float v) { return v == 7.0f; }));
+  std::vector<float> vol(8);
+  EXPECT_THROW(noise_fill3(p, GridSpec3{.size_x = 2, .size_y = 2, .size_z = 2}, vol,
+                           ExecContext{.simd = SimdTarget::avx2}),
+               Error);
+  EXPECT_THROW(NoiseGridSampler(p, kOddGrid, SimdTarget::avx2), Error);
+  EXPECT_NO_THROW(noise_fill(p, kOddGrid, out, ExecContext{.simd = SimdTarget::sse4}));
 }
 
 TEST(Noise, BitIdenticalAcrossThreadCounts) {

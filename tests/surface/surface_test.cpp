@@ -399,9 +399,10 @@ TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
     for (int cx = 0; cx < 3; ++cx) order.push_back({cx, cz});
   test::shuffle(order, 11);
   std::vector<ScatterInstance> parts;
+  ScatterScratch scratch;  // reused from chunk to chunk, as a streamer's worker does
   for (auto [cx, cz] : order) {
     scatter_chunk(graph, p, preset.seed, x0 + 64.0 * cx, z0 + 64.0 * cz, x0 + 64.0 * (cx + 1),
-                  z0 + 64.0 * (cz + 1), parts, ExecContext{.threads = 2});
+                  z0 + 64.0 * (cz + 1), parts, ExecContext{.threads = 2}, nullptr, &scratch);
   }
   auto key = [](const ScatterInstance& a) { return std::tuple(a.species, a.z_m, a.x_m); };
   auto less = [&](const ScatterInstance& a, const ScatterInstance& b) { return key(a) < key(b); };
@@ -420,6 +421,44 @@ TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
     ASSERT_EQ(again.size(), whole.size());
     EXPECT_EQ(std::memcmp(again.data(), whole.data(), whole.size() * sizeof(ScatterInstance)), 0);
   }
+}
+
+// A scratch reused over regions of different sizes, on every SIMD target (ExecContext::simd,
+// over a process-wide scalar; clustering evaluates noise per candidate), gives the bytes of a
+// fresh call, and stays within scatter_chunk_scratch_bytes().
+TEST(Scatter, ScratchReuseAndSimdTargetGiveSameBytesWithinTheBound) {
+  struct Restore {
+    ~Restore() { set_simd_target(SimdTarget::best); }
+  } restore;
+  const Preset preset = parse_preset(
+      R"({"seed": 4, "world": {"cell_size_m": 2.0, "height_min_m": 20, "height_max_m": 260},
+          "graph": {"output": "h", "nodes": {"h": {"type": "fbm", "frequency": 0.004, "octaves": 4}}},
+          "surface": {"climate": {"moisture_mean_mm": 1000}}})",
+      "rolling.json");
+  const CompiledGraph graph = compile(preset);
+  SurfaceParams p = preset.surface;
+  ASSERT_FALSE(p.species.empty());
+  p.species[0].cluster_amplitude = 0.6;
+  const double bound = double(scatter_chunk_scratch_bytes(p, 160.0, 2.0));
+  ScatterScratch scratch;
+  EXPECT_EQ(scratch.bytes(), 0u);
+  const double regions[][3] = {{-40.0, 10.0, 64.0}, {300.0, -500.0, 160.0}, {0.0, 0.0, 32.0}};
+  for (SimdTarget t : supported_simd_targets()) {
+    for (const auto& r : regions) {
+      set_simd_target(SimdTarget::scalar);
+      std::vector<ScatterInstance> fresh, reused;
+      scatter_chunk(graph, p, preset.seed, r[0], r[1], r[0] + r[2], r[1] + r[2], fresh);
+      scatter_chunk(graph, p, preset.seed, r[0], r[1], r[0] + r[2], r[1] + r[2], reused,
+                    ExecContext{.threads = 2, .simd = t}, nullptr, &scratch);
+      ASSERT_EQ(reused.size(), fresh.size()) << to_string(t);
+      EXPECT_EQ(std::memcmp(reused.data(), fresh.data(), fresh.size() * sizeof(ScatterInstance)), 0)
+          << to_string(t) << " region " << r[2];
+      EXPECT_LE(double(scratch.bytes()), bound);
+    }
+  }
+  EXPECT_GT(double(scratch.bytes()), 0.5 * bound);
+  EXPECT_THROW(scatter_chunk_scratch_bytes(p, -1.0, 2.0), Error);
+  EXPECT_THROW(scatter_chunk_scratch_bytes(p, 64.0, 0.0), Error);
 }
 
 TEST(Scatter, EveryConstraintIsRespected) {

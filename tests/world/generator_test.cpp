@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -296,6 +297,82 @@ TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
     int sum = 0;
     for (std::size_t l = 0; l < layers; ++l) sum += c.splat[t * layers + l];
     ASSERT_EQ(sum, 255) << t;
+  }
+}
+
+ChunkGenerator surface_generator(int cells) {
+  ChunkSettings s;
+  s.cells = cells;
+  s.surface = true;
+  return ChunkGenerator(default_preset(), s);
+}
+
+// ExecContext::simd (here over a process-wide scalar) and ctx.threads change nothing.
+TEST(ChunkGeneratorTest, ContextSimdTargetAndThreadsGiveIdenticalBytes) {
+  struct Restore {
+    ~Restore() { set_simd_target(SimdTarget::best); }
+  } restore;
+  set_simd_target(SimdTarget::scalar);
+  const ChunkGenerator gen = surface_generator(32);
+  for (const ChunkKey key : {ChunkKey{2, -3, 0}, ChunkKey{-1, 0, 1}}) {
+    ChunkData ref;
+    gen.generate(key, {0, 1, 0, 0}, ref, ExecContext{.threads = 1});
+    for (SimdTarget t : supported_simd_targets()) {
+      for (int threads : {1, 2}) {
+        ChunkData d;
+        ChunkScratch scratch;
+        gen.generate(key, {0, 1, 0, 0}, d, ExecContext{.threads = threads, .simd = t}, &scratch);
+        EXPECT_EQ(d.content_hash(), ref.content_hash()) << to_string(t) << " threads " << threads;
+      }
+    }
+  }
+}
+
+// One scratch reused over chunks of every kind in random order gives the bytes of per-call
+// buffers, and never holds more than scratch_bytes(), which is not a gross overestimate.
+TEST(ChunkGeneratorTest, ScratchReuseGivesSameBytesWithinItsBound) {
+  for (int cells : {16, 64}) {
+    SCOPED_TRACE(cells);
+    const ChunkGenerator gen = surface_generator(cells);
+    ASSERT_GT(gen.scratch_bytes(), 0u);
+    std::vector<ChunkKey> keys;
+    for (int k = 0; k < 12; ++k) keys.push_back(ChunkKey{k % 4 - 2, k / 4 - 5, 0});
+    keys.push_back(ChunkKey{7, 7, 2});
+    keys.push_back(ChunkKey{-100000, 3, 0});
+    keys.push_back(ChunkKey{1, 1, 1});
+    test::shuffle(keys, 5);  // the order: counter-based, the same on every standard library
+    ChunkScratch scratch;
+    ChunkData reused;
+    std::size_t most = 0;
+    for (const ChunkKey& key : keys) {
+      ChunkData fresh;
+      gen.generate(key, {0, 0, 0, 0}, fresh);
+      gen.generate(key, {0, 0, 0, 0}, reused, ExecContext{.threads = 1}, &scratch);
+      EXPECT_EQ(reused.content_hash(), fresh.content_hash()) << key.cx << " " << key.cz;
+      most = std::max(most, scratch.bytes());
+      EXPECT_LE(scratch.bytes(), gen.scratch_bytes());
+    }
+    EXPECT_GT(most, gen.scratch_bytes() / 2);
+  }
+  ChunkSettings plain;
+  plain.cells = 16;
+  const ChunkGenerator no_surface(default_preset(), plain);
+  EXPECT_EQ(no_surface.scratch_bytes(), 0u);
+  ChunkScratch scratch;
+  ChunkData d;
+  no_surface.generate({0, 0, 0}, {0, 0, 0, 0}, d, {}, &scratch);
+  EXPECT_EQ(scratch.bytes(), 0u);
+}
+
+TEST(ChunkGeneratorTest, CancellationIsReportedAsCancelled) {
+  const ChunkGenerator gen = surface_generator(16);
+  std::atomic<bool> stop{true};
+  ChunkData d;
+  try {
+    gen.generate({0, 0, 0}, {0, 0, 0, 0}, d, ExecContext{.cancel = &stop});
+    FAIL() << "expected cancellation";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::cancelled) << e.what();
   }
 }
 

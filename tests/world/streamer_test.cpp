@@ -14,7 +14,9 @@
 namespace terrane {
 namespace {
 
-Preset default_preset() { return parse_preset(builtin_preset_json("default"), "default"); }
+Preset default_preset() {
+  return parse_preset(builtin_preset_json("default"), "default");
+}
 
 // Small chunks keep the tests fast: 32 cells of 4 m = 128 m; view 600 m.
 StreamerParams small_params(int threads) {
@@ -37,13 +39,15 @@ void drain(Streamer& s) {
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   const StreamerStats st = s.stats();
-  FAIL() << "view never completed: desired " << st.desired << " selected leaves " << s.selected().size()
-         << " resident " << st.resident_chunks << " queued " << st.queued << " running " << st.running
-         << " holes " << st.holes << " visible " << st.visible << " bytes " << st.resident_bytes << "/"
-         << st.budget_bytes << " chunk " << st.chunk_bytes;
+  FAIL() << "view never completed: desired " << st.desired << " selected leaves "
+         << s.selected().size() << " resident " << st.resident_chunks << " queued " << st.queued
+         << " running " << st.running << " holes " << st.holes << " visible " << st.visible
+         << " bytes " << st.resident_bytes << "/" << st.budget_bytes << " chunk " << st.chunk_bytes;
 }
 
-double node_size(const Streamer& s, int level) { return s.generator().chunk_size_m(level); }
+double node_size(const Streamer& s, int level) {
+  return s.generator().chunk_size_m(level);
+}
 
 // How many visible nodes contain (x, z).
 int cover_count(const Streamer& s, double x, double z) {
@@ -105,7 +109,8 @@ TEST(StreamerTest, FlightTilesTheViewWithoutHolesOrCracks) {
 }
 
 TEST(StreamerTest, VisibleSetAndChunksAreIdenticalForAnyThreadCount) {
-  using Frame = std::vector<std::tuple<std::int64_t, std::int64_t, int, std::array<int, 4>, std::uint64_t>>;
+  using Frame =
+      std::vector<std::tuple<std::int64_t, std::int64_t, int, std::array<int, 4>, std::uint64_t>>;
   auto run = [](int threads) {
     Streamer s(default_preset(), small_params(threads));
     std::vector<Frame> frames;
@@ -255,6 +260,58 @@ TEST(StreamerTest, SeveralViewers) {
   drain(s);
   expect_tiles_view(s, vs);
   expect_seamless(s);
+}
+
+// A chunk job that fails on a worker reaches the owner through poll() with its category: nodes
+// around a viewer at the world's edge lie beyond it (Error(invalid_argument) from the generator).
+TEST(StreamerTest, FailedChunkJobKeepsItsErrorCategory) {
+  Streamer s(default_preset(), small_params(2));
+  Viewer edge{.x_m = kMaxWorldCoordinate};
+  s.set_viewers({&edge, 1});
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  bool thrown = false;
+  while (!thrown && std::chrono::steady_clock::now() < give_up) {
+    s.update();
+    try {
+      s.poll();
+    } catch (const Error& e) {
+      thrown = true;
+      EXPECT_EQ(e.category(), ErrorCategory::invalid_argument) << e.what();
+      const std::string w = e.what();
+      EXPECT_EQ(w.rfind("chunk generation failed: chunk (", 0), 0u) << w;
+      EXPECT_NE(w.find("beyond the world limit"), std::string::npos) << w;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  EXPECT_TRUE(thrown) << "no chunk job failed";
+}
+
+// With surface data each worker owns a ChunkScratch, whose bound the budget reserves.
+TEST(StreamerTest, WorkerScratchIsCountedInTheBudget) {
+  StreamerParams p = small_params(2);
+  p.view_distance_m = 300.0;
+  p.chunk.surface = true;
+  Streamer s(default_preset(), p);
+  const std::size_t bound = s.generator().scratch_bytes();
+  ASSERT_GT(bound, 0u);
+  EXPECT_GE(s.minimum_budget_bytes(), 2 * bound + 2 * s.stats().chunk_bytes);
+  Viewer v;
+  s.set_viewers({&v, 1});
+  drain(s);
+  const StreamerStats st = s.stats();
+  EXPECT_GT(st.scratch_bytes, 0u);
+  EXPECT_LE(st.scratch_bytes, 2 * bound);
+  EXPECT_LE(st.resident_bytes + 2 * bound, p.budget_bytes);
+  // Chunks streamed with per-worker scratch equal direct generation.
+  for (const VisibleChunk& c : s.visible()) {
+    ChunkData direct;
+    s.generator().generate(c.key, {0, 0, 0, 0}, direct);
+    EXPECT_EQ(c.data->content_hash(), direct.content_hash());
+  }
+  // An unsupported SIMD target is refused at construction.
+  p.simd = SimdTarget(99);
+  test::expect_error([&] { Streamer bad(default_preset(), p); }, ErrorCategory::invalid_argument,
+                     {"simd: ", "is not supported by this CPU or build (supported: "});
 }
 
 TEST(StreamerTest, BadInputIsRefusedPrecisely) {
