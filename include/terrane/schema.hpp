@@ -15,11 +15,13 @@
 // here is reentrant.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -138,6 +140,8 @@ void check_fields(const T& value, std::span<const Field<T>> fields, std::string_
             if (has_flag(f.flags, FieldFlag::zero_or_range) && x == 0.0) return;
             check_range(p, x, f.range);
           } else if constexpr (std::is_same_v<M, int> || std::is_same_v<M, std::int64_t>) {
+            // Integer fields have finite closed ranges; an unbounded one is not checked.
+            if (!std::isfinite(f.range.lo) || !std::isfinite(f.range.hi)) return;
             check_range(p, std::int64_t(ref(v)), std::int64_t(f.range.lo),
                         std::int64_t(f.range.hi));
           }

@@ -29,7 +29,7 @@ bool Range::contains(double v) const {
 }
 
 std::string Range::text(bool integer) const {
-  if (integer) {
+  if (integer && std::isfinite(lo) && std::isfinite(hi)) {
     return std::to_string(std::int64_t(lo)) + ".." + std::to_string(std::int64_t(hi));
   }
   return std::string(lo_open ? "(" : "[") + format_number(lo) + ", " + format_number(hi) +
