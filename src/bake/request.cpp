@@ -71,10 +71,11 @@ OutputFormats parse_formats(std::string_view list) {
       }
     }
     if (!known) {
+      std::string allowed;
+      for (const OutputFormat f : kFormats)
+        allowed += (allowed.empty() ? "" : ", ") + std::string(to_string(f));
       throw Error(ErrorCategory::invalid_argument,
-                  "--formats: unknown format '" + name +
-                      "' (allowed: png16, raw16, exr, normals, preview, rivers, lakes, flow, "
-                      "glb, obj, splat, biomes, scatter)");
+                  "--formats: unknown format '" + name + "' (allowed: " + allowed + ")");
     }
   }
   return out;

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <string_view>
 
