@@ -8,7 +8,7 @@ packages=(
   libhwy-dev libtbb-dev nlohmann-json3-dev libcli11-dev
   libspng-dev libopenexr-dev zlib1g-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  libmeshoptimizer-dev libtinygltf-dev nodejs
+  libmeshoptimizer-dev libtinygltf-dev libkissfft-dev nodejs
 )
 
 missing=()
