@@ -283,13 +283,50 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map = nullptr, const ExecContext& ctx = {});
 
 // ---------------------------------------------------------------------------------------------
+// Depression breaching
+
+struct BreachParams {
+  // Depressions are cut open along their outflow path by at most this much; a depression deeper
+  // than this is first filled up to this far below its spill level (a flat of sediment, which
+  // the cut then drains). [Units: m] [Limit: [0, 1e4]]
+  double max_depth_m = 10.0;
+  // Smallest descent per metre of flow path left along every path (so that no flat or closed
+  // depression remains). [Limit: (0, 1]]
+  double gradient = 1.0e-4;
+  RoutingParams routing;  // outlets: border (and sea) cells
+  // Schema table (terrane/schema.hpp): the keys of a post "breach" operation and their limits.
+  static std::span<const Field<BreachParams>> fields();
+  void validate(std::string_view path = "breach") const;
+};
+
+struct BreachStats {
+  std::int64_t filled_cells = 0;  // cells raised by the partial fill
+  std::int64_t carved_cells = 0;  // cells lowered by the cut
+  double filled_m3 = 0.0;         // volume added by the partial fill
+  double carved_m3 = 0.0;         // volume removed by the cut
+};
+
+// Drains every closed depression, so that water from any cell reaches an outlet downhill
+// (hybrid breaching in the manner of Lindsay 2016, "Efficient hybrid breaching-filling sink
+// removal methods for flow path enforcement in digital elevation models"): (1) routing
+// (compute_flow_routing); each cell more than max_depth_m below its Priority-Flood level is
+// raised to that level minus max_depth_m; (2) routing of the result; (3) along the routing's
+// order from the sources down (donors before receivers), every receiver is lowered to at most
+// its donor's height minus gradient * step length (and at least one float step below it). Only
+// the outflow paths of depressions and flats change: elsewhere the receiver is already lower.
+// Afterwards every non-outlet cell has a strictly lower receiver: no depression remains.
+// Deterministic (serial walks, fixed order). O(n); scratch: two routings.
+BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
+                               const ExecContext& ctx = {});
+
+// ---------------------------------------------------------------------------------------------
 // Region operations of a preset's "post" list (docs/PRESETS.md, "post")
 
-enum class RegionOpKind { thermal, droplets, stream_power, blur, graph };
+enum class RegionOpKind { thermal, droplets, stream_power, blur, graph, breach };
 const char* to_string(RegionOpKind k);
 
 // One entry of a preset's "post" list (parsed by the preset module, terrane/preset.hpp):
-// {"op": "thermal" | "droplets" | "stream_power" | "blur" | "graph",
+// {"op": "thermal" | "droplets" | "stream_power" | "blur" | "graph" | "breach",
 // <fields>}. Fields are those of the matching params struct, by the same names (stream_power's
 // routing.use_sea_level / routing.sea_level_m are "use_sea_level" / "sea_level_m"; droplets'
 // seed is an offset hashed with the world seed), plus:
@@ -310,6 +347,7 @@ struct RegionOp {
   double blur_sigma_m = 1.0;  // blur [Units: m] [Limit: [0, 1e4]]
   Graph graph;                // graph only; Graph::path is "post[i]"
   HydrologyParams hydrology;  // graph only; routing is set from the preset's world when applied
+  BreachParams breach;        // breach only; routing is set from the preset's world when applied
 
   // Schema table of the keys an operation of `kind` has besides its parameter struct's table
   // (ThermalParams::fields(), ...): "sigma_m" (blur), "uplift_node" (stream_power); empty for
@@ -335,7 +373,7 @@ std::span<const std::string_view> post_graph_input_names();
 // The default operation of a kind, as `--erode` appends it (see docs/PRESETS.md). A graph
 // operation has no sensible default (an empty graph); `--erode` rejects it.
 RegionOp default_region_op(RegionOpKind kind);
-// Parses "thermal" | "droplets" | "stream_power" | "blur" | "graph"; Error(invalid_argument)
+// Parses "thermal" | "droplets" | "stream_power" | "blur" | "graph" | "breach"; Error(invalid_argument)
 // lists them.
 RegionOpKind parse_region_op_kind(std::string_view name);
 

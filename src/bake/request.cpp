@@ -172,7 +172,7 @@ void check_request_values(const BakeRequest& request) {
     }
   }
   for (const RegionOpKind k : request.erode) {
-    if (int(k) < 0 || int(k) > int(RegionOpKind::graph)) {
+    if (int(k) < 0 || int(k) > int(RegionOpKind::breach)) {
       throw Error(ErrorCategory::invalid_argument,
                   "--erode: invalid RegionOpKind value " + std::to_string(int(k)));
     }

@@ -29,18 +29,20 @@ const char* to_string(RegionOpKind k) {
       return "blur";
     case RegionOpKind::graph:
       return "graph";
+    case RegionOpKind::breach:
+      return "breach";
   }
   return "?";
 }
 
 RegionOpKind parse_region_op_kind(std::string_view name) {
   for (RegionOpKind k : {RegionOpKind::thermal, RegionOpKind::droplets, RegionOpKind::stream_power,
-                         RegionOpKind::blur, RegionOpKind::graph}) {
+                         RegionOpKind::blur, RegionOpKind::graph, RegionOpKind::breach}) {
     if (name == to_string(k)) return k;
   }
   throw Error(ErrorCategory::invalid_argument,
               "unknown region operation '" + std::string(name) +
-                  "' (allowed: thermal, droplets, stream_power, blur, graph)");
+                  "' (allowed: thermal, droplets, stream_power, blur, graph, breach)");
 }
 
 namespace {
@@ -156,6 +158,9 @@ std::vector<std::string_view> RegionOp::keys(RegionOpKind kind) {
       keys = {"output", "nodes"};
       for (std::string_view k : field_keys(HydrologyParams::fields())) keys.push_back(k);
       break;
+    case RegionOpKind::breach:
+      keys = field_keys(BreachParams::fields());
+      break;
   }
   for (std::string_view k : field_keys(fields(kind))) keys.push_back(k);
   return keys;
@@ -176,6 +181,9 @@ void RegionOp::validate(std::string_view path) const {
       break;
     case RegionOpKind::graph:
       hydrology.validate(path);
+      break;
+    case RegionOpKind::breach:
+      breach.validate(path);
       break;
   }
   check_fields(*this, fields(kind), path);
@@ -228,6 +236,13 @@ void apply_region_ops(Field2D& heights, const GraphSource& gen, std::span<const 
       case RegionOpKind::graph:
         apply_post_graph(heights, gen, op, k, sub);
         break;
+      case RegionOpKind::breach: {
+        BreachParams b = op.breach;
+        b.routing.use_sea_level = true;
+        b.routing.sea_level_m = gen.world.sea_level_m;
+        breach_depressions(heights, b, sub);
+        break;
+      }
     }
     if (ctx.progress) ctx.progress(double(k + 1) / n);
   }

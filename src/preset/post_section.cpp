@@ -24,7 +24,7 @@ Graph parse_post_graph(JsonFields& f, const Preset& preset, const std::string& p
   return g;
 }
 
-constexpr const char* kKinds = "thermal, droplets, stream_power, blur, graph";
+constexpr const char* kKinds = "thermal, droplets, stream_power, blur, graph, breach";
 
 }  // namespace
 
@@ -71,6 +71,9 @@ std::vector<RegionOp> parse_post(const json* post, const Preset& preset) {
       case RegionOpKind::graph:
         op.graph = parse_post_graph(f, preset, path);
         f.fields(HydrologyParams::fields(), op.hydrology);
+        break;
+      case RegionOpKind::breach:
+        f.fields(BreachParams::fields(), op.breach);
         break;
     }
     f.fields(RegionOp::fields(op.kind), op);

@@ -247,7 +247,7 @@ std::string append_post_override(const Preset& preset, std::span<const RegionOpK
       throw Error(ErrorCategory::invalid_argument,
                   "'graph' has no default (it needs its nodes); add {\"op\": \"graph\", "
                   "\"output\": ..., \"nodes\": {...}} to the preset's post list instead (see "
-                  "docs/PRESETS.md); allowed: thermal, droplets, stream_power, blur");
+                  "docs/PRESETS.md); allowed: thermal, droplets, stream_power, blur, breach");
     }
     post.push_back({{"op", to_string(kind)}});
   }

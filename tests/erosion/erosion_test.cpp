@@ -729,7 +729,9 @@ TEST(RegionOps, ParseApplyAndErrors) {
       "builtin preset 'default': post[0].iterations = -4 is outside the allowed range 0..100000");
   EXPECT_EQ(err(R"([{"op":"erode"}])"),
             "builtin preset 'default': post[0].op: unknown region operation 'erode' (allowed: "
-            "thermal, droplets, stream_power, blur, graph)");
+            "thermal, droplets, stream_power, blur, graph, breach)");
+  EXPECT_EQ(err(R"([{"op":"breach","gradient":0}])"),
+            "builtin preset 'default': post[0].gradient = 0 is outside the allowed range (0, 1]");
   EXPECT_EQ(err(R"([{"op":"stream_power","uplift_node":"nope"}])"),
             "builtin preset 'default': post[0].uplift_node: 'nope' is not a node of the graph");
   EXPECT_EQ(
@@ -948,6 +950,103 @@ TEST(PostGraph, ErrorsNameTheJsonPath) {
   EXPECT_NE(msg.find("builtin preset 'default': post[0]: the graph's output is"), std::string::npos)
       << msg;
   EXPECT_NE(msg.find("heights must be finite"), std::string::npos) << msg;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Depression breaching
+
+// Every non-outlet cell of `f` has a strictly lower 8-neighbour or is on the border / in the sea.
+std::int64_t cells_without_lower_neighbour(const Field2D& f, double sea_level = -1e30) {
+  const int w = f.grid.width, h = f.grid.height;
+  std::int64_t n = 0;
+  for (int j = 1; j + 1 < h; ++j) {
+    for (int i = 1; i + 1 < w; ++i) {
+      const float z = f.data[std::size_t(j) * w + i];
+      if (double(z) < sea_level) continue;
+      bool lower = false;
+      for (int dj = -1; dj <= 1; ++dj) {
+        for (int di = -1; di <= 1; ++di) {
+          if (f.data[std::size_t(j + dj) * w + (i + di)] < z) lower = true;
+        }
+      }
+      if (!lower) ++n;
+    }
+  }
+  return n;
+}
+
+TEST(Breach, BowlIsCutOpenAndOnlyItsOutflowPathChanges) {
+  // A tilted plane with a 3 m deep conical pit: the breach cuts a path from the pit's bottom
+  // down the plane; cells away from the pit and its path keep their heights exactly.
+  Field2D f(GridSpec{64, 64, 2.0});
+  for (int j = 0; j < 64; ++j) {
+    for (int i = 0; i < 64; ++i) {
+      const double r = std::hypot(i - 32.0, j - 32.0);
+      f.data[std::size_t(j) * 64 + i] = float(0.1 * i + std::min(0.0, -3.0 + 0.5 * r));
+    }
+  }
+  const Field2D before = f;
+  ASSERT_GT(cells_without_lower_neighbour(f), 0);
+  BreachParams p;
+  p.max_depth_m = 10.0;
+  const BreachStats st = breach_depressions(f, p);
+  EXPECT_EQ(cells_without_lower_neighbour(f), 0);
+  EXPECT_EQ(st.filled_cells, 0);  // 3 m < max_depth_m: cut, not filled
+  EXPECT_GT(st.carved_cells, 0);
+  EXPECT_LT(st.carved_cells, 64);  // a path, not an area
+  std::int64_t changed = 0;
+  for (std::size_t c = 0; c < f.data.size(); ++c) {
+    EXPECT_LE(f.data[c], before.data[c]);  // only lowered
+    if (f.data[c] != before.data[c]) ++changed;
+  }
+  EXPECT_EQ(changed, st.carved_cells);
+  // The routing of the result finds no pit.
+  FlowRouting r;
+  compute_flow_routing(f, RoutingParams{}, r);
+  EXPECT_EQ(r.depressions, 0);
+}
+
+TEST(Breach, DeepDepressionIsFilledToMaxDepthThenCut) {
+  Field2D f(GridSpec{40, 40, 1.0});
+  for (int j = 0; j < 40; ++j) {
+    for (int i = 0; i < 40; ++i) {
+      const bool inside = i >= 10 && i < 30 && j >= 10 && j < 30;
+      f.data[std::size_t(j) * 40 + i] = inside ? -50.0f : 0.0f;  // a 50 m deep box
+    }
+  }
+  BreachParams p;
+  p.max_depth_m = 5.0;
+  const BreachStats st = breach_depressions(f, p);
+  EXPECT_EQ(st.filled_cells, 400);
+  EXPECT_EQ(cells_without_lower_neighbour(f), 0);
+  // The box floor rose to 5 m below the rim, then sloped off by the gradient: it stays within
+  // a few centimetres of -5 m, and the rim was cut by at most 5 m.
+  for (std::size_t c = 0; c < f.data.size(); ++c) {
+    EXPECT_GE(f.data[c], -5.1f);
+    EXPECT_LE(f.data[c], 0.0f);
+  }
+}
+
+TEST(Breach, SeaCellsAreOutletsAndResultIsThreadIndependent) {
+  Field2D a(GridSpec{96, 80, 3.0});
+  for (int j = 0; j < 80; ++j) {  // egg-crate relief: a closed depression in every cell of it
+    for (int i = 0; i < 96; ++i) {
+      a.data[std::size_t(j) * 96 + i] =
+          float(20.0 * std::sin(0.31 * i) * std::cos(0.27 * j) + 0.05 * i);
+    }
+  }
+  Field2D b = a;
+  BreachParams p;
+  p.routing.use_sea_level = true;
+  p.routing.sea_level_m = -5.0;
+  ExecContext one, two;
+  one.threads = 1;
+  two.threads = 2;
+  breach_depressions(a, p, one);
+  breach_depressions(b, p, two);
+  EXPECT_EQ(a.data, b.data);
+  EXPECT_EQ(cells_without_lower_neighbour(a, -5.0), 0);
 }
 
 }  // namespace
