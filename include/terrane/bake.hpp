@@ -194,4 +194,12 @@ struct BakeReport {
 // Throws Error as described at the top (before any work for a bad request).
 BakeReport bake(const BakeRequest& request, const ExecContext& ctx = {});
 
+// The height stage of bake() alone: request -> preset (+ overrides, seed, size, cell, erode) ->
+// graph -> post operations, with no output files, no directory and no engine snapping (formats
+// and out_dir are ignored). With `graph_only` the post operations are skipped: the heights the
+// streamed world evaluates. `preset_out` (optional) receives the resolved preset (its world
+// gives the sea level and cell size). Same errors, progress and determinism as bake().
+Field2D bake_heights(const BakeRequest& request, const ExecContext& ctx = {},
+                     bool graph_only = false, Preset* preset_out = nullptr);
+
 }  // namespace terrane

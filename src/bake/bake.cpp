@@ -136,4 +136,30 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   return report;
 }
 
+Field2D bake_heights(const BakeRequest& request, const ExecContext& ctx, bool graph_only,
+                     Preset* preset_out) {
+  check_request_values(request);
+  std::vector<std::string> overrides = request_overrides(request);
+  Preset preset = resolve_preset(request, overrides);
+  if (!request.erode.empty() && !graph_only) {
+    try {
+      overrides.push_back(append_post_override(preset, request.erode));
+    } catch (const Error& e) {
+      throw Error(e.category(), std::string("--erode: ") + e.what());
+    }
+    preset = resolve_preset(request, overrides);
+  }
+  GridSpec grid = request_grid(request, preset);
+  grid.validate("map size");
+  const CompiledGraph graph = compile(preset);
+  const bool post = !graph_only && !preset.post.empty();
+  Field2D heights(grid);
+  evaluate(graph, grid, heights.data, progress_range(ctx, 0.0, post ? 0.25 : 1.0));
+  if (post) {
+    apply_region_ops(heights, preset.generator(), preset.post, progress_range(ctx, 0.25, 1.0));
+  }
+  if (preset_out != nullptr) *preset_out = std::move(preset);
+  return heights;
+}
+
 }  // namespace terrane

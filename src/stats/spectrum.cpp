@@ -1,0 +1,268 @@
+// Spectral exponent of the height field: P(k) ~ k^-beta.
+//
+// The least-squares plane is removed (no-data cells are set to the plane, so they add nothing),
+// the residual is multiplied by a 2-D Hann window (numpy.hanning along each axis), zero-padded
+// to sizes with small prime factors (KISS FFT is fast only for those; the window already takes
+// the data to zero at the edges, so padding only interpolates the spectrum), and transformed
+// (KISS FFT, float: a real FFT per row, then a complex FFT per column). |F|^2 is averaged over
+// rings of width dk = 1 / L, L the shorter side of the map in metres (rings are the integers
+// round(k L)), and log10 of the ring means is fitted against log10 of the ring's wavenumber
+// (its index / L) by least squares over the rings whose wavelength lies between 8 cells (of the
+// coarser axis) and L / 4. beta is minus the slope. The profile exponent does the same with the
+// mean power of the 1-D spectra of the rows (Hann window along the row) and of the columns,
+// binned into the same rings: the ring means of the two directions are averaged.
+// (Perron, Kirchner & Dietrich 2008, "Spectral signatures of characteristic spatial scales and
+// nonfractal structure in landscapes", JGR 113, F04003, for the method.)
+#include <kiss_fft.h>
+#include <kiss_fftr.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numbers>
+
+#include "stats/stats_internal.hpp"
+
+namespace terrane::stats_detail {
+namespace {
+
+struct FftrDeleter {
+  void operator()(kiss_fftr_cfg c) const { kiss_fftr_free(c); }
+};
+struct FftDeleter {
+  void operator()(kiss_fft_cfg c) const { kiss_fft_free(c); }
+};
+using FftrPtr = std::unique_ptr<std::remove_pointer_t<kiss_fftr_cfg>, FftrDeleter>;
+using FftPtr = std::unique_ptr<std::remove_pointer_t<kiss_fft_cfg>, FftDeleter>;
+
+FftrPtr make_fftr(int n) {
+  FftrPtr p(kiss_fftr_alloc(n, 0, nullptr, nullptr));
+  if (!p) throw Error(ErrorCategory::internal, "spectrum: kiss_fftr_alloc failed");
+  return p;
+}
+FftPtr make_fft(int n) {
+  FftPtr p(kiss_fft_alloc(n, 0, nullptr, nullptr));
+  if (!p) throw Error(ErrorCategory::internal, "spectrum: kiss_fft_alloc failed");
+  return p;
+}
+
+std::vector<double> hann(int n) {  // numpy.hanning(n)
+  std::vector<double> w(std::size_t(n), 1.0);
+  if (n > 1) {
+    for (int k = 0; k < n; ++k) {
+      w[std::size_t(k)] = 0.5 - 0.5 * std::cos(2.0 * std::numbers::pi * k / double(n - 1));
+    }
+  }
+  return w;
+}
+
+// Residual of the least-squares plane over the finite cells (0 at no-data), in double.
+std::vector<double> detrended(const StatsGrid& g) {
+  const int w = g.width, h = g.height;
+  const double ci = (w - 1) / 2.0, cj = (h - 1) / 2.0;
+  // Normal equations of z = a + b x + c y with centred x, y.
+  double n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, sz = 0, sxz = 0, syz = 0;
+  for (int j = 0; j < h; ++j) {
+    for (int i = 0; i < w; ++i) {
+      const float v = g.heights[std::size_t(j) * std::size_t(w) + std::size_t(i)];
+      if (std::isnan(v)) continue;
+      const double x = i - ci, y = j - cj, z = v;
+      n += 1; sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y;
+      sz += z; sxz += x * z; syz += y * z;
+    }
+  }
+  // Solve the 3x3 system by Cramer's rule.
+  const double m[3][3] = {{n, sx, sy}, {sx, sxx, sxy}, {sy, sxy, syy}};
+  const double r[3] = {sz, sxz, syz};
+  auto det3 = [](const double a[3][3]) {
+    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+           a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+  };
+  const double d = det3(m);
+  double coef[3] = {n > 0 ? sz / n : 0.0, 0.0, 0.0};
+  if (std::abs(d) > 0.0) {
+    for (int k = 0; k < 3; ++k) {
+      double mk[3][3];
+      for (int a = 0; a < 3; ++a) {
+        for (int b = 0; b < 3; ++b) mk[a][b] = b == k ? r[a] : m[a][b];
+      }
+      coef[k] = det3(mk) / d;
+    }
+  }
+  std::vector<double> out(std::size_t(w) * std::size_t(h), 0.0);
+  for (int j = 0; j < h; ++j) {
+    for (int i = 0; i < w; ++i) {
+      const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+      const float v = g.heights[c];
+      if (!std::isnan(v)) out[c] = double(v) - (coef[0] + coef[1] * (i - ci) + coef[2] * (j - cj));
+    }
+  }
+  return out;
+}
+
+// Ring accumulator: sum of power and count per ring index round(k L).
+struct Rings {
+  std::vector<double> sum;
+  std::vector<double> count;
+  explicit Rings(std::size_t n) : sum(n, 0.0), count(n, 0.0) {}
+  void add(double k_times_l, double power, double weight) {
+    const auto r = std::size_t(std::lround(k_times_l));
+    if (r >= sum.size()) return;
+    sum[r] += power * weight;
+    count[r] += weight;
+  }
+  double mean(std::size_t r) const { return count[r] > 0 ? sum[r] / count[r] : 0.0; }
+};
+
+// Fits log10 P against log10 k over rings inside [r_lo, r_hi] with a mean > 0; NaN if fewer
+// than 3 rings.
+double fit_beta(const std::vector<double>& ring_power, const std::vector<bool>& present,
+                double r_lo, double r_hi, double length_m) {
+  std::vector<double> x, y;
+  for (std::size_t r = 1; r < ring_power.size(); ++r) {
+    if (!present[r] || double(r) < r_lo - 1e-9 || double(r) > r_hi + 1e-9) continue;
+    if (!(ring_power[r] > 0.0)) continue;
+    x.push_back(std::log10(double(r) / length_m));
+    y.push_back(std::log10(ring_power[r]));
+  }
+  if (x.size() < 3) return std::numeric_limits<double>::quiet_NaN();
+  return -fit_slope(x, y);
+}
+
+// Mean 1-D power spectrum of the lines of `res` (count lines of n samples, sample k of line l
+// at res[l * line_stride + k * stride]) with a Hann window, padded to `padded` (even), binned
+// into `rings` by k L = index * L / (padded * step).
+void line_spectra(const std::vector<double>& res, int lines, int n, std::ptrdiff_t line_stride,
+                  std::ptrdiff_t stride, int padded, double step, double length_m, Rings& rings,
+                  const ExecContext& ctx) {
+  const int half = padded / 2 + 1;
+  std::vector<double> power(std::size_t(lines) * std::size_t(half), 0.0);
+  const std::vector<double> win = hann(n);
+  parallel_for(ctx, lines, 32, [&](std::int64_t l0, std::int64_t l1) {
+    FftrPtr cfg = make_fftr(padded);
+    std::vector<float> in(static_cast<std::size_t>(padded), 0.0f);
+    std::vector<kiss_fft_cpx> out(static_cast<std::size_t>(half));
+    for (std::int64_t l = l0; l < l1; ++l) {
+      for (int k = 0; k < n; ++k) {
+        in[std::size_t(k)] = float(res[std::size_t(l * line_stride + k * stride)] * win[std::size_t(k)]);
+      }
+      kiss_fftr(cfg.get(), in.data(), out.data());
+      double* pw = power.data() + std::size_t(l) * std::size_t(half);
+      for (int k = 0; k < half; ++k) {
+        pw[k] = double(out[std::size_t(k)].r) * out[std::size_t(k)].r +
+                double(out[std::size_t(k)].i) * out[std::size_t(k)].i;
+      }
+    }
+  });
+  const double scale = length_m / (double(padded) * step);
+  for (int k = 1; k < half; ++k) {
+    double sum = 0.0;
+    for (int l = 0; l < lines; ++l) sum += power[std::size_t(l) * std::size_t(half) + std::size_t(k)];
+    rings.add(double(k) * scale, sum / double(lines), 1.0);
+  }
+}
+
+}  // namespace
+
+void measure_spectrum(const Prepared& p, TerrainStats& out, const ExecContext& ctx) {
+  const StatsGrid& g = *p.grid;
+  const int w = g.width, h = g.height;
+  constexpr int kMinSide = 64;
+  const double lx = w * g.cell_x_m, lz = h * g.cell_z_m;
+  const double length_m = std::min(lx, lz);
+  out.beta_fit_min_m = 8.0 * std::max(g.cell_x_m, g.cell_z_m);
+  out.beta_fit_max_m = length_m / 4.0;
+  out.spectrum_wavelength_m.clear();
+  out.spectrum_power.clear();
+  if (w < kMinSide || h < kMinSide) {
+    const Stat none = stat_none("the map is " + std::to_string(w) + " x " + std::to_string(h) +
+                                " cells; the spectrum needs at least " + std::to_string(kMinSide) +
+                                " along each axis");
+    out.beta = out.beta_profile = none;
+    return;
+  }
+  if (out.beta_fit_max_m < 2.0 * out.beta_fit_min_m) {
+    const Stat none = stat_none("the map's shorter side (" + num(length_m) +
+                                " m) gives no wavelengths between 8 cells and a quarter of it");
+    out.beta = out.beta_profile = none;
+    return;
+  }
+  const std::vector<double> res = detrended(g);
+  const int nx = kiss_fftr_next_fast_size_real(w);
+  const int nz = kiss_fft_next_fast_size(h);
+  const int half = nx / 2 + 1;
+  const std::size_t ring_count = std::size_t(std::ceil(length_m * 0.5 / std::min(g.cell_x_m, g.cell_z_m) * std::numbers::sqrt2)) + 2;
+
+  // 2-D: rows (real FFT of length nx), then columns (complex FFT of length nz).
+  std::vector<kiss_fft_cpx> spec(std::size_t(h) * std::size_t(half));
+  {
+    const std::vector<double> wx = hann(w), wz = hann(h);
+    parallel_for(ctx, h, 16, [&](std::int64_t j0, std::int64_t j1) {
+      FftrPtr cfg = make_fftr(nx);
+      std::vector<float> in(static_cast<std::size_t>(nx), 0.0f);
+      for (std::int64_t j = j0; j < j1; ++j) {
+        for (int i = 0; i < w; ++i) {
+          const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+          in[std::size_t(i)] = float(res[c] * wx[std::size_t(i)] * wz[std::size_t(j)]);
+        }
+        kiss_fftr(cfg.get(), in.data(), spec.data() + std::size_t(j) * std::size_t(half));
+      }
+    });
+  }
+  std::vector<float> power(std::size_t(nz) * std::size_t(half));  // [kz][kx]
+  parallel_for(ctx, half, 16, [&](std::int64_t k0, std::int64_t k1) {
+    FftPtr cfg = make_fft(nz);
+    std::vector<kiss_fft_cpx> in(static_cast<std::size_t>(nz), kiss_fft_cpx{0.0f, 0.0f}), o(static_cast<std::size_t>(nz));
+    for (std::int64_t kx = k0; kx < k1; ++kx) {
+      for (int j = 0; j < h; ++j) in[std::size_t(j)] = spec[std::size_t(j) * std::size_t(half) + std::size_t(kx)];
+      kiss_fft(cfg.get(), in.data(), o.data());
+      for (int kz = 0; kz < nz; ++kz) {
+        const kiss_fft_cpx v = o[std::size_t(kz)];
+        power[std::size_t(kz) * std::size_t(half) + std::size_t(kx)] = v.r * v.r + v.i * v.i;
+      }
+    }
+  });
+  spec.clear();
+  spec.shrink_to_fit();
+  Rings rings2(ring_count);
+  const double sx = length_m / (double(nx) * g.cell_x_m), sz = length_m / (double(nz) * g.cell_z_m);
+  for (int kz = 0; kz < nz; ++kz) {
+    const int fz = kz <= nz / 2 ? kz : kz - nz;
+    for (int kx = 0; kx < half; ++kx) {
+      // Columns 1 .. nx/2 - 1 stand for their mirror images too.
+      const double weight = (kx == 0 || kx == nx / 2) ? 1.0 : 2.0;
+      const double kl = std::hypot(double(kx) * sx, double(fz) * sz);
+      rings2.add(kl, double(power[std::size_t(kz) * std::size_t(half) + std::size_t(kx)]), weight);
+    }
+  }
+  power.clear();
+  power.shrink_to_fit();
+
+  // 1-D: rows and columns.
+  Rings rows(ring_count), cols(ring_count);
+  line_spectra(res, h, w, w, 1, nx, g.cell_x_m, length_m, rows, ctx);
+  line_spectra(res, w, h, 1, w, kiss_fftr_next_fast_size_real(h), g.cell_z_m, length_m, cols, ctx);
+
+  const double r_lo = length_m / out.beta_fit_max_m, r_hi = length_m / out.beta_fit_min_m;
+  std::vector<double> p2(ring_count), p1(ring_count);
+  std::vector<bool> has2(ring_count), has1(ring_count);
+  for (std::size_t r = 1; r < ring_count; ++r) {
+    has2[r] = rings2.count[r] > 0;
+    p2[r] = rings2.mean(r);
+    has1[r] = rows.count[r] > 0 && cols.count[r] > 0;
+    p1[r] = 0.5 * (rows.mean(r) + cols.mean(r));
+    if (has2[r]) {
+      out.spectrum_wavelength_m.push_back(length_m / double(r));
+      out.spectrum_power.push_back(p2[r]);
+    }
+  }
+  const double b2 = fit_beta(p2, has2, r_lo, r_hi, length_m);
+  const double b1 = fit_beta(p1, has1, r_lo, r_hi, length_m);
+  const std::string few = "fewer than 3 spectrum rings between " + num(out.beta_fit_min_m) +
+                          " and " + num(out.beta_fit_max_m) + " m";
+  out.beta = std::isnan(b2) ? stat_none(few) : stat_value(b2);
+  out.beta_profile = std::isnan(b1) ? stat_none(few) : stat_value(b1);
+}
+
+}  // namespace terrane::stats_detail
