@@ -80,17 +80,22 @@ struct TerrainStats {
   Stat hypsometric_integral;
   std::vector<double> hypsometric_curve;
 
-  // max - min in a centred window of about relief_window_m (odd number of cells), median over
-  // land cells whose window lies inside the map [Units: m].
+  // max - min in a centred window of about relief_window_m: 2 round(relief_window_m / 2 / cell)
+  // + 1 cells per axis, clipped at the map's border; the median over land cells [Units: m].
   Stat local_relief_m;
   double relief_window_x_m = 0.0, relief_window_z_m = 0.0;  // the window actually used
 
-  // Power spectrum: plane removed, Hann window, radially averaged; beta is minus the slope of
-  // log power against log wavenumber, least squares over wavelengths from 8 cells to a quarter
-  // of the map. beta_profile: the same over the mean 1-D spectra of rows and columns.
+  // Power spectrum: plane removed, Hann window, radially averaged in 20 log-spaced wavenumber
+  // bins over the fit range; beta is minus the least-squares slope of log mean power against
+  // log mean wavenumber, over wavelengths from 8 cells (of the coarser axis) to a quarter of the
+  // shorter side. beta_profile: the mean of the exponents of the row-averaged and the
+  // column-averaged 1-D spectra, fitted the same way.
   Stat beta, beta_profile;
-  double beta_fit_min_m = 0.0, beta_fit_max_m = 0.0;
-  std::vector<double> spectrum_wavelength_m, spectrum_power;  // the radial average, for charts
+  double beta_fit_min_m = 0.0, beta_fit_max_m = 0.0;  // the fit range [Units: m]
+  // The radial average in bins of the same width over every wavelength (for charts), longest
+  // first, and the fit: log10 P = spectrum_fit_slope * log10 k + spectrum_fit_intercept.
+  std::vector<double> spectrum_wavelength_m, spectrum_power;
+  double spectrum_fit_slope = 0.0, spectrum_fit_intercept = 0.0;
 
   // Drainage on the Priority-Flood filled surface, D8 (compute_flow_routing).
   Stat drainage_density_km_per_km2;  // km of flow path through channel cells per km^2 of land

@@ -2,9 +2,14 @@
 // depressions.
 //
 // Routing is terrane's compute_flow_routing (D8 on the exact Priority-Flood surface; Barnes,
-// Lehman & Mulla 2014): border cells are outlets, and so are sea cells (height <= sea level)
+// Lehman & Mulla 2014): the surface is flooded from the border, sea cells (height <= sea level)
 // and no-data cells (set below every finite height and made "sea" for the routing, so water
-// that reaches one leaves the map). The routing takes one spacing: for non-square cells it runs
+// that reaches one leaves the map), which are outlets; a land cell of the border that has a
+// lower neighbour on the filled surface then drains into it (D8 on the filled surface), the
+// others leave the map. Lakes drain as compute_flow_routing routes them (down to the pit, then
+// along the reversed path to the spill), not along an epsilon-gradient: maps with many closed
+// depressions (the Sahara DEM, 31% of its land) read a lower drainage density than a
+// Priority-Flood+epsilon routing gives. The routing takes one spacing: for non-square cells it runs
 // with the geometric mean sqrt(dx dz) (an approximation of the steepest-descent choice only);
 // everything measured here uses the true geometry: cell area dx dz, step length dx, dz or
 // sqrt(dx^2 + dz^2) by the direction of the receiver.
@@ -82,13 +87,50 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
     const bool dz = (r / std::uint32_t(w)) != (c / std::uint32_t(w));
     return dx && dz ? diag : dx ? g.cell_x_m : g.cell_z_m;
   };
+  // D8 on the filled surface for the land cells of the border too: one with a lower neighbour
+  // drains into it (filled strictly falls along it, so no cycle can form); the others stay
+  // outlets. This is what the reference measurements do (their drainage densities are 1 to 3%
+  // higher when every border cell is an outlet).
+  {
+    const float* f = routing.filled_m.data();
+    for (int j = 0; j < h; ++j) {
+      for (int i = 0; i < w; ++i) {
+        if (i != 0 && j != 0 && i != w - 1 && j != h - 1) continue;
+        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+        if (!p.land[c]) continue;
+        double best = 0.0;
+        for (int dj = -1; dj <= 1; ++dj) {
+          for (int di = -1; di <= 1; ++di) {
+            const int ni = i + di, nj = j + dj;
+            if ((di == 0 && dj == 0) || ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
+            const std::size_t nc = std::size_t(nj) * std::size_t(w) + std::size_t(ni);
+            const double d = (double(f[c]) - double(f[nc])) / std::hypot(di * g.cell_x_m, dj * g.cell_z_m);
+            if (d > best) {
+              best = d;
+              routing.receiver[c] = std::uint32_t(nc);
+            }
+          }
+        }
+      }
+    }
+  }
+  // Topological order (Kahn): the receivers may have been changed above.
+  std::vector<std::uint32_t> donors(n, 0), queue;
+  queue.reserve(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    if (routing.receiver[c] != c) ++donors[routing.receiver[c]];
+  }
+  for (std::size_t c = 0; c < n; ++c) {
+    if (donors[c] == 0) queue.push_back(std::uint32_t(c));
+  }
   std::vector<double> area(n, cell_area), longest(n, 0.0);
-  for (std::size_t k = n; k-- > 0;) {
-    const std::uint32_t c = routing.order[k];
+  for (std::size_t q = 0; q < queue.size(); ++q) {
+    const std::uint32_t c = queue[q];
     const std::uint32_t r = routing.receiver[c];
     if (r == c) continue;
     area[r] += area[c];
     longest[r] = std::max(longest[r], longest[c] + step_m(c));
+    if (--donors[r] == 0) queue.push_back(r);
   }
 
   double path_m = 0.0;

@@ -5,9 +5,9 @@
 // with the van Herk / Gil-Werman algorithm (van Herk 1992, "A fast algorithm for local minimum
 // and maximum filters on rectangular and octagonal kernels"; Gil & Werman 1993): per line, block
 // prefix and suffix extrema over blocks of the window's length, then one max of two per sample,
-// O(n) whatever the window. No-data cells take part in no window. The median is over the land
-// cells whose whole window lies inside the map (a clipped window at the border would read less
-// relief).
+// O(n) whatever the window. No-data cells take part in no window. Windows are clipped at the
+// map's border and the median is over every land cell (the reference measurements do the same:
+// keeping only cells whose whole window is inside the map reads 0.5 to 9% more on real DEMs).
 #include <algorithm>
 #include <cmath>
 
@@ -92,14 +92,14 @@ void measure_local_relief(const Prepared& p, TerrainStats& out, const ExecContex
   });
   std::vector<float> relief;
   relief.reserve(std::size_t(p.land_cells));
-  for (int j = rz; j < h - rz; ++j) {
-    for (int i = rx; i < w - rx; ++i) {
+  for (int j = 0; j < h; ++j) {
+    for (int i = 0; i < w; ++i) {
       const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
       if (p.land[c]) relief.push_back(hi[c] - lo[c]);
     }
   }
   if (relief.empty()) {
-    out.local_relief_m = stat_none("no land cell has its whole relief window inside the map");
+    out.local_relief_m = stat_none("no land");
     return;
   }
   out.local_relief_m = stat_value(median(relief));
