@@ -34,6 +34,15 @@ std::string quoted(std::string_view s) {
   return out + "\"";
 }
 
+std::string pair(double a, double b) {
+  std::string out = "[";
+  out += number(a);
+  out += ", ";
+  out += number(b);
+  out += "]";
+  return out;
+}
+
 class Writer {
  public:
   void raw(std::string_view key, const std::string& value) {
@@ -76,11 +85,10 @@ std::string terrain_stats_json(const TerrainStats& s, std::string_view name) {
   w.num("agent_slope_deg", s.agent_slope_deg);
   w.stat("hypsometric_integral", s.hypsometric_integral);
   w.stat("local_relief_1km_m", s.local_relief_m);
-  w.raw("relief_window_m", "[" + number(s.relief_window_x_m) + ", " + number(s.relief_window_z_m) + "]");
+  w.raw("relief_window_m", pair(s.relief_window_x_m, s.relief_window_z_m));
   w.stat("beta", s.beta);
   w.stat("beta_profile", s.beta_profile);
-  w.raw("beta_fit_wavelength_m",
-        "[" + number(s.beta_fit_min_m) + ", " + number(s.beta_fit_max_m) + "]");
+  w.raw("beta_fit_wavelength_m", pair(s.beta_fit_min_m, s.beta_fit_max_m));
   w.stat("drainage_density_km_per_km2", s.drainage_density_km_per_km2);
   w.num("channel_cells", double(s.channel_cells));
   w.stat("hack_h", s.hack_h);
