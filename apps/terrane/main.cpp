@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
   g->add_option("--set", gen.overrides, "override a preset field: a.b.c=value (repeatable)");
   g->add_option("--formats", gen.formats,
                 "comma-separated outputs: png16,raw16,exr,normals,preview, hydrology masks "
-                "rivers,lakes,flow (16-bit PNGs), meshes glb,obj, surface splat,biomes,scatter "
+                "rivers,lakes,flow (16-bit PNGs), meshes glb,obj, surface splat,biomes,scatter, "
+                "stats (NAME_stats.json + NAME_stats.png chart sheet) "
                 "(a JSON sidecar is always written)")
       ->capture_default_str();
   g->add_option("--erode", gen.erode,

@@ -67,6 +67,8 @@ enum class OutputFormat {
   splat,    // <name>_splat{k}.png (RGBA, 4 layers each), <name>_layer_<layer>.png, splat preview
   biomes,   // <name>_biomes.png (dominant biome id) + <name>_biomes.json (legend)
   scatter,  // <name>_scatter.csv, <name>_scatter_unity.csv, <name>_scatter.json (manifest)
+  stats,    // <name>_stats.json (terrane stats --json, plus surface shares when computed) and
+            // <name>_stats.png (chart sheet: slopes, hypsometry, spectrum, Hack's law)
 };
 using OutputFormats = std::set<OutputFormat>;
 

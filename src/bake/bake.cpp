@@ -94,11 +94,17 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   std::vector<WrittenFile> written =
       write_height_outputs(height_plan, heights, hydro, quiet, dir, base, raw_warning);
   BakeMeshSummary mesh_summary;
+  SurfaceSummary surface_summary;
   for (const auto& files :
        {write_meshes(mesh_plan, heights, dir, base, mesh_summary),
         write_engine_target(request.engine, heights, height_plan.range, dir, base),
         write_surface_outputs(surface_plan, preset, graph, heights,
-                              want_hydrology ? &hydro : nullptr, quiet, dir, base)}) {
+                              want_hydrology ? &hydro : nullptr, quiet, dir, base,
+                              &surface_summary)}) {
+    written.insert(written.end(), files.begin(), files.end());
+  }
+  if (request.formats.count(OutputFormat::stats) != 0U) {
+    const auto files = write_stats_outputs(heights, preset, surface_summary, quiet, dir, base);
     written.insert(written.end(), files.begin(), files.end());
   }
   add_warning(report, ctx, std::move(raw_warning));

@@ -103,7 +103,9 @@ struct Axis {
   std::vector<double> ticks() const {  // tick values (not transformed)
     std::vector<double> out;
     if (log) {
-      for (int e = int(std::ceil(lo - 1e-9)); e <= int(std::floor(hi + 1e-9)); ++e) out.push_back(std::pow(10.0, e));
+      const int first = int(std::ceil(lo - 1e-9)), last = int(std::floor(hi + 1e-9));
+      const int every = std::max(1, (last - first + 7) / 8);  // at most about 8 labels
+      for (int e = first; e <= last; e += every) out.push_back(std::pow(10.0, e));
       return out;
     }
     const double span = hi - lo, raw = span / 5.0;
