@@ -38,8 +38,10 @@ std::string lower_extension(const fs::path& p) {
 void reject_preset_options(const StatsOptions& opt, const std::string& kind) {
   if (!opt.overrides.empty() || opt.has_seed || opt.has_size || opt.has_width || opt.has_height ||
       opt.graph_only) {
-    fail(opt.input + ": --set, --seed, --size, --width, --height and --graph-only apply to "
-                     "presets, not to " + kind);
+    fail(opt.input +
+         ": --set, --seed, --size, --width, --height and --graph-only apply to "
+         "presets, not to " +
+         kind);
   }
 }
 
@@ -88,8 +90,9 @@ Loaded load_output(const StatsOptions& opt, const std::string& ext) {
 Loaded load_npy(const StatsOptions& opt) {
   reject_preset_options(opt, "a .npy grid");
   if (!opt.has_cell) {
-    fail(opt.input + ": a .npy grid needs --cell M (its cell size in metres; --cell-z M for the "
-                     "rows when the cells are not square)");
+    fail(opt.input +
+         ": a .npy grid needs --cell M (its cell size in metres; --cell-z M for the "
+         "rows when the cells are not square)");
   }
   Loaded out;
   out.heights = read_npy(opt.input, opt.cell_m);
@@ -135,18 +138,17 @@ void print_table(const Loaded& in, const TerrainStats& s) {
   auto row = [](const char* label, const std::string& value) {
     std::printf("  %-34s %s\n", label, value.c_str());
   };
-  std::printf("%s: %d x %d cells of %g x %g m, sea level %s\n", in.name.c_str(), s.width,
-              s.height, s.cell_x_m, s.cell_z_m,
-              s.sea_level_m ? fmt(*s.sea_level_m, "%g m").c_str() : "none");
+  std::printf("%s: %d x %d cells of %g x %g m, sea level %s\n", in.name.c_str(), s.width, s.height,
+              s.cell_x_m, s.cell_z_m, s.sea_level_m ? fmt(*s.sea_level_m, "%g m").c_str() : "none");
   row("land fraction", fmt(s.land_fraction, "%.4f"));
   if (s.nodata_cells > 0) row("no-data (NaN) cells, excluded", std::to_string(s.nodata_cells));
   row("land heights", fmt(s.height_min_m, "%.2f") + " .. " + fmt(s.height_max_m, "%.2f m"));
   row("slope p10 / p50 / p90 [deg]", fmt(s.slope_p10_deg, "%.2f") + " / " +
                                          fmt(s.slope_p50_deg, "%.2f") + " / " +
                                          fmt(s.slope_p90_deg, "%.2f"));
-  row("land below 15 / below 30 / above 45 deg",
-      fmt(s.slope_lt15, "%.4f") + " / " + fmt(s.slope_lt30, "%.4f") + " / " +
-          fmt(s.slope_gt45, "%.4f"));
+  row("land below 15 / below 30 / above 45 deg", fmt(s.slope_lt15, "%.4f") + " / " +
+                                                     fmt(s.slope_lt30, "%.4f") + " / " +
+                                                     fmt(s.slope_gt45, "%.4f"));
   row(("walkable (slope <= " + fmt(s.agent_slope_deg, "%g") + " deg)").c_str(),
       fmt(s.walkable_share, "%.4f"));
   row("hypsometric integral", fmt(s.hypsometric_integral, "%.4f"));
@@ -161,8 +163,8 @@ void print_table(const Loaded& in, const TerrainStats& s) {
   row("profile beta", fmt(s.beta_profile, "%.3f"));
   row("drainage density [km/km^2]", fmt(s.drainage_density_km_per_km2, "%.4f"));
   row("channel cells", std::to_string(s.channel_cells));
-  row("Hack's exponent h", fmt(s.hack_h, "%.3f") + " (" + std::to_string(s.hack_area_m2.size()) +
-                               " bins)");
+  row("Hack's exponent h",
+      fmt(s.hack_h, "%.3f") + " (" + std::to_string(s.hack_area_m2.size()) + " bins)");
   row("largest drainage area", fmt(s.max_drainage_area_m2 * 1e-6, "%.4f km^2"));
   row("land in depressions > 1 m", fmt(s.depression_share, "%.5f"));
   row("land below its spill level", fmt(s.pit_share, "%.5f"));

@@ -27,8 +27,9 @@ class HeaderParser {
   HeaderParser(const fs::path& path, std::string_view text) : path_(path), s_(text) {}
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw io_detail::file_error(ErrorCategory::parse, path_,
-                                "not a valid .npy header (" + what + "): '" + std::string(s_) + "'");
+    throw io_detail::file_error(
+        ErrorCategory::parse, path_,
+        "not a valid .npy header (" + what + "): '" + std::string(s_) + "'");
   }
   void skip_ws() {
     while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\t')) ++pos_;
@@ -104,7 +105,8 @@ Field2D read_npy(const fs::path& path, double spacing_m) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
   if (!file) {
     const int e = errno;
-    throw io_detail::file_error(ErrorCategory::io, path, "cannot open: " + io_detail::errno_text(e));
+    throw io_detail::file_error(ErrorCategory::io, path,
+                                "cannot open: " + io_detail::errno_text(e));
   }
   auto read_exact = [&](void* dst, std::size_t bytes, const char* what) {
     if (std::fread(dst, 1, bytes, file.get()) != bytes) {
@@ -155,10 +157,14 @@ Field2D read_npy(const fs::path& path, double spacing_m) {
   while (!parser.eat('}')) {
     const std::string key = parser.string();
     parser.expect(':');
-    if (key == "descr" && !descr) descr = parser.string();
-    else if (key == "fortran_order" && !fortran) fortran = parser.boolean();
-    else if (key == "shape" && !shape) shape = parser.tuple();
-    else parser.fail("unexpected or repeated key '" + key + "'");
+    if (key == "descr" && !descr)
+      descr = parser.string();
+    else if (key == "fortran_order" && !fortran)
+      fortran = parser.boolean();
+    else if (key == "shape" && !shape)
+      shape = parser.tuple();
+    else
+      parser.fail("unexpected or repeated key '" + key + "'");
     if (!parser.eat(',')) {
       parser.expect('}');
       break;
@@ -168,8 +174,10 @@ Field2D read_npy(const fs::path& path, double spacing_m) {
   if (!descr || !fortran || !shape) parser.fail("missing descr, fortran_order or shape");
 
   std::size_t item = 0;
-  if (*descr == "<f4") item = 4;
-  else if (*descr == "<f8") item = 8;
+  if (*descr == "<f4")
+    item = 4;
+  else if (*descr == "<f8")
+    item = 8;
   else {
     throw io_detail::file_error(ErrorCategory::parse, path,
                                 "array type '" + *descr +
@@ -187,9 +195,9 @@ Field2D read_npy(const fs::path& path, double spacing_m) {
   }
   const std::uint64_t rows = (*shape)[0], cols = (*shape)[1];
   if (rows == 0 || cols == 0) {
-    throw io_detail::file_error(ErrorCategory::parse, path,
-                                "the array is empty (" + std::to_string(rows) + " x " +
-                                    std::to_string(cols) + ")");
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        "the array is empty (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
   }
   if (rows > std::uint64_t(kMaxGridSide) || cols > std::uint64_t(kMaxGridSide) ||
       rows * cols > std::uint64_t(kMaxGridSamples)) {
@@ -201,12 +209,11 @@ Field2D read_npy(const fs::path& path, double spacing_m) {
   const std::uintmax_t data_bytes = rows * cols * item;
   const std::uintmax_t have = size - prefix - header_len;
   if (have != data_bytes) {
-    throw io_detail::file_error(ErrorCategory::parse, path,
-                                "the header declares " + std::to_string(rows) + " x " +
-                                    std::to_string(cols) + " '" + *descr + "' (" +
-                                    std::to_string(data_bytes) + " bytes of data) but the file " +
-                                    (have < data_bytes ? "holds only " : "holds ") +
-                                    std::to_string(have));
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        "the header declares " + std::to_string(rows) + " x " + std::to_string(cols) + " '" +
+            *descr + "' (" + std::to_string(data_bytes) + " bytes of data) but the file " +
+            (have < data_bytes ? "holds only " : "holds ") + std::to_string(have));
   }
   GridSpec grid{int(cols), int(rows), spacing_m};
   grid.validate(path.string());

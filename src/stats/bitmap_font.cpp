@@ -72,7 +72,8 @@ struct Table {
     for (const Glyph& g : kGlyphs) {
       for (int r = 0; r < kGlyphH; ++r) {
         std::uint8_t b = 0;
-        for (int x = 0; x < kGlyphW; ++x) b = std::uint8_t((b << 1) | (g.rows[r][x] == '#' ? 1 : 0));
+        for (int x = 0; x < kGlyphW; ++x)
+          b = std::uint8_t((b << 1) | (g.rows[r][x] == '#' ? 1 : 0));
         bits[std::size_t(g.c)][std::size_t(r)] = b;
       }
     }

@@ -56,8 +56,10 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
   float lo = INFINITY;
   bool any_nodata = false;
   for (std::size_t c = 0; c < n; ++c) {
-    if (std::isnan(g.heights[c])) any_nodata = true;
-    else lo = std::min(lo, g.heights[c]);
+    if (std::isnan(g.heights[c]))
+      any_nodata = true;
+    else
+      lo = std::min(lo, g.heights[c]);
   }
   RoutingParams rp;
   double nodata_level = double(lo) - 1000.0;
@@ -104,7 +106,8 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
             const int ni = i + di, nj = j + dj;
             if ((di == 0 && dj == 0) || ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
             const std::size_t nc = std::size_t(nj) * std::size_t(w) + std::size_t(ni);
-            const double d = (double(f[c]) - double(f[nc])) / std::hypot(di * g.cell_x_m, dj * g.cell_z_m);
+            const double d =
+                (double(f[c]) - double(f[nc])) / std::hypot(di * g.cell_x_m, dj * g.cell_z_m);
             if (d > best) {
               best = d;
               routing.receiver[c] = std::uint32_t(nc);

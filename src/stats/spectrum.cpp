@@ -69,8 +69,15 @@ std::vector<double> detrended(const StatsGrid& g) {
       const float v = g.heights[std::size_t(j) * std::size_t(w) + std::size_t(i)];
       if (std::isnan(v)) continue;
       const double x = i - ci, y = j - cj, z = v;
-      n += 1; sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y;
-      sz += z; sxz += x * z; syz += y * z;
+      n += 1;
+      sx += x;
+      sy += y;
+      sxx += x * x;
+      syy += y * y;
+      sxy += x * y;
+      sz += z;
+      sxz += x * z;
+      syz += y * z;
     }
   }
   // Solve the 3x3 system by Cramer's rule.
@@ -172,7 +179,8 @@ void line_spectra(const std::vector<double>& res, int lines, int n, std::ptrdiff
     std::vector<kiss_fft_cpx> out(static_cast<std::size_t>(half));
     for (std::int64_t l = l0; l < l1; ++l) {
       for (int k = 0; k < n; ++k) {
-        in[std::size_t(k)] = float(res[std::size_t(l * line_stride + k * stride)] * win[std::size_t(k)]);
+        in[std::size_t(k)] =
+            float(res[std::size_t(l * line_stride + k * stride)] * win[std::size_t(k)]);
       }
       kiss_fftr(cfg.get(), in.data(), out.data());
       double* pw = power.data() + std::size_t(l) * std::size_t(half);
@@ -184,7 +192,8 @@ void line_spectra(const std::vector<double>& res, int lines, int n, std::ptrdiff
   });
   for (int k = 1; k < half; ++k) {
     double sum = 0.0;
-    for (int l = 0; l < lines; ++l) sum += power[std::size_t(l) * std::size_t(half) + std::size_t(k)];
+    for (int l = 0; l < lines; ++l)
+      sum += power[std::size_t(l) * std::size_t(half) + std::size_t(k)];
     bins.add(double(k) / (double(padded) * step), sum / double(lines), 1.0);
   }
 }
@@ -240,9 +249,11 @@ void measure_spectrum(const Prepared& p, TerrainStats& out, const ExecContext& c
   std::vector<float> power(std::size_t(nz) * std::size_t(half));  // [kz][kx]
   parallel_for(ctx, half, 16, [&](std::int64_t k0, std::int64_t k1) {
     FftPtr cfg = make_fft(nz);
-    std::vector<kiss_fft_cpx> in(static_cast<std::size_t>(nz), kiss_fft_cpx{0.0f, 0.0f}), o(static_cast<std::size_t>(nz));
+    std::vector<kiss_fft_cpx> in(static_cast<std::size_t>(nz), kiss_fft_cpx{0.0f, 0.0f}),
+        o(static_cast<std::size_t>(nz));
     for (std::int64_t kx = k0; kx < k1; ++kx) {
-      for (int j = 0; j < h; ++j) in[std::size_t(j)] = spec[std::size_t(j) * std::size_t(half) + std::size_t(kx)];
+      for (int j = 0; j < h; ++j)
+        in[std::size_t(j)] = spec[std::size_t(j) * std::size_t(half) + std::size_t(kx)];
       kiss_fft(cfg.get(), in.data(), o.data());
       for (int kz = 0; kz < nz; ++kz) {
         const kiss_fft_cpx v = o[std::size_t(kz)];

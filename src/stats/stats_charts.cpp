@@ -53,7 +53,8 @@ class Canvas {
       for (int r = 0; r < sd::kGlyphH; ++r) {
         for (int q = 0; q < sd::kGlyphW; ++q) {
           if ((g[r] >> (sd::kGlyphW - 1 - q)) & 1) {
-            rect(x + q * scale, y + r * scale, x + q * scale + scale - 1, y + r * scale + scale - 1, c);
+            rect(x + q * scale, y + r * scale, x + q * scale + scale - 1, y + r * scale + scale - 1,
+                 c);
           }
         }
       }
@@ -68,7 +69,8 @@ class Canvas {
       for (int r = 0; r < sd::kGlyphH; ++r) {
         for (int q = 0; q < sd::kGlyphW; ++q) {
           if ((g[r] >> (sd::kGlyphW - 1 - q)) & 1) {
-            rect(x + r * scale, yy - q * scale - scale + 1, x + r * scale + scale - 1, yy - q * scale, c);
+            rect(x + r * scale, yy - q * scale - scale + 1, x + r * scale + scale - 1,
+                 yy - q * scale, c);
           }
         }
       }
@@ -218,9 +220,9 @@ void slope_panel(Canvas& cv, const TerrainStats& s, int px, int py) {
 }
 
 void hypsometry_panel(Canvas& cv, const TerrainStats& s, int px, int py) {
-  const Plot p = frame(cv, px, py, "HYPSOMETRY, HI = " + fixed(s.hypsometric_integral, "%.3f"),
-                       "SHARE OF LAND ABOVE", "RELATIVE HEIGHT", Axis{0, 1, false},
-                       Axis{0, 1, false});
+  const Plot p =
+      frame(cv, px, py, "HYPSOMETRY, HI = " + fixed(s.hypsometric_integral, "%.3f"),
+            "SHARE OF LAND ABOVE", "RELATIVE HEIGHT", Axis{0, 1, false}, Axis{0, 1, false});
   if (!s.hypsometric_integral.ok()) return unavailable(cv, p, s.hypsometric_integral.why);
   const auto& c = s.hypsometric_curve;
   for (std::size_t k = 1; k < c.size(); ++k) {
@@ -230,21 +232,27 @@ void hypsometry_panel(Canvas& cv, const TerrainStats& s, int px, int py) {
 
 void spectrum_panel(Canvas& cv, const TerrainStats& s, int px, int py) {
   const Axis ax = log_axis(s.spectrum_wavelength_m.empty() ? std::vector<double>{10.0, 1e4}
-                                                          : s.spectrum_wavelength_m);
-  const Axis ay = log_axis(s.spectrum_power.empty() ? std::vector<double>{1.0, 1e6} : s.spectrum_power);
+                                                           : s.spectrum_wavelength_m);
+  const Axis ay =
+      log_axis(s.spectrum_power.empty() ? std::vector<double>{1.0, 1e6} : s.spectrum_power);
   const Plot p = frame(cv, px, py, "POWER SPECTRUM, BETA = " + fixed(s.beta, "%.2f"),
                        "WAVELENGTH (M)", "POWER", ax, ay);
   if (!s.beta.ok()) return unavailable(cv, p, s.beta.why);
   for (std::size_t k = 0; k < s.spectrum_wavelength_m.size(); ++k) {
-    if (s.spectrum_power[k] > 0) dot(cv, p.X(s.spectrum_wavelength_m[k]), p.Y(s.spectrum_power[k]), kBlue);
+    if (s.spectrum_power[k] > 0)
+      dot(cv, p.X(s.spectrum_wavelength_m[k]), p.Y(s.spectrum_power[k]), kBlue);
   }
   // The fit: log10 P = slope log10 k + intercept, k = 1 / wavelength, over the fit range.
   auto power = [&](double lambda) {
-    return std::pow(10.0, s.spectrum_fit_slope * std::log10(1.0 / lambda) + s.spectrum_fit_intercept);
+    return std::pow(10.0,
+                    s.spectrum_fit_slope * std::log10(1.0 / lambda) + s.spectrum_fit_intercept);
   };
   cv.line(p.X(s.beta_fit_min_m), p.Y(power(s.beta_fit_min_m)), p.X(s.beta_fit_max_m),
           p.Y(power(s.beta_fit_max_m)), kRed, 3);
-  cv.text(p.x1 - 4, p.y0 + 4, "FIT " + label(std::round(s.beta_fit_min_m)) + "-" + label(std::round(s.beta_fit_max_m)) + " M", kRed, 2, 1);
+  cv.text(p.x1 - 4, p.y0 + 4,
+          "FIT " + label(std::round(s.beta_fit_min_m)) + "-" + label(std::round(s.beta_fit_max_m)) +
+              " M",
+          kRed, 2, 1);
 }
 
 void hack_panel(Canvas& cv, const TerrainStats& s, int px, int py) {
@@ -253,10 +261,10 @@ void hack_panel(Canvas& cv, const TerrainStats& s, int px, int py) {
     a_km2.push_back(s.hack_area_m2[k] * 1e-6);
     l_km.push_back(s.hack_length_m[k] * 1e-3);
   }
-  const Plot p = frame(cv, px, py, "HACK'S LAW, H = " + fixed(s.hack_h, "%.3f"),
-                       "DRAINAGE AREA (KM^2)", "UPSTREAM LENGTH (KM)",
-                       log_axis(a_km2.empty() ? std::vector<double>{0.1, 10} : a_km2),
-                       log_axis(l_km.empty() ? std::vector<double>{0.1, 10} : l_km));
+  const Plot p =
+      frame(cv, px, py, "HACK'S LAW, H = " + fixed(s.hack_h, "%.3f"), "DRAINAGE AREA (KM^2)",
+            "UPSTREAM LENGTH (KM)", log_axis(a_km2.empty() ? std::vector<double>{0.1, 10} : a_km2),
+            log_axis(l_km.empty() ? std::vector<double>{0.1, 10} : l_km));
   if (!s.hack_h.ok()) return unavailable(cv, p, s.hack_h.why);
   std::vector<double> x, y;
   for (std::size_t k = 0; k < a_km2.size(); ++k) {

@@ -20,8 +20,12 @@ struct Prepared {
   std::size_t cells() const { return std::size_t(grid->width) * std::size_t(grid->height); }
 };
 
-inline Stat stat_value(double v) { return Stat{v, {}}; }
-inline Stat stat_none(std::string why) { return Stat{std::nullopt, std::move(why)}; }
+inline Stat stat_value(double v) {
+  return Stat{v, {}};
+}
+inline Stat stat_none(std::string why) {
+  return Stat{std::nullopt, std::move(why)};
+}
 
 // numpy.percentile's default ("linear"): rank p / 100 * (n - 1), interpolated. `values` is
 // reordered. Requires a non-empty span.

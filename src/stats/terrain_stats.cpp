@@ -62,7 +62,9 @@ double percentile(std::span<float> values, double p) {
   return a + (b - a) * (rank - double(lo));
 }
 
-double median(std::span<float> values) { return percentile(values, 50.0); }
+double median(std::span<float> values) {
+  return percentile(values, 50.0);
+}
 
 double fit_slope(std::span<const double> x, std::span<const double> y) {
   const double n = double(x.size());
@@ -90,17 +92,17 @@ TerrainStats compute_terrain_stats(const StatsGrid& grid, const StatsParams& par
   if (grid.width < 1 || grid.height < 1 || grid.width > kMaxGridSide ||
       grid.height > kMaxGridSide ||
       std::int64_t(grid.width) * std::int64_t(grid.height) > kMaxGridSamples) {
-    throw Error(ErrorCategory::invalid_argument,
-                "stats: grid size " + std::to_string(grid.width) + " x " +
-                    std::to_string(grid.height) + " is outside 1.." +
-                    std::to_string(kMaxGridSide) + " per side");
+    throw Error(ErrorCategory::invalid_argument, "stats: grid size " + std::to_string(grid.width) +
+                                                     " x " + std::to_string(grid.height) +
+                                                     " is outside 1.." +
+                                                     std::to_string(kMaxGridSide) + " per side");
   }
   const std::size_t n = std::size_t(grid.width) * std::size_t(grid.height);
   if (grid.heights.size() != n) {
     throw Error(ErrorCategory::invalid_argument,
-                "stats: the grid holds " + std::to_string(grid.heights.size()) +
-                    " heights, " + std::to_string(grid.width) + " x " +
-                    std::to_string(grid.height) + " needs " + std::to_string(n));
+                "stats: the grid holds " + std::to_string(grid.heights.size()) + " heights, " +
+                    std::to_string(grid.width) + " x " + std::to_string(grid.height) + " needs " +
+                    std::to_string(n));
   }
   for (double cell : {grid.cell_x_m, grid.cell_z_m}) {
     if (!(cell > 0.0 && cell <= 1e5)) {

@@ -38,8 +38,8 @@ class StatsCli : public ::testing::Test {
   // A .npy of a w x h float32 grid from f(i, j).
   template <class F>
   std::string write_npy(const std::string& name, int w, int h, F f) {
-    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" +
-                         std::to_string(h) + ", " + std::to_string(w) + "), }";
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(h) +
+                         ", " + std::to_string(w) + "), }";
     while ((10 + header.size() + 1) % 64 != 0) header += ' ';
     header += '\n';
     std::ofstream out(dir_ / name, std::ios::binary);
@@ -90,7 +90,8 @@ TEST_F(StatsCli, JsonOfAPresetFile) {
 }
 
 TEST_F(StatsCli, ReadsAGeneratedPngWithItsSidecar) {
-  const auto g = run("generate " + path("small.json") + " -q --formats png16,exr -o " + path("out"));
+  const auto g =
+      run("generate " + path("small.json") + " -q --formats png16,exr -o " + path("out"));
   ASSERT_EQ(g.code, 0) << g.out;
   const auto png = run("stats " + path("out/small.png") + " --json");
   ASSERT_EQ(png.code, 0) << png.out;
@@ -99,11 +100,13 @@ TEST_F(StatsCli, ReadsAGeneratedPngWithItsSidecar) {
   const auto a = parse_line(png.out), b = parse_line(exr.out);
   EXPECT_EQ(a["cell_size_m"], 2.0);
   EXPECT_NEAR(a["slope_p50_deg"].get<double>(), b["slope_p50_deg"].get<double>(), 0.2);
-  EXPECT_NEAR(a["hypsometric_integral"].get<double>(), b["hypsometric_integral"].get<double>(), 0.01);
+  EXPECT_NEAR(a["hypsometric_integral"].get<double>(), b["hypsometric_integral"].get<double>(),
+              0.01);
 }
 
 TEST_F(StatsCli, ReadsANpyWithItsCellSize) {
-  const std::string npy = write_npy("plane.npy", 100, 80, [](int i, int) { return 0.5 * 10.0 * i; });
+  const std::string npy =
+      write_npy("plane.npy", 100, 80, [](int i, int) { return 0.5 * 10.0 * i; });
   const auto r = run("stats " + npy + " --cell 10 --json --agent-slope 20");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = parse_line(r.out);
@@ -126,10 +129,12 @@ TEST_F(StatsCli, BadInputExitsTwoWithOneMessage) {
   };
   expect_error(run("stats " + npy), "needs --cell");
   expect_error(run("stats " + npy + " --cell 5 --sea 1000"), "no land");
-  expect_error(run("stats " + write_npy("tiny.npy", 2, 2, [](int, int) { return 1.0; }) + " --cell 5"),
-               "at least 3 x 3");
-  expect_error(run("stats " + write_npy("nan.npy", 8, 8, [](int, int) { return NAN; }) + " --cell 5"),
-               "every cell is NaN");
+  expect_error(
+      run("stats " + write_npy("tiny.npy", 2, 2, [](int, int) { return 1.0; }) + " --cell 5"),
+      "at least 3 x 3");
+  expect_error(
+      run("stats " + write_npy("nan.npy", 8, 8, [](int, int) { return NAN; }) + " --cell 5"),
+      "every cell is NaN");
   {
     std::ofstream(dir_ / "bad.npy", std::ios::binary) << "\x93NUMPY\x01";
     expect_error(run("stats " + path("bad.npy") + " --cell 5"), "bad.npy");
@@ -156,7 +161,8 @@ TEST_F(StatsCli, NanCellsAreReportedAsNoData) {
 }
 
 TEST_F(StatsCli, GenerateWritesTheStatsFormat) {
-  const auto g = run("generate " + path("small.json") + " -q --formats png16,stats -o " + path("o"));
+  const auto g =
+      run("generate " + path("small.json") + " -q --formats png16,stats -o " + path("o"));
   ASSERT_EQ(g.code, 0) << g.out;
   ASSERT_TRUE(fs::exists(dir_ / "o" / "small_stats.json"));
   ASSERT_TRUE(fs::exists(dir_ / "o" / "small_stats.png"));

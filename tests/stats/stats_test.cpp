@@ -43,7 +43,8 @@ template <class F>
 Surface make(int w, int h, F f) {
   Surface s{w, h, std::vector<float>(std::size_t(w) * std::size_t(h))};
   for (int j = 0; j < h; ++j) {
-    for (int i = 0; i < w; ++i) s.data[std::size_t(j) * std::size_t(w) + std::size_t(i)] = float(f(i, j));
+    for (int i = 0; i < w; ++i)
+      s.data[std::size_t(j) * std::size_t(w) + std::size_t(i)] = float(f(i, j));
   }
   return s;
 }
@@ -60,7 +61,8 @@ Surface fractal_surface(int n, double beta, std::uint64_t seed) {
       if (kx == 0 && kz <= 0) continue;  // half plane
       const double k = std::hypot(kx, kz);
       if (k < 1.0 || k > kmax) continue;
-      const std::uint64_t hsh = mix64(seed ^ mix64(std::uint64_t(kx) * 4096u + std::uint64_t(kz + 4096)));
+      const std::uint64_t hsh =
+          mix64(seed ^ mix64(std::uint64_t(kx) * 4096u + std::uint64_t(kz + 4096)));
       const double phase = double(hsh >> 11) * 0x1.0p-53 * 2.0 * kPi;
       const double amp = std::pow(k, -beta / 2.0);
       for (int q = 0; q < n; ++q) {
@@ -165,8 +167,8 @@ TEST(TerrainStats, VValleyDrainsTheWholeMapThroughItsMouth) {
   // Sides falling 0.5 per cell toward the axis i = 20, the axis falling toward row 0.
   const int w = 41, h = 60;
   const double cell = 30.0;
-  const Surface s =
-      make(w, h, [&](int i, int j) { return 0.5 * cell * std::abs(i - 20) + 0.1 * cell * j + 10.0; });
+  const Surface s = make(
+      w, h, [&](int i, int j) { return 0.5 * cell * std::abs(i - 20) + 0.1 * cell * j + 10.0; });
   const TerrainStats t = compute_terrain_stats(s.grid(cell));
   EXPECT_NEAR(t.max_drainage_area_m2, double(w) * h * cell * cell, 1e-6);
   ASSERT_TRUE(t.drainage_density_km_per_km2.ok()) << t.drainage_density_km_per_km2.why;
