@@ -72,6 +72,24 @@ struct StreamOptions {
 };
 int run_stream(const StreamOptions& opt);
 
+// terrane stats (stats.cpp): terrain statistics of a preset's map, a terrane output with its
+// sidecar, or a .npy grid.
+struct StatsOptions {
+  std::string input = "default";  // preset name / preset JSON / NAME.png|.r16|.exr / .npy
+  std::vector<std::string> overrides;
+  bool has_seed = false;
+  std::uint64_t seed = 0;
+  bool has_size = false, has_width = false, has_height = false;
+  int size = 0, width = 0, height = 0;
+  bool has_cell = false, has_cell_z = false, has_sea = false;
+  double cell_m = 0.0, cell_z_m = 0.0, sea_m = 0.0;
+  bool graph_only = false;
+  double agent_slope_deg = 45.0;
+  bool json = false;
+  int threads = 0;
+};
+int run_stats(const StatsOptions& opt);
+
 int run_presets();
 int run_bench_noise(const BenchOptions& opt);
 int run_bench_erosion(const BenchOptions& opt);

@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
   g->add_option("--set", gen.overrides, "override a preset field: a.b.c=value (repeatable)");
   g->add_option("--formats", gen.formats,
                 "comma-separated outputs: png16,raw16,exr,normals,preview, hydrology masks "
-                "rivers,lakes,flow (16-bit PNGs), meshes glb,obj, surface splat,biomes,scatter "
+                "rivers,lakes,flow (16-bit PNGs), meshes glb,obj, surface splat,biomes,scatter, "
+                "stats (NAME_stats.json + NAME_stats.png chart sheet) "
                 "(a JSON sidecar is always written)")
       ->capture_default_str();
   g->add_option("--erode", gen.erode,
@@ -104,6 +105,34 @@ int main(int argc, char** argv) {
   sc->add_option("--workers", st.workers,
                  "worker scheduling: background (SCHED_IDLE) | low (nice 10) | normal")
       ->capture_default_str();
+
+  cli::StatsOptions so;
+  auto* ss = app.add_subcommand(
+      "stats", "terrain statistics (slopes, hypsometry, relief, spectrum, drainage) of a preset's "
+               "map, a terrane output (PNG16/RAW16/EXR with its NAME.json) or a .npy grid");
+  ss->add_option("input", so.input,
+                 "built-in preset name, preset JSON, NAME.png|.r16|.exr next to NAME.json, or a "
+                 "2-D float .npy (with --cell)")
+      ->capture_default_str();
+  ss->add_option("--set", so.overrides, "override a preset field: a.b.c=value (repeatable)");
+  auto* ss_seed = ss->add_option("--seed", so.seed, "world seed (presets)");
+  auto* ss_size = ss->add_option("--size", so.size, "map size in samples per side (presets)");
+  auto* ss_width = ss->add_option("--width", so.width, "map width in samples (with --height)");
+  auto* ss_height = ss->add_option("--height", so.height, "map height in samples (with --width)");
+  auto* ss_cell = ss->add_option("--cell", so.cell_m,
+                                 "cell size in metres (presets: spacing; .npy: along x, required)");
+  auto* ss_cell_z = ss->add_option("--cell-z", so.cell_z_m,
+                                   ".npy: cell size along z (rows) when not square");
+  auto* ss_sea = ss->add_option("--sea", so.sea_m,
+                                "sea level in metres (land is above it); default: the preset's or "
+                                "sidecar's, none for .npy");
+  ss->add_flag("--graph-only", so.graph_only,
+               "presets: skip the post operations (the heights the streamed world evaluates)");
+  ss->add_option("--agent-slope", so.agent_slope_deg, "walkable slope limit in degrees")
+      ->check(CLI::Range(0.0, 90.0))
+      ->capture_default_str();
+  ss->add_flag("--json", so.json, "print one JSON line (keys as in docs/REALISM.md)");
+  ss->add_option("--threads", so.threads, "worker threads (0 = all cores)")->capture_default_str();
 
   app.add_subcommand("presets", "list the built-in presets");
 
@@ -167,6 +196,16 @@ int main(int argc, char** argv) {
     if (sc->parsed()) {
       st.has_seed = st_seed->count() > 0;
       return cli::run_stream(st);
+    }
+    if (ss->parsed()) {
+      so.has_seed = ss_seed->count() > 0;
+      so.has_size = ss_size->count() > 0;
+      so.has_width = ss_width->count() > 0;
+      so.has_height = ss_height->count() > 0;
+      so.has_cell = ss_cell->count() > 0;
+      so.has_cell_z = ss_cell_z->count() > 0;
+      so.has_sea = ss_sea->count() > 0;
+      return cli::run_stats(so);
     }
     if (app.got_subcommand("presets")) return cli::run_presets();
     if (bn->parsed()) return cli::run_bench_noise(bench);

@@ -67,6 +67,8 @@ enum class OutputFormat {
   splat,    // <name>_splat{k}.png (RGBA, 4 layers each), <name>_layer_<layer>.png, splat preview
   biomes,   // <name>_biomes.png (dominant biome id) + <name>_biomes.json (legend)
   scatter,  // <name>_scatter.csv, <name>_scatter_unity.csv, <name>_scatter.json (manifest)
+  stats,    // <name>_stats.json (terrane stats --json, plus surface shares when computed) and
+            // <name>_stats.png (chart sheet: slopes, hypsometry, spectrum, Hack's law)
 };
 using OutputFormats = std::set<OutputFormat>;
 
@@ -193,5 +195,13 @@ struct BakeReport {
 //   ctx.cancel: stops long stages early with Error(internal, "cancelled").
 // Throws Error as described at the top (before any work for a bad request).
 BakeReport bake(const BakeRequest& request, const ExecContext& ctx = {});
+
+// The height stage of bake() alone: request -> preset (+ overrides, seed, size, cell, erode) ->
+// graph -> post operations, with no output files, no directory and no engine snapping (formats
+// and out_dir are ignored). With `graph_only` the post operations are skipped: the heights the
+// streamed world evaluates. `preset_out` (optional) receives the resolved preset (its world
+// gives the sea level and cell size). Same errors, progress and determinism as bake().
+Field2D bake_heights(const BakeRequest& request, const ExecContext& ctx = {},
+                     bool graph_only = false, Preset* preset_out = nullptr);
 
 }  // namespace terrane

@@ -122,6 +122,15 @@ void write_exr(const std::filesystem::path& path, const Field2D& heights);
 Field2D read_exr(const std::filesystem::path& path, double spacing_m = 1.0);
 
 // ---------------------------------------------------------------------------------------------
+// NumPy .npy (read only): a 2-D little-endian float32 ('<f4') or float64 ('<f8', converted to
+// float) array in C order, format version 1, 2 or 3. Row r of the array is grid row j = r,
+// column c is i = c; NaN samples are kept (no-data). Anything else (other dimensions, integer or
+// big-endian types, Fortran order, a malformed header, data shorter or longer than the header
+// declares) is Error(parse) naming what was found; sizes beyond kMaxGridSide / kMaxGridSamples
+// are Error(limit). The header is checked against the file size before allocating.
+Field2D read_npy(const std::filesystem::path& path, double spacing_m = 1.0);
+
+// ---------------------------------------------------------------------------------------------
 // Images for people and shaders
 
 // 8-bit RGB tangent-space normal map of a height field (normals_clamped(), so it has the

@@ -65,7 +65,8 @@ struct TerrainStats {
   std::int64_t land_cells = 0;
   std::int64_t nodata_cells = 0;
   double land_fraction = 0.0;  // land / finite cells
-  double height_min_m = 0.0, height_max_m = 0.0;  // over finite cells
+  // Over land cells (over the finite cells when there is no land; 0 when none) [Units: m].
+  double height_min_m = 0.0, height_max_m = 0.0;
 
   // Slope of land cells from central differences (one-sided at the border) [Units: degrees].
   Stat slope_p10_deg, slope_p50_deg, slope_p90_deg;
@@ -79,17 +80,22 @@ struct TerrainStats {
   Stat hypsometric_integral;
   std::vector<double> hypsometric_curve;
 
-  // max - min in a centred window of about relief_window_m (odd number of cells), median over
-  // land cells whose window lies inside the map [Units: m].
+  // max - min in a centred window of about relief_window_m: 2 round(relief_window_m / 2 / cell)
+  // + 1 cells per axis, clipped at the map's border; the median over land cells [Units: m].
   Stat local_relief_m;
   double relief_window_x_m = 0.0, relief_window_z_m = 0.0;  // the window actually used
 
-  // Power spectrum: plane removed, Hann window, radially averaged; beta is minus the slope of
-  // log power against log wavenumber, least squares over wavelengths from 8 cells to a quarter
-  // of the map. beta_profile: the same over the mean 1-D spectra of rows and columns.
+  // Power spectrum: plane removed, Hann window, radially averaged in 20 log-spaced wavenumber
+  // bins over the fit range; beta is minus the least-squares slope of log mean power against
+  // log mean wavenumber, over wavelengths from 8 cells (of the coarser axis) to a quarter of the
+  // shorter side. beta_profile: the mean of the exponents of the row-averaged and the
+  // column-averaged 1-D spectra, fitted the same way.
   Stat beta, beta_profile;
-  double beta_fit_min_m = 0.0, beta_fit_max_m = 0.0;
-  std::vector<double> spectrum_wavelength_m, spectrum_power;  // the radial average, for charts
+  double beta_fit_min_m = 0.0, beta_fit_max_m = 0.0;  // the fit range [Units: m]
+  // The radial average in bins of the same width over every wavelength (for charts), longest
+  // first, and the fit: log10 P = spectrum_fit_slope * log10 k + spectrum_fit_intercept.
+  std::vector<double> spectrum_wavelength_m, spectrum_power;
+  double spectrum_fit_slope = 0.0, spectrum_fit_intercept = 0.0;
 
   // Drainage on the Priority-Flood filled surface, D8 (compute_flow_routing).
   Stat drainage_density_km_per_km2;  // km of flow path through channel cells per km^2 of land
@@ -100,6 +106,8 @@ struct TerrainStats {
   // Share of land more than depression_tolerance_m below its spill level inside closed
   // depressions deeper than depression_depth_m; and the deepest depression [Units: m].
   Stat depression_share;
+  // Share of land more than depression_tolerance_m below its spill level, in any depression.
+  Stat pit_share;
   double max_depression_depth_m = 0.0;
 
   double elapsed_s = 0.0;
@@ -109,6 +117,27 @@ struct TerrainStats {
 // for a grid whose span does not hold width * height values or a bad parameter.
 TerrainStats compute_terrain_stats(const StatsGrid& grid, const StatsParams& params = {},
                                    const ExecContext& ctx = {});
+
+// One JSON object on one line (no newline) with the keys of the reference measurements
+// (docs/REALISM.md): name (when not empty), rows, cols, cell_size_m, cell_size_y_m (when not
+// square), sea_level_m, land_fraction, height_min_m, height_max_m, slope_p10_deg, slope_p50_deg,
+// slope_p90_deg, slope_lt15, slope_lt30, slope_gt45, walkable_share, agent_slope_deg,
+// hypsometric_integral, local_relief_1km_m, relief_window_m [x, z], beta, beta_profile,
+// beta_fit_wavelength_m [min, max], drainage_density_km_per_km2, channel_cells, hack_h,
+// hack_bins, max_drainage_area_km2, depression_share_gt1m, pit_share_any,
+// max_depression_depth_m, nodata_cells, elapsed_s; and "why": {key: reason} for every statistic
+// that is null. Numbers are rounded as in the reference (4 to 5 significant digits).
+std::string terrain_stats_json(const TerrainStats& stats, std::string_view name = {});
+
+// The chart sheet of `stats` as an 8-bit RGB image (row 0 at the top): 2 x 2 panels (slope
+// histogram, hypsometric curve, power spectrum log-log with the fit line, Hack's area-length
+// log-log with the fit line), axes with ticks and labels in a built-in bitmap font. Panels of
+// unavailable statistics say why. Deterministic.
+struct ChartImage {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> rgb;  // 3 * width * height
+};
+ChartImage render_stats_charts(const TerrainStats& stats, std::string_view title = {});
 
 // ---------------------------------------------------------------------------------------------
 // Perspective render

@@ -94,11 +94,17 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   std::vector<WrittenFile> written =
       write_height_outputs(height_plan, heights, hydro, quiet, dir, base, raw_warning);
   BakeMeshSummary mesh_summary;
+  SurfaceSummary surface_summary;
   for (const auto& files :
        {write_meshes(mesh_plan, heights, dir, base, mesh_summary),
         write_engine_target(request.engine, heights, height_plan.range, dir, base),
         write_surface_outputs(surface_plan, preset, graph, heights,
-                              want_hydrology ? &hydro : nullptr, quiet, dir, base)}) {
+                              want_hydrology ? &hydro : nullptr, quiet, dir, base,
+                              &surface_summary)}) {
+    written.insert(written.end(), files.begin(), files.end());
+  }
+  if (request.formats.count(OutputFormat::stats) != 0U) {
+    const auto files = write_stats_outputs(heights, preset, surface_summary, quiet, dir, base);
     written.insert(written.end(), files.begin(), files.end());
   }
   add_warning(report, ctx, std::move(raw_warning));
@@ -134,6 +140,32 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   report.range = height_plan.range;
   report.sea_level_m = preset.world.sea_level_m;
   return report;
+}
+
+Field2D bake_heights(const BakeRequest& request, const ExecContext& ctx, bool graph_only,
+                     Preset* preset_out) {
+  check_request_values(request);
+  std::vector<std::string> overrides = request_overrides(request);
+  Preset preset = resolve_preset(request, overrides);
+  if (!request.erode.empty() && !graph_only) {
+    try {
+      overrides.push_back(append_post_override(preset, request.erode));
+    } catch (const Error& e) {
+      throw Error(e.category(), std::string("--erode: ") + e.what());
+    }
+    preset = resolve_preset(request, overrides);
+  }
+  GridSpec grid = request_grid(request, preset);
+  grid.validate("map size");
+  const CompiledGraph graph = compile(preset);
+  const bool post = !graph_only && !preset.post.empty();
+  Field2D heights(grid);
+  evaluate(graph, grid, heights.data, progress_range(ctx, 0.0, post ? 0.25 : 1.0));
+  if (post) {
+    apply_region_ops(heights, preset.generator(), preset.post, progress_range(ctx, 0.25, 1.0));
+  }
+  if (preset_out != nullptr) *preset_out = std::move(preset);
+  return heights;
 }
 
 }  // namespace terrane

@@ -93,10 +93,25 @@ struct SurfacePlan {
 };
 // Parses the preset's surface section (only when a surface output is requested).
 SurfacePlan plan_surface(const BakeRequest& request, const Preset& preset);
+// What the surface stage measured, for the stats output: (name, value) in the preset's order.
+struct SurfaceSummary {
+  std::vector<std::pair<std::string, double>> biome_shares;     // share of cells dominant
+  std::vector<std::pair<std::string, double>> splat_shares;     // mean layer weight (splat)
+  std::vector<std::pair<std::string, double>> scatter_per_km2;  // instances per km^2 (scatter)
+};
 std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Preset& preset,
                                                const CompiledGraph& graph, const Field2D& heights,
                                                const Hydrology* hydro, const ExecContext& ctx,
                                                const std::filesystem::path& dir,
-                                               const std::string& base);
+                                               const std::string& base,
+                                               SurfaceSummary* summary = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// Terrain statistics (stats_outputs.cpp): <base>_stats.json and <base>_stats.png.
+
+std::vector<WrittenFile> write_stats_outputs(const Field2D& heights, const Preset& preset,
+                                             const SurfaceSummary& surface, const ExecContext& ctx,
+                                             const std::filesystem::path& dir,
+                                             const std::string& base);
 
 }  // namespace terrane::bake_detail

@@ -108,7 +108,8 @@ SurfacePlan plan_surface(const BakeRequest& request, const Preset& preset) {
 std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Preset& preset,
                                                const CompiledGraph& graph, const Field2D& heights,
                                                const Hydrology* hydro, const ExecContext& ctx,
-                                               const fs::path& dir, const std::string& base) {
+                                               const fs::path& dir, const std::string& base,
+                                               SurfaceSummary* summary) {
   std::vector<WrittenFile> files;
   if (!plan.any()) return files;
   const SurfaceParams& params = plan.params;
@@ -129,6 +130,26 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
                    g.z_m(0), g.x_m(g.width - 1) + g.spacing_m, g.z_m(g.height - 1) + g.spacing_m,
                    points, ctx);
   }
+  if (summary != nullptr) {
+    std::vector<std::int64_t> dominant(params.biomes.size(), 0);
+    for (const std::uint8_t b : biomes.dominant) {
+      if (b < dominant.size()) ++dominant[b];
+    }
+    for (std::size_t b = 0; b < params.biomes.size(); ++b) {
+      summary->biome_shares.emplace_back(params.biomes[b].name,
+                                         double(dominant[b]) / double(g.sample_count()));
+    }
+    if (want_points) {
+      std::vector<std::int64_t> count(params.species.size(), 0);
+      for (const ScatterInstance& q : points) {
+        if (q.species >= 0 && std::size_t(q.species) < count.size()) ++count[std::size_t(q.species)];
+      }
+      const double km2 = double(g.width) * g.spacing_m * double(g.height) * g.spacing_m * 1e-6;
+      for (std::size_t k = 0; k < params.species.size(); ++k) {
+        summary->scatter_per_km2.emplace_back(params.species[k].name, double(count[k]) / km2);
+      }
+    }
+  }
   struct Job {
     std::function<std::vector<WrittenFile>()> write;
   };
@@ -138,6 +159,14 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
     Field2D slope;
     slope_deg_clamped(heights, slope, ctx);
     compute_splat(params, preset.seed, heights, slope, biomes, splat, ctx);
+    if (summary != nullptr) {
+      const std::size_t cells = g.sample_count();
+      for (int l = 0; l < splat.layer_count; ++l) {
+        double sum = 0.0;
+        for (std::size_t c = 0; c < cells; ++c) sum += double(splat.weight(l, c));
+        summary->splat_shares.emplace_back(params.layers[std::size_t(l)].name, sum / double(cells));
+      }
+    }
     jobs.push_back({[&] {
       std::vector<WrittenFile> out;
       for (const fs::path& p : write_splat_unity(dir / base, splat, ctx)) {

@@ -326,7 +326,7 @@ TEST_F(BakeTest, ParsersNameTheOptionAndTheAllowedValues) {
   };
   EXPECT_EQ(message([] { parse_formats("png16,tiff"); }),
             "--formats: unknown format 'tiff' (allowed: png16, raw16, exr, normals, preview, "
-            "rivers, lakes, flow, glb, obj, splat, biomes, scatter)");
+            "rivers, lakes, flow, glb, obj, splat, biomes, scatter, stats)");
   EXPECT_EQ(message([] { parse_engine("cryengine"); }),
             "--engine: unknown engine 'cryengine' (allowed: unity, unreal, godot)");
   EXPECT_EQ(message([] { parse_preview_mode("sketch"); }),

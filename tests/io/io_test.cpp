@@ -643,5 +643,94 @@ TEST_F(IoTest, Png16OversideHeaderNamesItsSize) {
                      {huge.string() + ": ", "1000000 x 1000000", "1..65536 per side"});
 }
 
+// ---------------------------------------------------------------------------------------------
+// .npy
+
+// A version 1.0 .npy file: header dict padded to a multiple of 64 bytes, then `data`.
+std::vector<unsigned char> npy_bytes(const std::string& dict, const std::vector<unsigned char>& data,
+                                     int version = 1) {
+  const std::size_t prefix = version == 1 ? 10 : 12;
+  std::string header = dict;
+  while ((prefix + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::vector<unsigned char> out = {0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<unsigned char>(version), 0};
+  const std::size_t len = header.size();
+  out.push_back(static_cast<unsigned char>(len & 0xFF));
+  out.push_back(static_cast<unsigned char>(len >> 8));
+  if (version != 1) {
+    out.push_back(0);
+    out.push_back(0);
+  }
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+template <class T>
+std::vector<unsigned char> raw(const std::vector<T>& v) {
+  std::vector<unsigned char> b(v.size() * sizeof(T));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+TEST_F(IoTest, NpyReadsFloat32AndFloat64Grids) {
+  const fs::path p32 = dir_ / "a.npy", p64 = dir_ / "b.npy";
+  write_bytes(p32, npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+                             raw(std::vector<float>{1, 2, 3, 4, 5, NAN})));
+  const Field2D a = read_npy(p32, 2.5);
+  EXPECT_EQ(a.grid.width, 3);
+  EXPECT_EQ(a.grid.height, 2);
+  EXPECT_EQ(a.grid.spacing_m, 2.5);
+  EXPECT_EQ(a.at(2, 0), 3.0f);
+  EXPECT_EQ(a.at(0, 1), 4.0f);
+  EXPECT_TRUE(std::isnan(a.at(2, 1)));
+  write_bytes(p64, npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2)}",
+                             raw(std::vector<double>{0.5, -7.25}), 2));
+  const Field2D b = read_npy(p64);
+  EXPECT_EQ(b.grid.width, 2);
+  EXPECT_EQ(b.at(1, 0), -7.25f);
+}
+
+TEST_F(IoTest, NpyRejectsWhatIsNotATwoDimensionalFloatGrid) {
+  const fs::path p = dir_ / "bad.npy";
+  auto check = [&](const std::vector<unsigned char>& bytes, ErrorCategory cat,
+                   std::initializer_list<std::string_view> needles) {
+    write_bytes(p, bytes);
+    test::expect_error([&] { read_npy(p); }, cat, needles);
+  };
+  const auto f6 = raw(std::vector<float>(6, 1.0f));
+  check(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", f6),
+        ErrorCategory::parse, {p.string() + ": ", "1 dimensions"});
+  check(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3), }", f6),
+        ErrorCategory::parse, {"3 dimensions"});
+  check(npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", f6),
+        ErrorCategory::parse, {"'<i4'", "not supported"});
+  check(npy_bytes("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", f6),
+        ErrorCategory::parse, {"'>f4'"});
+  check(npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", f6),
+        ErrorCategory::parse, {"Fortran order"});
+  check(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 3), }", f6),
+        ErrorCategory::parse, {"3 x 3", "36 bytes", "holds only 24"});
+  std::vector<unsigned char> longer = f6;
+  longer.push_back(0);
+  check(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", longer),
+        ErrorCategory::parse, {"holds 25"});
+  check(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 3), }", f6),
+        ErrorCategory::limit, {"100000 x 3", "1..65536"});
+  check(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (40000, 40000), }", f6),
+        ErrorCategory::limit, {"40000 x 40000"});
+  check(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shap': (2, 3), }", f6),
+        ErrorCategory::parse, {"'shap'"});
+  check(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3) garbage", f6),
+        ErrorCategory::parse, {"not a valid .npy header"});
+  check({'P', 'K', 3, 4, 0, 0, 0, 0, 0, 0, 0, 0}, ErrorCategory::parse, {"no \\x93NUMPY magic"});
+  // A header length beyond the file.
+  std::vector<unsigned char> lie = npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)}", f6);
+  lie[8] = 0xFF;
+  lie[9] = 0x7F;
+  check(lie, ErrorCategory::parse, {"header length 32767"});
+  test::expect_error([&] { read_npy(dir_ / "missing.npy"); }, ErrorCategory::io, {"missing.npy"});
+}
+
 }  // namespace
 }  // namespace terrane

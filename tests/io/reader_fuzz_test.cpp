@@ -119,5 +119,19 @@ TEST(ReaderFuzz, ExrNeverCrashes) {
   fs::remove(v);
 }
 
+TEST(ReaderFuzz, NpyNeverCrashes) {
+  const Field2D f = sample_field();
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (29, 37), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += char(header.size() & 0xFF);
+  bytes += char(header.size() >> 8);
+  bytes += header;
+  bytes.append(reinterpret_cast<const char*>(f.data.data()), f.data.size() * sizeof(float));
+  EXPECT_GT(fuzz_reader("npy", bytes, ".npy", [](const fs::path& p) { (void)read_npy(p); }, 1500),
+            1500 / 4);
+}
+
 }  // namespace
 }  // namespace terrane
