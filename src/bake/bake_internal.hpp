@@ -13,6 +13,7 @@
 #include "terrane/preset.hpp"
 #include "terrane/io.hpp"
 #include "terrane/mesh.hpp"
+#include "terrane/stats.hpp"
 #include "terrane/surface.hpp"
 
 namespace terrane::bake_detail {
@@ -98,5 +99,20 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
                                                const Hydrology* hydro, const ExecContext& ctx,
                                                const std::filesystem::path& dir,
                                                const std::string& base);
+
+// ---------------------------------------------------------------------------------------------
+// Perspective render (perspective_outputs.cpp): <base>_perspective.png.
+
+struct PerspectivePlan {
+  bool on = false;
+  PerspectiveParams params;
+};
+// Checks the size and camera (and that they are at their defaults without the format).
+PerspectivePlan plan_perspective(const BakeRequest& request, const Preset& preset);
+// hydro: the map's hydrology when computed (lakes and rivers drawn as water), else nullptr.
+std::vector<WrittenFile> write_perspective(const PerspectivePlan& plan, const Field2D& heights,
+                                           const Hydrology* hydro, const ExecContext& ctx,
+                                           const std::filesystem::path& dir,
+                                           const std::string& base);
 
 }  // namespace terrane::bake_detail
