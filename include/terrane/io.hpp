@@ -176,9 +176,8 @@ struct PreviewWater {
 };
 // As above, with lakes tinted by their depth (level - height) like the sea and river cells in
 // the colour of shallow water; the sea below sea_level_m as before.
-void render_preview(const Field2D& heights, const PreviewParams& params,
-                    const PreviewWater& water, std::span<std::uint8_t> rgb,
-                    const ExecContext& ctx = {});
+void render_preview(const Field2D& heights, const PreviewParams& params, const PreviewWater& water,
+                    std::span<std::uint8_t> rgb, const ExecContext& ctx = {});
 void write_preview_png(const std::filesystem::path& path, const Field2D& heights,
                        const PreviewParams& params, const PreviewWater& water,
                        const ExecContext& ctx = {});

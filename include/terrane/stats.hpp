@@ -138,8 +138,8 @@ TerrainStats compute_terrain_stats(const StatsGrid& grid, const StatsParams& par
 // A pinhole camera without roll.
 struct Camera {
   double x_m = 0.0, y_m = 0.0, z_m = 0.0;  // eye position [Units: m] [Limit: finite]
-  double yaw_deg = 0.0;    // heading, from +X towards +Z [Units: degrees] [Limit: finite]
-  double pitch_deg = 0.0;  // up (> 0) or down (< 0) [Units: degrees] [Limit: (-90, 90)]
+  double yaw_deg = 0.0;     // heading, from +X towards +Z [Units: degrees] [Limit: finite]
+  double pitch_deg = 0.0;   // up (> 0) or down (< 0) [Units: degrees] [Limit: (-90, 90)]
   double fov_y_deg = 40.0;  // vertical field of view [Units: degrees] [Limit: [1, 150]]
   // Throws Error(invalid_argument) naming the field, its value and the allowed range.
   void validate() const;
@@ -174,19 +174,21 @@ struct PerspectiveScene {
 };
 
 struct PerspectiveParams {
-  int width = 1280, height = 720;  // [Limit: kMinPerspectiveSide..kMaxPerspectiveSide]
-  std::optional<Camera> camera;    // none: auto_camera(grid, range, width, height)
-  PreviewParams palette;           // palette, height range (colours, the auto camera's box),
-                                   // sea level (water below it); ambient and
-                                   // vertical_exaggeration there are not used
+  int width = 1280, height = 720;      // [Limit: kMinPerspectiveSide..kMaxPerspectiveSide]
+  std::optional<Camera> camera;        // none: as auto_camera(), framing the drawn surface itself
+                                       // (a lattice of its vertices, not its bounding box)
+  PreviewParams palette;               // palette and height range (where colours are placed),
+                                       // sea level (water below it); ambient and
+                                       // vertical_exaggeration there are not used
   double vertical_exaggeration = 1.0;  // heights scaled about sea level [Limit: (0, 100]]
-  double sun_azimuth_deg = 225.0;  // direction the light comes from, from +X towards +Z
-                                   // (225: from the north-west, as the preview) [finite]
-  double sun_elevation_deg = 35.0;  // [Units: degrees] [Limit: [1, 90]]
-  double ambient = 0.28;            // sky light on shaded ground [Limit: [0, 1]]
-  bool shadows = true;              // cast shadows of the terrain
-  // Distance at which haze covers 1 - 1/e of a colour [Units: m] [Limit: >= 0, finite];
-  // 0: automatic (about 1.6 times the distance to the farthest map corner).
+  double sun_azimuth_deg = 225.0;      // direction the light comes from, from +X towards +Z
+                                       // (225: from the north-west, as the preview) [finite]
+  double sun_elevation_deg = 35.0;     // [Units: degrees] [Limit: [1, 90]]
+  double ambient = 0.28;               // sky light on shaded ground [Limit: [0, 1]]
+  bool shadows = true;                 // cast shadows of the terrain
+  // Distance over which haze covers 1 - 1/e of a colour [Units: m] [Limit: >= 0, finite];
+  // 0: automatic, twice the depth of the map in view (farthest minus nearest vertex). With the
+  // automatic camera the haze starts at the map's nearest vertex, with a given one at the eye.
   double haze_distance_m = 0.0;
   // Throws Error(invalid_argument) naming the field, its value and the allowed range.
   void validate() const;

@@ -372,9 +372,8 @@ void write_biome_id_png(const std::filesystem::path& path, const BiomeWeights& b
 // of seed and cell). The cost follows the pixels, not the ground area or the densities.
 // ctx.threads workers; deterministic.
 void write_biome_preview_png(const std::filesystem::path& path, const SurfaceParams& params,
-                             std::uint64_t seed, const Field2D& heights,
-                             const BiomeWeights& biomes, const PreviewWater& water = {},
-                             const ExecContext& ctx = {});
+                             std::uint64_t seed, const Field2D& heights, const BiomeWeights& biomes,
+                             const PreviewWater& water = {}, const ExecContext& ctx = {});
 // CSV "x,y,z,yaw,scale_xz,scale_y,species" (metres, degrees, species index), one line each.
 void write_scatter_csv(const std::filesystem::path& path,
                        std::span<const ScatterInstance> instances);

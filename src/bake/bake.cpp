@@ -102,8 +102,8 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
         write_engine_target(request.engine, heights, height_plan.range, dir, base),
         write_surface_outputs(surface_plan, preset, graph, heights,
                               want_hydrology ? &hydro : nullptr, quiet, dir, base),
-        write_perspective(perspective_plan, heights, want_hydrology ? &hydro : nullptr, quiet,
-                          dir, base)}) {
+        write_perspective(perspective_plan, heights, want_hydrology ? &hydro : nullptr, quiet, dir,
+                          base)}) {
     written.insert(written.end(), files.begin(), files.end());
   }
   add_warning(report, ctx, std::move(raw_warning));

@@ -10,9 +10,9 @@
 
 #include "terrane/bake.hpp"
 #include "terrane/erosion.hpp"
-#include "terrane/preset.hpp"
 #include "terrane/io.hpp"
 #include "terrane/mesh.hpp"
+#include "terrane/preset.hpp"
 #include "terrane/stats.hpp"
 #include "terrane/surface.hpp"
 

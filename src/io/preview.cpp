@@ -126,9 +126,9 @@ std::array<float, 3> preview_albedo(const PreviewParams& params, double height_m
 void PreviewWater::validate(std::size_t cells, std::string_view who) const {
   const auto check = [&](std::size_t n, const char* name) {
     if (n != 0 && n != cells) {
-      throw Error(ErrorCategory::invalid_argument,
-                  std::string(who) + ": " + name + " holds " + std::to_string(n) +
-                      " values; the map has " + std::to_string(cells) + " cells");
+      throw Error(ErrorCategory::invalid_argument, std::string(who) + ": " + name + " holds " +
+                                                       std::to_string(n) + " values; the map has " +
+                                                       std::to_string(cells) + " cells");
     }
   };
   check(water_level_m.size(), "water_level_m");
@@ -197,7 +197,8 @@ void render_preview(const Field2D& heights, const PreviewParams& params, const P
           float t = (hv - lo_f) * to_index;
           t = t > 0.0f ? t : 0.0f;  // also maps NaN to 0
           c = table[std::size_t(std::min(int(t + 0.5f), kTable - 1))];
-        } else if (!water.water_level_m.empty() && water.water_level_m[row0 + std::size_t(i)] > hv) {
+        } else if (!water.water_level_m.empty() &&
+                   water.water_level_m[row0 + std::size_t(i)] > hv) {
           wet = true;
           const float t = (water.water_level_m[row0 + std::size_t(i)] - hv) * to_lake_index;
           c = lake_table[std::size_t(std::min(int(t + 0.5f), kLakeTable - 1))];

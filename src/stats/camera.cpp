@@ -95,8 +95,8 @@ Camera frame_points(std::span<const Vec3> points, int width, int height, double 
   };
   const auto fits = [&](double dist) {
     Bounds b;
-    return bounds(dist, b) && b.x0 >= margin && b.x1 <= double(width) - margin &&
-           b.y0 >= margin && b.y1 <= double(height) - margin;
+    return bounds(dist, b) && b.x0 >= margin && b.x1 <= double(width) - margin && b.y0 >= margin &&
+           b.y1 <= double(height) - margin;
   };
   const double extent = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1.0});
   double dist = extent;
@@ -161,8 +161,7 @@ Camera auto_camera(const GridSpec& grid, double height_min_m, double height_max_
                    int height, double fov_y_deg, double pitch_deg) {
   grid.validate("auto_camera grid");
   check_range("auto_camera width", std::int64_t(width), kMinPerspectiveSide, kMaxPerspectiveSide);
-  check_range("auto_camera height", std::int64_t(height), kMinPerspectiveSide,
-              kMaxPerspectiveSide);
+  check_range("auto_camera height", std::int64_t(height), kMinPerspectiveSide, kMaxPerspectiveSide);
   check_range("auto_camera height_min_m", height_min_m, Range::any());
   check_range("auto_camera height_max_m", height_max_m, Range{height_min_m, INFINITY});
   check_range("auto_camera pitch_deg", pitch_deg, Range{-89.0, 0.0, false, true});
@@ -188,8 +187,8 @@ std::optional<Camera> parse_camera(std::string_view text) {
   double v[6] = {0, 0, 0, 0, 0, 40.0};
   for (std::size_t k = 0; k < parts.size(); ++k) {
     if (!parse_double(parts[k], v[k])) {
-      throw Error(ErrorCategory::invalid_argument, "--camera: " + std::string(kNames[k]) +
-                                                       " = '" + std::string(parts[k]) +
+      throw Error(ErrorCategory::invalid_argument, "--camera: " + std::string(kNames[k]) + " = '" +
+                                                       std::string(parts[k]) +
                                                        "' is not a finite number");
     }
   }

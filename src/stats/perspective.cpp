@@ -128,7 +128,8 @@ class Rasteriser {
         const auto depth = float(1.0 / inv_depth);
         const std::uint64_t key =
             (std::uint64_t(std::bit_cast<std::uint32_t>(depth)) << 32) | std::uint64_t(tri);
-        std::atomic_ref<std::uint64_t> slot(vis_[std::size_t(r) * std::size_t(w_) + std::size_t(c)]);
+        std::atomic_ref<std::uint64_t> slot(
+            vis_[std::size_t(r) * std::size_t(w_) + std::size_t(c)]);
         std::uint64_t old = slot.load(std::memory_order_relaxed);
         while (key < old && !slot.compare_exchange_weak(old, key, std::memory_order_relaxed)) {
         }
@@ -299,7 +300,8 @@ RenderGrid build_grid(const PerspectiveScene& scene, const PerspectiveParams& pa
           albedo = table[std::size_t(k)];
         }
         light = std::min(light, 1.45);
-        for (int c = 0; c < 3; ++c) rg.lit[3 * d + std::size_t(c)] = float(albedo[std::size_t(c)] * light);
+        for (int c = 0; c < 3; ++c)
+          rg.lit[3 * d + std::size_t(c)] = float(albedo[std::size_t(c)] * light);
       }
     }
   });
@@ -320,8 +322,7 @@ struct Bilinear {
     c01 = c00 + std::size_t(rg.w);
     c11 = c01 + 1;
   }
-  double operator()(const std::vector<float>& f, std::size_t stride = 1,
-                    std::size_t k = 0) const {
+  double operator()(const std::vector<float>& f, std::size_t stride = 1, std::size_t k = 0) const {
     const double a = f[c00 * stride + k], b = f[c10 * stride + k];
     const double c = f[c01 * stride + k], d = f[c11 * stride + k];
     const double top = a + (b - a) * fx, bottom = c + (d - c) * fx;
@@ -333,8 +334,7 @@ struct Bilinear {
 
 void PerspectiveParams::validate() const {
   check_range("perspective.width", std::int64_t(width), kMinPerspectiveSide, kMaxPerspectiveSide);
-  check_range("perspective.height", std::int64_t(height), kMinPerspectiveSide,
-              kMaxPerspectiveSide);
+  check_range("perspective.height", std::int64_t(height), kMinPerspectiveSide, kMaxPerspectiveSide);
   if (camera) camera->validate();
   palette.range.validate("perspective height range");
   check_range("perspective.sea_level_m", palette.sea_level_m, Range::any());
@@ -384,8 +384,8 @@ void render_perspective(const PerspectiveScene& scene, const PerspectiveParams& 
     }
     ymin = 0.0;
   }
-  const Camera cam = params.camera ? *params.camera
-                                   : frame_points(points, W, H, 40.0, kAutoPitchDeg, kAutoYawDeg);
+  const Camera cam =
+      params.camera ? *params.camera : frame_points(points, W, H, 40.0, kAutoPitchDeg, kAutoYawDeg);
   const CameraFrame f = make_frame(cam, W, H);
   // Haze starts at the nearest point of the map in view and, automatically, covers 1 - 1/e
   // at twice the depth of the map (farthest minus nearest point).
@@ -396,8 +396,8 @@ void render_perspective(const PerspectiveScene& scene, const PerspectiveParams& 
     far_m = std::max(far_m, d);
   }
   if (params.camera) near_m = 0.0;  // a chosen view: haze from the eye
-  const double haze_m = params.haze_distance_m > 0.0 ? params.haze_distance_m
-                                                     : std::max(2.0 * (far_m - near_m), 1.0);
+  const double haze_m =
+      params.haze_distance_m > 0.0 ? params.haze_distance_m : std::max(2.0 * (far_m - near_m), 1.0);
 
   // Projection of every vertex.
   parallel_for(ctx, rg.h, 16, [&](std::int64_t jb, std::int64_t je) {
@@ -423,8 +423,8 @@ void render_perspective(const PerspectiveScene& scene, const PerspectiveParams& 
                                   rg.at(i, j + 1)};
         static constexpr int kTris[2][3] = {{0, 1, 2}, {0, 2, 3}};
         for (int t = 0; t < 2; ++t) {
-          const auto tri = std::uint32_t((std::size_t(j) * std::size_t(rg.w - 1) + std::size_t(i)) * 2 +
-                                         std::size_t(t));
+          const auto tri = std::uint32_t(
+              (std::size_t(j) * std::size_t(rg.w - 1) + std::size_t(i)) * 2 + std::size_t(t));
           const std::size_t ids[3] = {c[kTris[t][0]], c[kTris[t][1]], c[kTris[t][2]]};
           ScreenVertex v[3];
           bool behind = false, finite = true;
@@ -467,7 +467,8 @@ void render_perspective(const PerspectiveScene& scene, const PerspectiveParams& 
         } else {
           const auto tri = std::uint32_t(key & 0xffffffffU);
           const std::uint32_t cell = tri / 2;
-          const auto i = int(cell % std::uint32_t(rg.w - 1)), j = int(cell / std::uint32_t(rg.w - 1));
+          const auto i = int(cell % std::uint32_t(rg.w - 1)),
+                     j = int(cell / std::uint32_t(rg.w - 1));
           const Vec3 a = rg.world(i, j);
           const Vec3 b = (tri & 1U) == 0 ? rg.world(i + 1, j) : rg.world(i + 1, j + 1);
           const Vec3 d = (tri & 1U) == 0 ? rg.world(i + 1, j + 1) : rg.world(i, j + 1);

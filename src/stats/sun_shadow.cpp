@@ -24,7 +24,8 @@ void sun_shadow(std::span<const float> heights, int w, int h, double spacing_m,
   const int na = major_x ? w : h, nb = major_x ? h : w;
   const int step = (major_x ? tx : tz) >= 0.0 ? 1 : -1;
   const double slope = (major_x ? tz : tx) / std::abs(major_x ? tx : tz);  // minor per step
-  const double drop = spacing_m * std::sqrt(1.0 + slope * slope) * std::tan(sun_elevation_deg * deg);
+  const double drop =
+      spacing_m * std::sqrt(1.0 + slope * slope) * std::tan(sun_elevation_deg * deg);
   const auto idx = [&](int a, int b) {
     return major_x ? std::size_t(b) * std::size_t(w) + std::size_t(a)
                    : std::size_t(a) * std::size_t(w) + std::size_t(b);

@@ -183,8 +183,8 @@ double target_density(const SurfaceParams& params, std::size_t s, const Plan& p,
   if (mult <= 0.0 || allowed < S.min_biome_weight) return 0.0;
   double rho = S.density_per_m2 * mult;
   if (S.cluster_amplitude > 0.0) {
-    rho *= std::clamp(1.0 + S.cluster_amplitude * double(noise_point(p.cluster, x, z, simd)),
-                      0.0, 2.0);
+    rho *= std::clamp(1.0 + S.cluster_amplitude * double(noise_point(p.cluster, x, z, simd)), 0.0,
+                      2.0);
   }
   return rho;
 }

@@ -99,10 +99,9 @@ void write_biome_id_png(const fs::path& path, const BiomeWeights& biomes) {
   write_png8(path, biomes.grid.width, biomes.grid.height, 1, biomes.dominant);
 }
 
-void write_biome_preview_png(const fs::path& path, const SurfaceParams& params,
-                             std::uint64_t seed, const Field2D& heights,
-                             const BiomeWeights& biomes, const PreviewWater& water,
-                             const ExecContext& ctx) {
+void write_biome_preview_png(const fs::path& path, const SurfaceParams& params, std::uint64_t seed,
+                             const Field2D& heights, const BiomeWeights& biomes,
+                             const PreviewWater& water, const ExecContext& ctx) {
   const GridSpec& g = biomes.grid;
   const std::size_t W = std::size_t(g.width), n = g.sample_count();
   if (heights.data.size() != n)
@@ -173,11 +172,9 @@ void write_biome_preview_png(const fs::path& path, const SurfaceParams& params,
           const std::uint64_t h =
               hash_combine(hash_combine(dot_seed, std::uint64_t(k)), std::uint64_t(r));
           Dot d;
-          d.u = std::min((double(k) + 0.15 + 0.7 * double(unit_float(mix64(h + 1)))) *
-                             double(side),
+          d.u = std::min((double(k) + 0.15 + 0.7 * double(unit_float(mix64(h + 1)))) * double(side),
                          double(g.width - 1));
-          d.v = std::min((double(r) + 0.15 + 0.7 * double(unit_float(mix64(h + 2)))) *
-                             double(side),
+          d.v = std::min((double(r) + 0.15 + 0.7 * double(unit_float(mix64(h + 2)))) * double(side),
                          double(g.height - 1));
           scatter_density(params, seed, input, g.x_m(0) + d.u * g.spacing_m,
                           g.z_m(0) + d.v * g.spacing_m, rho, ctx.simd);

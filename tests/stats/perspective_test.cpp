@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 #include <spng.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -244,8 +244,8 @@ TEST(PreviewWater, LakesAndRiversAreWaterInTheBiomePreview) {
   biomes.biome_count = 1;
   biomes.weights.assign(65 * 65, 1.0f);
   biomes.dominant.assign(65 * 65, 0);
-  const fs::path path = fs::temp_directory_path() /
-                        ("terrane_biome_preview_" + std::to_string(::getpid()) + ".png");
+  const fs::path path =
+      fs::temp_directory_path() / ("terrane_biome_preview_" + std::to_string(::getpid()) + ".png");
   write_biome_preview_png(path, params, 1, v.heights, biomes,
                           PreviewWater{v.hydro.water_level_m.data, v.hydro.river});
   const auto rgb = read_rgb8(path, 65, 65);
