@@ -37,6 +37,9 @@ struct GenerateOptions {
   int tiles = 1;                   // --tiles: tiles per side
   std::string engine;              // --engine: "", unity, unreal, godot
   std::string preview = "relief";  // --preview: relief | biomes (biome colours + scatter)
+  // The perspective output (--formats perspective).
+  std::string perspective_size = "1280x720";  // --perspective-size WxH
+  std::string camera = "auto";                // --camera auto | x,y,z,yaw,pitch[,fov]
 };
 
 struct BenchOptions {

@@ -41,6 +41,8 @@ BakeRequest to_request(const GenerateOptions& opt) {
   r.tiles = opt.tiles;
   r.engine = parse_engine(opt.engine);
   r.preview = parse_preview_mode(opt.preview);
+  parse_perspective_size(opt.perspective_size, r.perspective_width, r.perspective_height);
+  r.camera = parse_camera(opt.camera);
   r.out_dir = opt.out_dir;
   return r;
 }

@@ -47,8 +47,9 @@ int main(int argc, char** argv) {
   g->add_option("--formats", gen.formats,
                 "comma-separated outputs: png16,raw16,exr,normals,preview, hydrology masks "
                 "rivers,lakes,flow (16-bit PNGs), meshes glb,obj, surface splat,biomes,scatter, "
-                "stats (NAME_stats.json + NAME_stats.png chart sheet) "
-                "(a JSON sidecar is always written)")
+                "stats (NAME_stats.json + NAME_stats.png chart sheet), "
+                "perspective (a rendered view, NAME_perspective.png) (a JSON sidecar is always "
+                "written)")
       ->capture_default_str();
   g->add_option("--erode", gen.erode,
                 "append region operations with their defaults to the preset's post list: "
@@ -72,6 +73,14 @@ int main(int argc, char** argv) {
   g->add_option("--preview", gen.preview,
                 "preview picture: relief (hypsometric tint) or biomes (biome colours with "
                 "scatter points; implies the preview output)")
+      ->capture_default_str();
+  g->add_option("--perspective-size", gen.perspective_size,
+                "size of the perspective picture, WIDTHxHEIGHT (16..8192 each)")
+      ->capture_default_str();
+  g->add_option("--camera", gen.camera,
+                "perspective camera: auto (from the south-west corner, 32 degrees down, framing "
+                "the map) or x,y,z,yaw,pitch[,fov]: eye in metres, heading from +X towards +Z, "
+                "pitch (< 0 looks down) and vertical field of view (default 40) in degrees")
       ->capture_default_str();
   g->add_option("--threads", gen.threads, "worker threads (0 = all cores)")->capture_default_str();
   g->add_flag("-q,--quiet", gen.quiet, "no progress bar");

@@ -2,8 +2,9 @@
 // module above it: graph, erosion, io, mesh, surface).
 //
 //   preset (+ overrides) -> heights (graph) -> post operations (preset "post" + `erode`)
-//   -> hydrology (when a mask or a surface output needs it) -> surface (climate, biomes, splat,
-//   scatter) -> height / mask / mesh / surface files -> engine target -> JSON sidecar.
+//   -> hydrology (when a mask, a preview, the perspective or a surface output needs it)
+//   -> surface (climate, biomes, splat, scatter) -> height / mask / mesh / surface files
+//   -> engine target -> perspective render -> JSON sidecar.
 //
 // One call, bake(request, ctx), does all of it and returns what it wrote. Files are named after
 // the preset ("<name>.png", "<name>_preview.png", ...; "terrain" when the preset has no name)
@@ -46,6 +47,7 @@
 #include "terrane/erosion.hpp"
 #include "terrane/preset.hpp"
 #include "terrane/io.hpp"
+#include "terrane/stats.hpp"
 
 namespace terrane {
 
@@ -69,6 +71,8 @@ enum class OutputFormat {
   scatter,  // <name>_scatter.csv, <name>_scatter_unity.csv, <name>_scatter.json (manifest)
   stats,    // <name>_stats.json (terrane stats --json, plus surface shares when computed) and
             // <name>_stats.png (chart sheet: slopes, hypsometry, spectrum, Hack's law)
+  perspective,  // <name>_perspective.png: the map seen by a camera (terrane/stats.hpp), true
+                // scale, with sea, lakes and rivers; size and camera from the request
 };
 using OutputFormats = std::set<OutputFormat>;
 
@@ -140,6 +144,14 @@ struct BakeRequest {
   int lod = 0;                             // samples every 2^lod cells [Limit: 0..levels]
   std::optional<double> simplify_error_m;  // simplify to this error, borders exact [> 0]
   int tiles = 1;                           // tiles per side; must divide the map's cells
+
+  // Perspective render (format perspective only; an error otherwise when not at their
+  // defaults): the picture's size (--perspective-size WxH) [Limit: kMinPerspectiveSide..
+  // kMaxPerspectiveSide each], and the camera (--camera x,y,z,yaw,pitch[,fov] in metres and
+  // degrees, see Camera; none or "--camera auto": auto_camera(), from beyond the south-west
+  // corner looking at the map's centre 32 degrees down, framing the whole map).
+  int perspective_width = 1280, perspective_height = 720;
+  std::optional<Camera> camera;
 
   Engine engine = Engine::none;
   PreviewMode preview = PreviewMode::relief;

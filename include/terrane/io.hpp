@@ -12,6 +12,7 @@
 // All functions are reentrant and may run concurrently on different files.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -171,6 +172,32 @@ void render_preview(const Field2D& heights, const PreviewParams& params,
                     std::span<std::uint8_t> rgb, const ExecContext& ctx = {});
 void write_preview_png(const std::filesystem::path& path, const Field2D& heights,
                        const PreviewParams& params, const ExecContext& ctx = {});
+
+// Surface water of a map beyond the sea, drawn as water by the previews and the perspective
+// render (terrane/stats.hpp). Each span is empty or holds one value per cell of the map (row 0
+// first); the hydrology (terrane/erosion.hpp) gives both: Hydrology::water_level_m and
+// Hydrology::river.
+struct PreviewWater {
+  std::span<const float> water_level_m;  // water where level > height (lakes, sea) [Units: m]
+  std::span<const std::uint8_t> river;   // non-zero: a river cell
+  // Throws Error(invalid_argument) when a non-empty span does not hold `cells` values.
+  void validate(std::size_t cells, std::string_view who) const;
+};
+// As above, with lakes tinted by their depth (level - height) like the sea and river cells in
+// the colour of shallow water; the sea below sea_level_m as before.
+void render_preview(const Field2D& heights, const PreviewParams& params, const PreviewWater& water,
+                    std::span<std::uint8_t> rgb, const ExecContext& ctx = {});
+void write_preview_png(const std::filesystem::path& path, const Field2D& heights,
+                       const PreviewParams& params, const PreviewWater& water,
+                       const ExecContext& ctx = {});
+
+// The preview's colours without shading, the one table shared by render_preview and the
+// perspective render: 0..255 per channel (as float, r, g, b). preview_albedo: water by depth
+// below params.sea_level_m, land by palette over [sea_level_m, range.height_max_m] (as
+// described at render_preview). preview_water_albedo: water of the given depth [Units: m]
+// (>= 0; 0 is the shore colour, also that of rivers). Pure; no validation of params.
+std::array<float, 3> preview_albedo(const PreviewParams& params, double height_m);
+std::array<float, 3> preview_water_albedo(double depth_m);
 
 // ---------------------------------------------------------------------------------------------
 // JSON sidecar describing an export.

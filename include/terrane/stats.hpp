@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <span>
@@ -21,6 +22,7 @@
 
 #include "terrane/core.hpp"
 #include "terrane/field.hpp"
+#include "terrane/io.hpp"
 
 namespace terrane {
 
@@ -142,6 +144,92 @@ ChartImage render_stats_charts(const TerrainStats& stats, std::string_view title
 // ---------------------------------------------------------------------------------------------
 // Perspective render
 //
-// (declarations of the perspective renderer go here)
+// render_perspective() draws a height field as a camera sees it, on the CPU: the grid's
+// triangles (two per cell, split along the (i, j)-(i+1, j+1) diagonal) are rasterised into a
+// visibility buffer that keeps, per pixel, the nearest triangle (ties: the lower triangle
+// index); each pixel's ray is then intersected exactly with its triangle and shaded: albedo
+// (the preview's hypsometric palette, io's preview_albedo, or a caller's per-cell colours) lit
+// by a directional sun (Lambert, cast shadows from a sweep of the height field towards the
+// sun) plus sky ambient; sea, lakes and rivers as water (depth tint, sky reflection); sky
+// gradient above the horizon and exponential distance haze (aerial perspective).
+//
+// Conventions: Y up, right-handed, the map lies in X/Z (docs/DESIGN.md §3). yaw_deg is the
+// heading of the view measured from +X towards +Z (0: looking along +X, 90: along +Z, so
+// -90 looks "north", towards the preview's top row); pitch_deg < 0 looks down.
+// Image row 0 is the top of the picture. True scale: one metre up is one metre across unless
+// vertical_exaggeration says otherwise.
+//
+// Determinism: the bytes depend only on the inputs and the parameters (not ctx.threads).
+// Cost: O(cells + pixels); 1280 x 720 of a 1025^2 map in well under a second on 2 cores
+// (docs/PERFORMANCE.md). Maps with more than 2 * max(width, height) samples per side are
+// rendered from every s-th sample (s the smallest stride that brings them under that).
+
+// A pinhole camera without roll.
+struct Camera {
+  double x_m = 0.0, y_m = 0.0, z_m = 0.0;  // eye position [Units: m] [Limit: finite]
+  double yaw_deg = 0.0;     // heading, from +X towards +Z [Units: degrees] [Limit: finite]
+  double pitch_deg = 0.0;   // up (> 0) or down (< 0) [Units: degrees] [Limit: (-90, 90)]
+  double fov_y_deg = 40.0;  // vertical field of view [Units: degrees] [Limit: [1, 150]]
+  // Throws Error(invalid_argument) naming the field, its value and the allowed range.
+  void validate() const;
+};
+
+// The camera at `eye` looking at `target` (not straight up or down: the pitch must lie in
+// (-90, 90); Error(invalid_argument) otherwise).
+Camera camera_look_at(double eye_x_m, double eye_y_m, double eye_z_m, double target_x_m,
+                      double target_y_m, double target_z_m, double fov_y_deg = 40.0);
+
+// The default view of a map: from beyond its south-west corner (smallest x, largest z) looking
+// at the map's centre (at the mid height) pitch_deg down, as near as the whole map (its corners
+// at height_min_m and height_max_m) still fits in a width x height image with a small margin.
+// Throws Error(invalid_argument) for an invalid grid, a bad size or heights.
+Camera auto_camera(const GridSpec& grid, double height_min_m, double height_max_m, int width,
+                   int height, double fov_y_deg = 40.0, double pitch_deg = -32.0);
+
+// Parses "x,y,z,yaw,pitch[,fov]" (metres, degrees) into a validated camera; "auto" or "" gives
+// no value (the auto camera). Errors are Error(invalid_argument) starting with "--camera: ".
+std::optional<Camera> parse_camera(std::string_view text);
+// Parses "WxH" (e.g. "1920x1080") with each side in [kMinPerspectiveSide, kMaxPerspectiveSide];
+// errors are Error(invalid_argument) starting with "--perspective-size: ".
+inline constexpr int kMinPerspectiveSide = 16;
+inline constexpr int kMaxPerspectiveSide = 8192;
+void parse_perspective_size(std::string_view text, int& width, int& height);
+
+// What is drawn. Spans are empty or one value per cell of `heights` (row 0 first).
+struct PerspectiveScene {
+  const Field2D* heights = nullptr;          // required
+  PreviewWater water;                        // lakes (level > height) and rivers; may be empty
+  std::span<const std::uint8_t> colour_rgb;  // per-cell albedo, 3 bytes per cell; empty: palette
+};
+
+struct PerspectiveParams {
+  int width = 1280, height = 720;      // [Limit: kMinPerspectiveSide..kMaxPerspectiveSide]
+  std::optional<Camera> camera;        // none: as auto_camera(), framing the drawn surface itself
+                                       // (a lattice of its vertices, not its bounding box)
+  PreviewParams palette;               // palette and height range (where colours are placed),
+                                       // sea level (water below it); ambient and
+                                       // vertical_exaggeration there are not used
+  double vertical_exaggeration = 1.0;  // heights scaled about sea level [Limit: (0, 100]]
+  double sun_azimuth_deg = 225.0;      // direction the light comes from, from +X towards +Z
+                                       // (225: from the north-west, as the preview) [finite]
+  double sun_elevation_deg = 35.0;     // [Units: degrees] [Limit: [1, 90]]
+  double ambient = 0.28;               // sky light on shaded ground [Limit: [0, 1]]
+  bool shadows = true;                 // cast shadows of the terrain
+  // Distance over which haze covers 1 - 1/e of a colour [Units: m] [Limit: >= 0, finite];
+  // 0: automatic, twice the depth of the map in view (farthest minus nearest vertex). With the
+  // automatic camera the haze starts at the map's nearest vertex, with a given one at the eye.
+  double haze_distance_m = 0.0;
+  // Throws Error(invalid_argument) naming the field, its value and the allowed range.
+  void validate() const;
+};
+
+// Renders `scene` into caller-owned RGB8 (3 * width * height bytes, row 0 at the top).
+// Throws Error(invalid_argument) for a bad parameter, camera or span size. ctx.threads workers;
+// ctx.cancel honoured. Allocates O(cells + pixels) scratch.
+void render_perspective(const PerspectiveScene& scene, const PerspectiveParams& params,
+                        std::span<std::uint8_t> rgb, const ExecContext& ctx = {});
+// render_perspective into an 8-bit RGB PNG (atomic write).
+void write_perspective_png(const std::filesystem::path& path, const PerspectiveScene& scene,
+                           const PerspectiveParams& params, const ExecContext& ctx = {});
 
 }  // namespace terrane

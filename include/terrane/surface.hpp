@@ -35,6 +35,7 @@
 
 #include "terrane/core.hpp"
 #include "terrane/graph.hpp"
+#include "terrane/io.hpp"
 #include "terrane/noise.hpp"
 
 namespace terrane {
@@ -324,6 +325,15 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
                     std::vector<ScatterInstance>& out, const ExecContext& ctx = {},
                     ScatterScratch* scratch = nullptr);
 
+// The density scatter_region aims at, per species, at world (x_m, z_m) [Units: 1/m^2]: the
+// species' density times its biome multipliers and cluster factor, 0 where its height, slope,
+// water or biome-weight rule rejects the point; the thinning by exclusions is not applied.
+// For pictures whose cost must follow their pixels, not the ground area (the biome preview).
+// out: one value per species. Throws Error(invalid_argument) for mismatched inputs.
+void scatter_density(const SurfaceParams& params, std::uint64_t seed, const ScatterInput& input,
+                     double x_m, double z_m, std::span<double> out,
+                     SimdTarget simd = SimdTarget::best);
+
 // Per-chunk query for a streamer: evaluates the graph, climate and biome weights on a grid
 // covering the region plus margin (aligned to the world lattice of spacing
 // graph.world().cell_size_m, origin 0) and scatters the region. No hydrology: water is what
@@ -353,11 +363,17 @@ void write_splat_preview_png(const std::filesystem::path& path, const SurfacePar
                              const SplatMap& splat);
 // Biome-id map: 8-bit greyscale, value = dominant biome index.
 void write_biome_id_png(const std::filesystem::path& path, const BiomeWeights& biomes);
-// Biome preview: biome colours mixed by weight, hill-shaded by `heights`, with scatter points
-// drawn as dots in a per-species colour.
+// Biome preview: biome colours mixed by weight, hill-shaded by `heights`, lakes and rivers of
+// `water` above params.sea_level_m in the relief preview's water colours (lakes by depth), and the
+// scatter as dots in a per-species colour drawn from scatter_density(): the image is cut into
+// square dot cells of side max(2, round(min(width, height) / 128)) pixels, each holding a dot
+// (a disc of 0.35 times that side, jittered in the cell) with probability 0.7 (1 - e^-N), N the
+// expected instances in the cell, of a species drawn in proportion to their densities (hashes
+// of seed and cell). The cost follows the pixels, not the ground area or the densities.
+// ctx.threads workers; deterministic.
 void write_biome_preview_png(const std::filesystem::path& path, const SurfaceParams& params,
-                             const Field2D& heights, const BiomeWeights& biomes,
-                             std::span<const ScatterInstance> instances);
+                             std::uint64_t seed, const Field2D& heights, const BiomeWeights& biomes,
+                             const PreviewWater& water = {}, const ExecContext& ctx = {});
 // CSV "x,y,z,yaw,scale_xz,scale_y,species" (metres, degrees, species index), one line each.
 void write_scatter_csv(const std::filesystem::path& path,
                        std::span<const ScatterInstance> instances);

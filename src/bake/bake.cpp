@@ -34,8 +34,10 @@ void add_warning(BakeReport& report, const ExecContext& ctx, std::string text) {
 
 bool wants_hydrology(const BakeRequest& request, const SurfacePlan& surface) {
   const auto& f = request.formats;
+  // Previews and the perspective draw lakes and rivers.
   return f.count(OutputFormat::rivers) != 0U || f.count(OutputFormat::lakes) != 0U ||
-         f.count(OutputFormat::flow) != 0U || surface.any();
+         f.count(OutputFormat::flow) != 0U || f.count(OutputFormat::preview) != 0U ||
+         f.count(OutputFormat::perspective) != 0U || surface.any();
 }
 
 }  // namespace
@@ -67,6 +69,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   const MeshPlan mesh_plan = plan_meshes(request, grid, dir, base);
   const SurfacePlan surface_plan = plan_surface(request, preset);
   const HeightOutputsPlan height_plan = plan_height_outputs(request, preset);
+  const PerspectivePlan perspective_plan = plan_perspective(request, preset);
   const CompiledGraph graph = compile(preset);
   prepare_output_dir(dir);
 
@@ -100,7 +103,9 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
         write_engine_target(request.engine, heights, height_plan.range, dir, base),
         write_surface_outputs(surface_plan, preset, graph, heights,
                               want_hydrology ? &hydro : nullptr, quiet, dir, base,
-                              &surface_summary)}) {
+                              &surface_summary),
+        write_perspective(perspective_plan, heights, want_hydrology ? &hydro : nullptr, quiet, dir,
+                          base)}) {
     written.insert(written.end(), files.begin(), files.end());
   }
   if (request.formats.count(OutputFormat::stats) != 0U) {

@@ -10,9 +10,10 @@
 
 #include "terrane/bake.hpp"
 #include "terrane/erosion.hpp"
-#include "terrane/preset.hpp"
 #include "terrane/io.hpp"
 #include "terrane/mesh.hpp"
+#include "terrane/preset.hpp"
+#include "terrane/stats.hpp"
 #include "terrane/surface.hpp"
 
 namespace terrane::bake_detail {
@@ -113,5 +114,20 @@ std::vector<WrittenFile> write_stats_outputs(const Field2D& heights, const Prese
                                              const SurfaceSummary& surface, const ExecContext& ctx,
                                              const std::filesystem::path& dir,
                                              const std::string& base);
+
+// ---------------------------------------------------------------------------------------------
+// Perspective render (perspective_outputs.cpp): <base>_perspective.png.
+
+struct PerspectivePlan {
+  bool on = false;
+  PerspectiveParams params;
+};
+// Checks the size and camera (and that they are at their defaults without the format).
+PerspectivePlan plan_perspective(const BakeRequest& request, const Preset& preset);
+// hydro: the map's hydrology when computed (lakes and rivers drawn as water), else nullptr.
+std::vector<WrittenFile> write_perspective(const PerspectivePlan& plan, const Field2D& heights,
+                                           const Hydrology* hydro, const ExecContext& ctx,
+                                           const std::filesystem::path& dir,
+                                           const std::string& base);
 
 }  // namespace terrane::bake_detail

@@ -84,8 +84,11 @@ std::vector<WrittenFile> write_height_outputs(const HeightOutputsPlan& plan, con
                     [&](const fs::path& p) { write_normal_map_png(p, heights, ctx); }});
   }
   if (plan.relief_preview) {
-    jobs.push_back({base + "_preview.png", "preview_png",
-                    [&](const fs::path& p) { write_preview_png(p, heights, plan.preview, ctx); }});
+    jobs.push_back({base + "_preview.png", "preview_png", [&](const fs::path& p) {
+                      // Lakes and rivers when the hydrology was computed (empty spans otherwise).
+                      const PreviewWater water{hydro.water_level_m.data, hydro.river};
+                      write_preview_png(p, heights, plan.preview, water, ctx);
+                    }});
   }
   if (wants(OutputFormat::rivers)) {
     jobs.push_back({base + "_rivers.png", "rivers_png", [&](const fs::path& p) {

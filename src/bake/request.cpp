@@ -13,7 +13,7 @@ constexpr OutputFormat kFormats[] = {
     OutputFormat::png16,   OutputFormat::raw16,  OutputFormat::exr,   OutputFormat::normals,
     OutputFormat::preview, OutputFormat::rivers, OutputFormat::lakes, OutputFormat::flow,
     OutputFormat::glb,     OutputFormat::obj,    OutputFormat::splat, OutputFormat::biomes,
-    OutputFormat::scatter, OutputFormat::stats};
+    OutputFormat::scatter, OutputFormat::stats, OutputFormat::perspective};
 
 // The comma-separated items of `list`, empty ones skipped.
 std::vector<std::string> split_list(std::string_view list) {
@@ -58,6 +58,8 @@ const char* to_string(OutputFormat f) {
       return "scatter";
     case OutputFormat::stats:
       return "stats";
+    case OutputFormat::perspective:
+      return "perspective";
   }
   return "?";
 }
@@ -168,7 +170,7 @@ std::vector<std::string> request_overrides(const BakeRequest& request) {
 
 void check_request_values(const BakeRequest& request) {
   for (const OutputFormat f : request.formats) {
-    if (int(f) < 0 || int(f) > int(OutputFormat::stats)) {
+    if (int(f) < 0 || int(f) > int(OutputFormat::perspective)) {
       throw Error(ErrorCategory::invalid_argument,
                   "--formats: invalid OutputFormat value " + std::to_string(int(f)));
     }

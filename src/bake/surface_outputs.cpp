@@ -114,7 +114,9 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   if (!plan.any()) return files;
   const SurfaceParams& params = plan.params;
   const GridSpec& g = heights.grid;
-  const bool want_points = plan.scatter || plan.biome_preview;
+  // The biome preview draws the scatter from its density (its cost follows its pixels), so
+  // only the scatter output needs the points.
+  const bool want_points = plan.scatter;
   const int margin = want_points ? int(std::ceil(scatter_margin_m(params) / g.spacing_m)) + 2 : 0;
   const Expanded ex = expand(graph, heights, hydro, margin, ctx);
   Climate climate;
@@ -215,7 +217,10 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   }
   if (plan.biome_preview) {
     jobs.push_back({[&] {
-      write_biome_preview_png(dir / (base + "_preview.png"), params, heights, biomes, points);
+      PreviewWater water;
+      if (hydro != nullptr) water = PreviewWater{hydro->water_level_m.data, hydro->river};
+      write_biome_preview_png(dir / (base + "_preview.png"), params, preset.seed, heights, biomes,
+                              water, ctx);
       return std::vector<WrittenFile>{{base + "_preview.png", "biome_preview_png"}};
     }});
   }

@@ -109,7 +109,38 @@ void PreviewParams::validate() const {
   }
 }
 
+std::array<float, 3> preview_water_albedo(double depth_m) {
+  const Rgb c = ramp(kWater, std::max(depth_m, 0.0));
+  return {c.r, c.g, c.b};
+}
+
+std::array<float, 3> preview_albedo(const PreviewParams& params, double height_m) {
+  const double sea = params.sea_level_m;
+  if (height_m < sea) return preview_water_albedo(sea - height_m);
+  const double land_span = std::max(params.range.height_max_m - sea, 1.0);
+  const Rgb c = params.palette == PreviewPalette::arid ? arid_land_colour(height_m - sea, land_span)
+                                                       : land_colour(height_m - sea, land_span);
+  return {c.r, c.g, c.b};
+}
+
+void PreviewWater::validate(std::size_t cells, std::string_view who) const {
+  const auto check = [&](std::size_t n, const char* name) {
+    if (n != 0 && n != cells) {
+      throw Error(ErrorCategory::invalid_argument, std::string(who) + ": " + name + " holds " +
+                                                       std::to_string(n) + " values; the map has " +
+                                                       std::to_string(cells) + " cells");
+    }
+  };
+  check(water_level_m.size(), "water_level_m");
+  check(river.size(), "river");
+}
+
 void render_preview(const Field2D& heights, const PreviewParams& params,
+                    std::span<std::uint8_t> rgb, const ExecContext& ctx) {
+  render_preview(heights, params, PreviewWater{}, rgb, ctx);
+}
+
+void render_preview(const Field2D& heights, const PreviewParams& params, const PreviewWater& water,
                     std::span<std::uint8_t> rgb, const ExecContext& ctx) {
   params.validate();
   heights.grid.validate("preview height field");
@@ -121,20 +152,24 @@ void render_preview(const Field2D& heights, const PreviewParams& params,
                     std::to_string(heights.grid.sample_count() * 3) + " RGB bytes, got " +
                     std::to_string(heights.data.size()) + " and " + std::to_string(rgb.size()));
   }
+  water.validate(heights.grid.sample_count(), "preview");
   const double lo = params.range.height_min_m, hi = params.range.height_max_m;
-  const double sea = params.sea_level_m;
-  const double land_span = std::max(hi - sea, 1.0);
-  const PreviewPalette palette = params.palette;
   std::vector<Rgb> table(kTable);
   for (int k = 0; k < kTable; ++k) {
-    const double hm = lo + (hi - lo) * double(k) / double(kTable - 1);
-    table[std::size_t(k)] = hm < sea ? ramp(kWater, sea - hm)
-                            : palette == PreviewPalette::arid
-                                ? arid_land_colour(hm - sea, land_span)
-                                : land_colour(hm - sea, land_span);
+    const auto c = preview_albedo(params, lo + (hi - lo) * double(k) / double(kTable - 1));
+    table[std::size_t(k)] = {c[0], c[1], c[2]};
+  }
+  // Lakes by depth over [0, 200 m]: the same ramp as the sea.
+  constexpr int kLakeTable = 1024;
+  constexpr double kLakeDepthMax = 200.0;
+  std::vector<Rgb> lake_table(kLakeTable);
+  for (int k = 0; k < kLakeTable; ++k) {
+    const auto c = preview_water_albedo(kLakeDepthMax * double(k) / double(kLakeTable - 1));
+    lake_table[std::size_t(k)] = {c[0], c[1], c[2]};
   }
   const auto to_index = float(double(kTable - 1) / (hi - lo));
-  const auto lo_f = float(lo), sea_f = float(sea);
+  const auto to_lake_index = float(double(kLakeTable - 1) / kLakeDepthMax);
+  const auto lo_f = float(lo), sea_f = float(params.sea_level_m);
   // Light towards the north-west (-X, -Z) at 45 degrees: L = (-cos45 sin45, sin45, ...).
   const float lx = -0.5f, ly = 0.70710678f, lz = -0.5f;
   const auto ambient = float(params.ambient);
@@ -145,6 +180,7 @@ void render_preview(const Field2D& heights, const PreviewParams& params,
       const auto up = heights.row(std::max(j - 1, 0)), row = heights.row(j),
                  down = heights.row(std::min(j + 1, h - 1));
       std::uint8_t* out = rgb.data() + std::size_t(j) * std::size_t(w) * 3;
+      const std::size_t row0 = std::size_t(j) * std::size_t(w);
       for (int i = 0; i < w; ++i) {
         const float hv = row[std::size_t(i)];
         const float gx =
@@ -155,12 +191,26 @@ void render_preview(const Field2D& heights, const PreviewParams& params,
         const float ndotl = (-gx * lx + ly - gz * lz) / std::sqrt(gx * gx + 1.0f + gz * gz);
         const float lambert = std::max(ndotl, 0.0f) * (1.0f / 0.70710678f);
         float shade = ambient + (1.0f - ambient) * lambert;
-        const bool water = hv < sea_f;
-        if (water) shade = 1.0f + 0.25f * (shade - 1.0f);
-        float t = (hv - lo_f) * to_index;
-        t = t > 0.0f ? t : 0.0f;  // also maps NaN to 0
-        const int k = std::min(int(t + 0.5f), kTable - 1);
-        const Rgb c = table[std::size_t(k)];
+        Rgb c;
+        bool wet = hv < sea_f;
+        if (wet) {
+          float t = (hv - lo_f) * to_index;
+          t = t > 0.0f ? t : 0.0f;  // also maps NaN to 0
+          c = table[std::size_t(std::min(int(t + 0.5f), kTable - 1))];
+        } else if (!water.water_level_m.empty() &&
+                   water.water_level_m[row0 + std::size_t(i)] > hv) {
+          wet = true;
+          const float t = (water.water_level_m[row0 + std::size_t(i)] - hv) * to_lake_index;
+          c = lake_table[std::size_t(std::min(int(t + 0.5f), kLakeTable - 1))];
+        } else if (!water.river.empty() && water.river[row0 + std::size_t(i)] != 0) {
+          wet = true;
+          c = lake_table[0];
+        } else {
+          float t = (hv - lo_f) * to_index;
+          t = t > 0.0f ? t : 0.0f;  // also maps NaN to 0
+          c = table[std::size_t(std::min(int(t + 0.5f), kTable - 1))];
+        }
+        if (wet) shade = 1.0f + 0.25f * (shade - 1.0f);
         out[3 * i + 0] = to_byte(c.r * shade);
         out[3 * i + 1] = to_byte(c.g * shade);
         out[3 * i + 2] = to_byte(c.b * shade);
@@ -171,10 +221,16 @@ void render_preview(const Field2D& heights, const PreviewParams& params,
 
 void write_preview_png(const std::filesystem::path& path, const Field2D& heights,
                        const PreviewParams& params, const ExecContext& ctx) {
+  write_preview_png(path, heights, params, PreviewWater{}, ctx);
+}
+
+void write_preview_png(const std::filesystem::path& path, const Field2D& heights,
+                       const PreviewParams& params, const PreviewWater& water,
+                       const ExecContext& ctx) {
   io_detail::check_image_size(path, heights.grid.width, heights.grid.height,
                               ErrorCategory::invalid_argument);
   std::vector<std::uint8_t> rgb(heights.grid.sample_count() * 3);
-  render_preview(heights, params, rgb, ctx);
+  render_preview(heights, params, water, rgb, ctx);
   // Fast encoding: a preview is written often and looked at once; time matters more than size.
   io_detail::write_png_atomic(path, heights.grid.width, heights.grid.height, 2, 8, rgb.data(),
                               rgb.size(), true);

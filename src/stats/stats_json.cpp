@@ -16,7 +16,7 @@ std::string number(double v) {
   return buf;
 }
 
-std::string quoted(std::string_view s) {
+std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
@@ -46,12 +46,12 @@ std::string pair(double a, double b) {
 class Writer {
  public:
   void raw(std::string_view key, const std::string& value) {
-    out_ += (out_.empty() ? "{" : ", ") + quoted(key) + ": " + value;
+    out_ += (out_.empty() ? "{" : ", ") + json_string(key) + ": " + value;
   }
   void num(std::string_view key, double v) { raw(key, number(v)); }
   void stat(std::string_view key, const Stat& s, double scale = 1.0) {
     raw(key, s.ok() ? number(*s.value * scale) : "null");
-    if (!s.ok()) why_ += (why_.empty() ? "" : ", ") + quoted(key) + ": " + quoted(s.why);
+    if (!s.ok()) why_ += (why_.empty() ? "" : ", ") + json_string(key) + ": " + json_string(s.why);
   }
   std::string finish() {
     raw("why", "{" + why_ + "}");
@@ -66,7 +66,7 @@ class Writer {
 
 std::string terrain_stats_json(const TerrainStats& s, std::string_view name) {
   Writer w;
-  if (!name.empty()) w.raw("name", quoted(name));
+  if (!name.empty()) w.raw("name", json_string(name));
   w.num("rows", s.height);
   w.num("cols", s.width);
   w.num("cell_size_m", s.cell_x_m);

@@ -160,6 +160,35 @@ double keep_probability(const Plan& p, double rho) {
   return std::min(lambda * p.cell * p.cell, 1.0);
 }
 
+// Target density of species s at (x, z) with the surface sample `at` there [Units: 1/m^2]:
+// the species' density times the biomes' scatter multipliers and the cluster factor, 0 where
+// its height, slope, water or biome-weight rule rejects the point.
+double target_density(const SurfaceParams& params, std::size_t s, const Plan& p,
+                      const InputSampler& sampler, const SurfaceSample& at, double x, double z,
+                      SimdTarget simd) {
+  const Species& S = params.species[s];
+  if (at.y < S.height_min_m || at.y > S.height_max_m) return 0.0;
+  if (at.dhdx * at.dhdx + at.dhdz * at.dhdz > p.tan2_slope) return 0.0;
+  if (S.avoid_water && (at.y < double(float(params.sea_level_m)) || sampler.water(at.nearest))) {
+    return 0.0;
+  }
+  double mult = 0.0, allowed = 0.0;
+  for (std::size_t b = 0; b < params.biomes.size(); ++b) {
+    const float f = params.biomes[b].scatter[s];
+    if (f <= 0.0f) continue;
+    const double w = sampler.biome_weight(int(b), at.nearest);
+    mult += w * double(f);
+    allowed += w;
+  }
+  if (mult <= 0.0 || allowed < S.min_biome_weight) return 0.0;
+  double rho = S.density_per_m2 * mult;
+  if (S.cluster_amplitude > 0.0) {
+    rho *= std::clamp(1.0 + S.cluster_amplitude * double(noise_point(p.cluster, x, z, simd)), 0.0,
+                      2.0);
+  }
+  return rho;
+}
+
 }  // namespace
 
 // The candidate and acceptance blocks of scatter_region and the fields of scatter_chunk. Reused
@@ -202,8 +231,6 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
                   const InputSampler& sampler, double x0_m, double z0_m, double x1_m, double z1_m,
                   std::vector<ScatterInstance>& out, const ExecContext& ctx,
                   ScatterScratch::Impl& scratch) {
-  const float sea = float(params.sea_level_m);
-  const int nb = int(params.biomes.size());
   if (scratch.accepted.size() < plans.size()) scratch.accepted.resize(plans.size());
   std::vector<CellBlock>& accepted = scratch.accepted;
 
@@ -228,7 +255,6 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
     cand.cells.assign(std::size_t(cand.w * cand.h), Candidate{});
     const double p_max =
         keep_probability(p, S.density_per_m2 * p.max_multiplier * (1.0 + S.cluster_amplitude));
-    const double rho0 = S.density_per_m2;
 
     // Stage 1: each candidate alone (density, height, slope, biome, water, exclusions).
     parallel_for(ctx, cand.h, 8, [&](std::int64_t r0, std::int64_t r1) {
@@ -245,25 +271,8 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
           c.x = (double(gx) + double(unit_float(mix64(h + 2)))) * p.cell;
           c.z = (double(gz) + double(unit_float(mix64(h + 3)))) * p.cell;
           const SurfaceSample at = sampler.at(c.x, c.z);
-          if (at.y < S.height_min_m || at.y > S.height_max_m) continue;
-          if (at.dhdx * at.dhdx + at.dhdz * at.dhdz > p.tan2_slope) continue;
-          if (S.avoid_water && (at.y < double(sea) || sampler.water(at.nearest))) continue;
-          double mult = 0.0, allowed = 0.0;
-          for (int b = 0; b < nb; ++b) {
-            const float f = params.biomes[std::size_t(b)].scatter[s];
-            if (f <= 0.0f) continue;
-            const double w = sampler.biome_weight(b, at.nearest);
-            mult += w * double(f);
-            allowed += w;
-          }
-          if (mult <= 0.0 || allowed < S.min_biome_weight) continue;
-          double rho = rho0 * mult;
-          if (S.cluster_amplitude > 0.0) {
-            rho *= std::clamp(
-                1.0 + S.cluster_amplitude * double(noise_point(p.cluster, c.x, c.z, ctx.simd)), 0.0,
-                2.0);
-          }
-          if (keep_u >= keep_probability(p, rho)) continue;
+          const double rho = target_density(params, s, p, sampler, at, c.x, c.z, ctx.simd);
+          if (keep_u >= keep_probability(p, rho)) continue;  // also when rho is 0
           bool excluded = false;
           for (const SpeciesExclusion& x : S.exclusions) {
             const CellBlock& other = accepted[std::size_t(x.species)];
@@ -491,6 +500,25 @@ std::size_t scatter_chunk_scratch_bytes(const SurfaceParams& params, double side
     largest_candidates = std::max(largest_candidates, std::size_t(cand_side * cand_side));
   }
   return b + largest_candidates * sizeof(Candidate);
+}
+
+void scatter_density(const SurfaceParams& params, std::uint64_t seed, const ScatterInput& input,
+                     double x_m, double z_m, std::span<double> out, SimdTarget simd) {
+  if (input.heights == nullptr || input.biomes == nullptr ||
+      input.heights->grid.sample_count() != input.biomes->grid.sample_count() ||
+      input.heights->grid.width < 2 || input.heights->grid.height < 2) {
+    fail("scatter_density", "needs heights and biome weights on one grid of at least 2 x 2");
+  }
+  if (out.size() != params.species.size()) {
+    fail("scatter_density", "out holds " + std::to_string(out.size()) + " values for " +
+                                std::to_string(params.species.size()) + " species");
+  }
+  const std::vector<Plan> plans = make_plans(params, seed);
+  const InputSampler sampler(input);
+  const SurfaceSample at = sampler.at(x_m, z_m);
+  for (std::size_t s = 0; s < plans.size(); ++s) {
+    out[s] = target_density(params, s, plans[s], sampler, at, x_m, z_m, simd);
+  }
 }
 
 }  // namespace terrane

@@ -99,45 +99,121 @@ void write_biome_id_png(const fs::path& path, const BiomeWeights& biomes) {
   write_png8(path, biomes.grid.width, biomes.grid.height, 1, biomes.dominant);
 }
 
-void write_biome_preview_png(const fs::path& path, const SurfaceParams& params,
+void write_biome_preview_png(const fs::path& path, const SurfaceParams& params, std::uint64_t seed,
                              const Field2D& heights, const BiomeWeights& biomes,
-                             std::span<const ScatterInstance> instances) {
+                             const PreviewWater& water, const ExecContext& ctx) {
   const GridSpec& g = biomes.grid;
   const std::size_t W = std::size_t(g.width), n = g.sample_count();
   if (heights.data.size() != n)
     fail("write_biome_preview_png", "heights and biomes differ in size");
-  std::vector<std::uint8_t> rgb(n * 3);
-  for (int j = 0; j < g.height; ++j) {
-    for (int i = 0; i < g.width; ++i) {
-      const std::size_t c = std::size_t(j) * W + std::size_t(i);
-      // Lambert shading, light from the north-west, 45 degrees up.
-      const double hx =
-          (heights.at(std::min(i + 1, g.width - 1), j) - heights.at(std::max(i - 1, 0), j)) /
-          (2.0 * g.spacing_m);
-      const double hz =
-          (heights.at(i, std::min(j + 1, g.height - 1)) - heights.at(i, std::max(j - 1, 0))) /
-          (2.0 * g.spacing_m);
-      const double len = std::sqrt(hx * hx + 1.0 + hz * hz);
-      const double lambert = (hx * 0.5 + 1.0 * 0.70710678 + hz * 0.5) / len / 0.70710678;
-      const double shade = std::min(0.35 + 0.65 * std::max(lambert, 0.0), 1.3);
-      double acc[3] = {0, 0, 0};
-      for (int b = 0; b < biomes.biome_count; ++b) {
-        const double w = biomes.weight(b, c);
-        for (int ch = 0; ch < 3; ++ch)
-          acc[ch] += w * params.biomes[std::size_t(b)].colour[std::size_t(ch)];
-      }
-      for (int ch = 0; ch < 3; ++ch)
-        rgb[c * 3 + std::size_t(ch)] =
-            std::uint8_t(std::lround(std::clamp(acc[ch] * shade, 0.0, 255.0)));
+  water.validate(n, "write_biome_preview_png");
+  // Lakes (level above the ground) and rivers on land; the sea keeps its biome's colour.
+  std::vector<std::uint8_t> wet(n, 0);
+  std::vector<float> depth(n, 0.0f);
+  for (std::size_t c = 0; c < n; ++c) {
+    const float h = heights.data[c];
+    if (!(h >= float(params.sea_level_m))) continue;
+    if (!water.water_level_m.empty() && water.water_level_m[c] > h) {
+      depth[c] = water.water_level_m[c] - h;
     }
+    wet[c] = depth[c] > 0.0f || (!water.river.empty() && water.river[c] != 0) ? 1 : 0;
   }
-  for (const ScatterInstance& s : instances) {
-    const double u = (s.x_m - g.x_m(0)) / g.spacing_m, v = (s.z_m - g.z_m(0)) / g.spacing_m;
-    const std::int64_t i = std::llround(u), j = std::llround(v);
-    if (i < 0 || j < 0 || i >= g.width || j >= g.height) continue;
-    const auto& col = kSpeciesColours[std::size_t(s.species) % kSpeciesColours.size()];
-    const std::size_t c = std::size_t(j) * W + std::size_t(i);
-    for (int ch = 0; ch < 3; ++ch) rgb[c * 3 + std::size_t(ch)] = col[std::size_t(ch)];
+  std::vector<std::uint8_t> rgb(n * 3);
+  parallel_for(ctx, g.height, 16, [&](std::int64_t jb, std::int64_t je) {
+    for (auto j = int(jb); j < int(je); ++j) {
+      for (int i = 0; i < g.width; ++i) {
+        const std::size_t c = std::size_t(j) * W + std::size_t(i);
+        // Lambert shading, light from the north-west, 45 degrees up.
+        const double hx =
+            (heights.at(std::min(i + 1, g.width - 1), j) - heights.at(std::max(i - 1, 0), j)) /
+            (2.0 * g.spacing_m);
+        const double hz =
+            (heights.at(i, std::min(j + 1, g.height - 1)) - heights.at(i, std::max(j - 1, 0))) /
+            (2.0 * g.spacing_m);
+        const double len = std::sqrt(hx * hx + 1.0 + hz * hz);
+        const double lambert = (hx * 0.5 + 1.0 * 0.70710678 + hz * 0.5) / len / 0.70710678;
+        double shade = std::min(0.35 + 0.65 * std::max(lambert, 0.0), 1.3);
+        double acc[3] = {0, 0, 0};
+        if (wet[c] != 0) {
+          const std::array<float, 3> w = preview_water_albedo(depth[c]);
+          for (int ch = 0; ch < 3; ++ch) acc[ch] = w[std::size_t(ch)];
+          shade = 1.0 + 0.25 * (shade - 1.0);
+        } else {
+          for (int b = 0; b < biomes.biome_count; ++b) {
+            const double w = biomes.weight(b, c);
+            for (int ch = 0; ch < 3; ++ch)
+              acc[ch] += w * params.biomes[std::size_t(b)].colour[std::size_t(ch)];
+          }
+        }
+        for (int ch = 0; ch < 3; ++ch)
+          rgb[c * 3 + std::size_t(ch)] =
+              std::uint8_t(std::lround(std::clamp(acc[ch] * shade, 0.0, 255.0)));
+      }
+    }
+  });
+  // Scatter dots from the density, one chance per dot cell (see the header).
+  const std::size_t ns = params.species.size();
+  if (ns > 0) {
+    const int side = std::max(2, int(std::lround(double(std::min(g.width, g.height)) / 128.0)));
+    const int cw = (g.width + side - 1) / side, ch = (g.height + side - 1) / side;
+    const double radius = 0.35 * double(side);
+    const double cell_area = double(side) * g.spacing_m * double(side) * g.spacing_m;
+    const ScatterInput input{&heights, &biomes, wet};
+    struct Dot {
+      double u = 0.0, v = 0.0;  // pixel position of the centre
+      int species = -1;
+    };
+    std::vector<Dot> dots(std::size_t(cw) * std::size_t(ch));
+    const std::uint64_t dot_seed = hash_combine(seed, 0x62696f6d65707276ULL);  // "biomeprv"
+    parallel_for(ctx, ch, 4, [&](std::int64_t rb, std::int64_t re) {
+      std::vector<double> rho(ns);
+      for (std::int64_t r = rb; r < re; ++r) {
+        for (int k = 0; k < cw; ++k) {
+          const std::uint64_t h =
+              hash_combine(hash_combine(dot_seed, std::uint64_t(k)), std::uint64_t(r));
+          Dot d;
+          d.u = std::min((double(k) + 0.15 + 0.7 * double(unit_float(mix64(h + 1)))) * double(side),
+                         double(g.width - 1));
+          d.v = std::min((double(r) + 0.15 + 0.7 * double(unit_float(mix64(h + 2)))) * double(side),
+                         double(g.height - 1));
+          scatter_density(params, seed, input, g.x_m(0) + d.u * g.spacing_m,
+                          g.z_m(0) + d.v * g.spacing_m, rho, ctx.simd);
+          double total = 0.0;
+          for (const double x : rho) total += x;
+          const double expected = total * cell_area;
+          if (!(expected > 0.0) ||
+              double(unit_float(mix64(h + 3))) >= 0.7 * (1.0 - std::exp(-expected))) {
+            continue;
+          }
+          double pick = double(unit_float(mix64(h + 4))) * total;
+          d.species = int(ns - 1);
+          for (std::size_t s = 0; s < ns; ++s) {
+            if (pick < rho[s]) {
+              d.species = int(s);
+              break;
+            }
+            pick -= rho[s];
+          }
+          dots[std::size_t(r) * std::size_t(cw) + std::size_t(k)] = d;
+        }
+      }
+    });
+    for (const Dot& d : dots) {
+      if (d.species < 0) continue;
+      const auto& col = kSpeciesColours[std::size_t(d.species) % kSpeciesColours.size()];
+      const int i0 = std::max(0, int(std::floor(d.u - radius))),
+                i1 = std::min(g.width - 1, int(std::ceil(d.u + radius)));
+      const int j0 = std::max(0, int(std::floor(d.v - radius))),
+                j1 = std::min(g.height - 1, int(std::ceil(d.v + radius)));
+      for (int j = j0; j <= j1; ++j) {
+        for (int i = i0; i <= i1; ++i) {
+          const double du = double(i) - d.u, dv = double(j) - d.v;
+          if (du * du + dv * dv > radius * radius) continue;
+          const std::size_t c = std::size_t(j) * W + std::size_t(i);
+          for (int k = 0; k < 3; ++k) rgb[c * 3 + std::size_t(k)] = col[std::size_t(k)];
+        }
+      }
+    }
   }
   write_png8(path, g.width, g.height, 3, rgb);
 }

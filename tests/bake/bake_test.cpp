@@ -191,6 +191,55 @@ TEST_F(BakeTest, AllFormatsAreByteIdenticalToTheCli) {
                      r);
 }
 
+TEST_F(BakeTest, PerspectiveIsByteIdenticalToTheCliAndListedInTheSidecar) {
+  BakeRequest r;
+  r.preset = "islands";
+  r.size = 129;
+  r.formats = parse_formats("perspective,preview");
+  r.perspective_width = 320;
+  r.perspective_height = 200;
+  r.camera = parse_camera("-500,900,1500,-40,-25,50");
+  const BakeReport report =
+      expect_same_as_cli("perspective",
+                         "islands --size 129 --formats perspective,preview "
+                         "--perspective-size 320x200 --camera -500,900,1500,-40,-25,50",
+                         r);
+  bool found = false;
+  for (const BakedFile& f : report.files) {
+    if (f.name == "islands_perspective.png") found = f.format == "perspective_png";
+  }
+  EXPECT_TRUE(found);
+  // The auto camera and default size.
+  BakeRequest a;
+  a.preset = "islands";
+  a.size = 65;
+  a.formats = parse_formats("perspective");
+  expect_same_as_cli("perspective_auto", "islands --size 65 --formats perspective --camera auto",
+                     a);
+}
+
+TEST_F(BakeTest, PerspectiveOptionsNeedTheFormat) {
+  BakeRequest r;
+  r.preset = "islands";
+  r.size = 65;
+  r.out_dir = root_ / "refused";
+  r.camera = Camera{0, 100, 0, 0, -30, 40};
+  expect_refused(r, ErrorCategory::invalid_argument, "--camera needs the perspective output");
+  r.camera.reset();
+  r.perspective_width = 640;
+  expect_refused(r, ErrorCategory::invalid_argument,
+                 "--perspective-size needs the perspective output");
+  r.formats = parse_formats("perspective");
+  r.perspective_width = 9000;
+  expect_refused(r, ErrorCategory::invalid_argument,
+                 "--perspective-size: width 9000 is outside the allowed range 16..8192");
+  const CliRun cli = run_cli(root_, "islands --size 65 --formats perspective --camera 1,2,3");
+  EXPECT_EQ(cli.code, 2);
+  EXPECT_NE(cli.err.find("error: --camera: expected 'auto' or x,y,z,yaw,pitch[,fov]"),
+            std::string::npos)
+      << cli.err;
+}
+
 TEST_F(BakeTest, TilesAndEngineTargetsAreByteIdenticalToTheCli) {
   // Unity snaps 100 up to 129 (a warning); 2 x 2 simplified tiles at lod 1.
   BakeRequest r;
@@ -326,7 +375,7 @@ TEST_F(BakeTest, ParsersNameTheOptionAndTheAllowedValues) {
   };
   EXPECT_EQ(message([] { parse_formats("png16,tiff"); }),
             "--formats: unknown format 'tiff' (allowed: png16, raw16, exr, normals, preview, "
-            "rivers, lakes, flow, glb, obj, splat, biomes, scatter, stats)");
+            "rivers, lakes, flow, glb, obj, splat, biomes, scatter, stats, perspective)");
   EXPECT_EQ(message([] { parse_engine("cryengine"); }),
             "--engine: unknown engine 'cryengine' (allowed: unity, unreal, godot)");
   EXPECT_EQ(message([] { parse_preview_mode("sketch"); }),
