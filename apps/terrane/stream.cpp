@@ -149,12 +149,6 @@ int run_stream(const StreamOptions& opt) {
   if (opt.budget_mb == 0.0 && opt.surface) params.budget_bytes = 0;
   params.worker_priority = priority;
   Streamer streamer(preset, params);
-  if (streamer.generator().post_ignored() && !opt.json) {
-    std::fprintf(stderr,
-                 "note: preset '%s' has post operations (erosion, blur): streaming "
-                 "generates the graph only\n",
-                 preset.name.c_str());
-  }
 
   // The CSV is kept in memory and written atomically at the end (docs/DESIGN.md: a failed run
   // leaves no half-written file); its directory is checked before the flight.
@@ -164,6 +158,13 @@ int run_stream(const StreamOptions& opt) {
     check_writable_dir(std::filesystem::path(opt.csv).parent_path(), opt.csv);
     csv << "frame,time_s,x_m,z_m,cost_us,queued,running,resident_chunks,resident_bytes,visible,"
            "holes,cracks,view_complete\n";
+  }
+  // Only once every input is accepted, so that a refused run prints its error alone.
+  if (streamer.generator().post_ignored() && !opt.json) {
+    std::fprintf(stderr,
+                 "note: preset '%s' has post operations (erosion, breaching, blur): streaming "
+                 "generates the graph only\n",
+                 preset.name.c_str());
   }
 
   Path path(opt.path, opt.speed, opt.view_m, preset.seed);

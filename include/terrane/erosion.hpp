@@ -104,8 +104,9 @@ struct DropletParams {
   // as a slope (drop / q), the per-step rates erode_speed, deposit_speed and evaporation become
   // 1 - (1 - rate)^q, capacities and the per-step erosion cap are volumes (scaled by 1 / q^2
   // per cell, as the brush covers 1 / q^2 times more cells), so a map eroded
-  // at a finer resolution keeps its character. The derived lifetime and radius must stay within
-  // their limits. [Units: m] [Limit: 0 or (0, 1e6]]
+  // at a finer resolution keeps its character. The derived lifetime and radius are clamped to
+  // their limits (at least one step and a one-cell brush on a grid much coarser than the
+  // reference). [Units: m] [Limit: 0 or (0, 1e6]]
   double reference_spacing_m = 0.0;
   // Erosion is faded out towards the map edge: 0 while the brush touches the edge, rising by a
   // smoothstep to full strength over this distance further in; deposition is unaffected.

@@ -119,24 +119,12 @@ Model resolve(const DropletParams& p, double spacing_m, double& brush_radius_cel
   m.inv_unit = float(1.0 / p.height_unit_m);
   m.cap_to_metres = float(p.height_unit_m / (q * q));
   m.area_scale = float(1.0 / (q * q));
-  const double life = std::round(double(p.max_lifetime) / q);
-  brush_radius_cells = p.brush_radius / q;
-  if (!(life >= 1.0 && life <= double(kMaxDropletLifetime))) {
-    throw Error(ErrorCategory::invalid_argument,
-                "droplets.max_lifetime = " + std::to_string(p.max_lifetime) + " becomes " +
-                    format_number(life) + " steps on a grid of spacing " +
-                    format_number(spacing_m) +
-                    " m (reference_spacing_m = " + format_number(p.reference_spacing_m) +
-                    "); allowed 1.." + std::to_string(kMaxDropletLifetime));
-  }
-  if (!(brush_radius_cells >= 1.0 && brush_radius_cells <= kMaxBrushRadiusCells)) {
-    throw Error(ErrorCategory::invalid_argument,
-                "droplets.brush_radius = " + format_number(p.brush_radius) + " becomes " +
-                    format_number(brush_radius_cells) + " cells on a grid of spacing " +
-                    format_number(spacing_m) +
-                    " m (reference_spacing_m = " + format_number(p.reference_spacing_m) +
-                    "); allowed [1, " + format_number(kMaxBrushRadiusCells) + "]");
-  }
+  // Lengths in metres can become less than a cell (or more than the limits) on a grid much
+  // coarser (finer) than the reference: a droplet walks at least one step and at most
+  // kMaxDropletLifetime, its brush covers at least one cell and at most kMaxBrushRadiusCells.
+  const double life =
+      std::clamp(std::round(double(p.max_lifetime) / q), 1.0, double(kMaxDropletLifetime));
+  brush_radius_cells = std::clamp(p.brush_radius / q, 1.0, kMaxBrushRadiusCells);
   m.lifetime = int(life);
   m.falloff_cells = float(p.border_falloff_m / spacing_m);
   return m;

@@ -94,10 +94,13 @@ TEST_F(CliTest, GenerateDefaultPresetWritesHeightmapPreviewAndSidecar) {
   EXPECT_EQ(j["height_max_m"].get<double>(), p.world.height_max_m);
   EXPECT_EQ(j["seed"].get<std::uint64_t>(), p.seed);
 
-  // The PNG holds exactly the library's heights through the sidecar's range.
+  // The PNG holds exactly the library's heights (graph, then the post operations) through the
+  // sidecar's range.
   const GridSpec grid = default_grid(p.world);
-  std::vector<float> h(grid.sample_count());
-  evaluate(compile(p), grid, h);
+  Field2D field(grid);
+  evaluate(compile(p), grid, field.data);
+  apply_region_ops(field, p.generator(), p.post);
+  const std::vector<float>& h = field.data;
   const Image16 img = read_png16(dir_ / "default.png");
   ASSERT_EQ(img.width, 129);
   const HeightRange range{p.world.height_min_m, p.world.height_max_m};

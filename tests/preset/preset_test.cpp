@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -96,10 +98,11 @@ void every_field_round_trips(const std::string& preset, const std::string& prefi
 TEST(TypedPreset, SectionsAreParsedOnce) {
   const Preset alpine = load_preset("alpine");
   ASSERT_EQ(alpine.post.size(), 2u);
-  EXPECT_EQ(alpine.post[0].kind, RegionOpKind::droplets);
-  EXPECT_EQ(alpine.post[1].kind, RegionOpKind::thermal);
+  EXPECT_EQ(alpine.post[0].kind, RegionOpKind::thermal);
+  EXPECT_EQ(alpine.post[1].kind, RegionOpKind::breach);
+  EXPECT_EQ(alpine.post[1].breach.max_depth_m, 150.0);
   const Preset def = load_preset("default");
-  EXPECT_TRUE(def.post.empty());
+  ASSERT_EQ(def.post.size(), 2u);
   // No surface section: the built-in surface for the world (eight biomes, eight layers).
   EXPECT_EQ(def.surface.biomes.size(), 8u);
   EXPECT_EQ(def.surface.layers.size(), 8u);
@@ -127,14 +130,29 @@ TEST(TypedPreset, CanonicalJsonReparsesToTheSamePreset) {
 }
 
 // --set reaches every field of every post operation kind through its schema table.
+// A preset file with one operation of every kind that has a parameter table (the builtins need
+// not use them all).
+std::string post_fixture_path() {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / "terrane_preset_test_post.json";
+  std::ofstream(path) << R"({"name": "post_fixture", "graph": {"output": "h", "nodes": {)"
+                         R"("h": {"type": "fbm", "frequency": 0.01}}},)"
+                         R"("post": [{"op": "droplets"}, {"op": "thermal"},)"
+                         R"({"op": "stream_power"}, {"op": "breach"}]})";
+  return path.string();
+}
+
 TEST(SetOverrides, ReachEveryPostField) {
-  every_field_round_trips<ThermalParams>("alpine", "post.1", "post[1]", ThermalParams::fields(),
-                                         [](const Preset& p) { return p.post.at(1).thermal; });
-  every_field_round_trips<DropletParams>("alpine", "post.0", "post[0]", DropletParams::fields(),
+  const std::string fixture = post_fixture_path();
+  every_field_round_trips<DropletParams>(fixture, "post.0", "post[0]", DropletParams::fields(),
                                          [](const Preset& p) { return p.post.at(0).droplets; });
+  every_field_round_trips<ThermalParams>(fixture, "post.1", "post[1]", ThermalParams::fields(),
+                                         [](const Preset& p) { return p.post.at(1).thermal; });
   every_field_round_trips<StreamPowerParams>(
-      "ranges", "post.0", "post[0]", StreamPowerParams::fields(),
-      [](const Preset& p) { return p.post.at(0).stream_power; });
+      fixture, "post.2", "post[2]", StreamPowerParams::fields(),
+      [](const Preset& p) { return p.post.at(2).stream_power; });
+  every_field_round_trips<BreachParams>(fixture, "post.3", "post[3]", BreachParams::fields(),
+                                        [](const Preset& p) { return p.post.at(3).breach; });
 }
 
 // --set reaches every scalar of the surface section, on presets that have none (objects on the
@@ -178,13 +196,14 @@ TEST(SetOverrides, MissingPartsSayWhatIsMissingAndWhatExists) {
   EXPECT_EQ(err("alpine", "post.5.talus_deg=1"),
             "builtin preset 'alpine': --set 'post.5.talus_deg=1': post.5: '5' is not an index of "
             "post, an array of 2");
-  EXPECT_EQ(err("alpine", "post.1.talus=1"),
-            "builtin preset 'alpine': --set 'post.1.talus=1': post.1.talus: no such field (did "
+  EXPECT_EQ(err("alpine", "post.0.talus=1"),
+            "builtin preset 'alpine': --set 'post.0.talus=1': post.0.talus: no such field (did "
             "you mean 'talus_deg'?); fields here: op, talus_deg, strength, iterations");
-  EXPECT_EQ(err("default", "post.0.talus_deg=1"),
-            "builtin preset 'default': --set 'post.0.talus_deg=1': post: not set in the preset "
-            "(no post operations), so it has no entry '0'; give the whole list, e.g. --set "
-            "post=[...] (see docs/PRESETS.md)");
+  EXPECT_EQ(error_of([] {
+              (void)load_preset("islands", std::vector<std::string>{"post=[]", "post.0.talus_deg=1"});
+            }),
+            "builtin preset 'islands': --set 'post.0.talus_deg=1': post.0: '0' is not an index of "
+            "post, an array of 0");
   EXPECT_EQ(err("default", "surface.layers.0.name=x"),
             "builtin preset 'default': --set 'surface.layers.0.name=x': surface.layers: not set in "
             "the preset (the defaults apply), so it has no entry '0'; give the whole list, e.g. "
@@ -208,8 +227,8 @@ TEST(SetOverrides, MissingPartsSayWhatIsMissingAndWhatExists) {
 }
 
 TEST(SetOverrides, OutOfRangeNamesSourcePathValueAndRange) {
-  EXPECT_EQ(error_of([] { (void)with("alpine", {"post.1.strength=0"}); }),
-            "builtin preset 'alpine': post[1].strength = 0 is outside the allowed range (0, 1]");
+  EXPECT_EQ(error_of([] { (void)with("alpine", {"post.0.strength=0"}); }),
+            "builtin preset 'alpine': post[0].strength = 0 is outside the allowed range (0, 1]");
   EXPECT_EQ(error_of([] { (void)with("default", {"surface.blend.height_m=-1"}); }),
             "builtin preset 'default': surface.blend.height_m = -1 is outside the allowed range "
             "(0, 100000]");

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "terrane/world.hpp"
+#include "support/fixture_presets.hpp"
 
 namespace {
 thread_local bool counting = false;
@@ -33,7 +34,7 @@ TEST(StreamerAllocationTest, UpdateAndPollDoNotAllocateInSteadyState) {
   p.chunk.cells = 32;
   p.view_distance_m = 600.0;
   p.threads = 2;
-  const Preset preset = parse_preset(builtin_preset_json("default"), "default");
+  const Preset preset = parse_preset(test::kHills4mPreset, "hills_4m");
   {
     Streamer probe(preset, p);
     p.budget_bytes = probe.minimum_budget_bytes() + 8 * probe.stats().chunk_bytes;  // evicts

@@ -10,12 +10,13 @@
 #include "support/expect_error.hpp"
 #include "support/test_rng.hpp"
 #include "terrane/world.hpp"
+#include "support/fixture_presets.hpp"
 
 namespace terrane {
 namespace {
 
 Preset default_preset() {
-  return parse_preset(builtin_preset_json("default"), "default");
+  return parse_preset(test::kHills4mPreset, "hills_4m");
 }
 
 // Small chunks keep the tests fast: 32 cells of 4 m = 128 m; view 600 m.
