@@ -82,7 +82,9 @@ int main(int argc, char** argv) {
                 "the map) or x,y,z,yaw,pitch[,fov]: eye in metres, heading from +X towards +Z, "
                 "pitch (< 0 looks down) and vertical field of view (default 40) in degrees")
       ->capture_default_str();
-  g->add_option("--threads", gen.threads, "worker threads (0 = all cores)")->capture_default_str();
+  g->add_option("--threads", gen.threads, "worker threads (0 = all cores)")
+      ->check(CLI::Range(0, kMaxThreads))
+      ->capture_default_str();
   g->add_flag("-q,--quiet", gen.quiet, "no progress bar");
   g->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
 
@@ -102,7 +104,9 @@ int main(int argc, char** argv) {
   sc->add_option("--budget", st.budget_mb,
                  "chunk memory budget in MiB (default 256; with --surface 512, or 256 plus the "
                  "workers' scratch if more)");
-  sc->add_option("--threads", st.threads, "worker threads (0 = all cores)")->capture_default_str();
+  sc->add_option("--threads", st.threads, "worker threads (0 = all cores)")
+      ->check(CLI::Range(0, kMaxThreads))
+      ->capture_default_str();
   sc->add_option("--cells", st.cells, "cells per chunk side (power of two, 8..1024)")
       ->capture_default_str();
   sc->add_option("--poll-ms", st.poll_ms, "poll() time budget per frame in ms")
@@ -141,7 +145,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 90.0))
       ->capture_default_str();
   ss->add_flag("--json", so.json, "print one JSON line (keys as in docs/REALISM.md)");
-  ss->add_option("--threads", so.threads, "worker threads (0 = all cores)")->capture_default_str();
+  ss->add_option("--threads", so.threads, "worker threads (0 = all cores)")
+      ->check(CLI::Range(0, kMaxThreads))
+      ->capture_default_str();
 
   app.add_subcommand("presets", "list the built-in presets");
 
@@ -165,6 +171,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   be->add_option("--threads", bench_e.threads, "worker threads of the terrane runs (0 = all)")
+      
+      ->check(CLI::Range(0, kMaxThreads))
       ->capture_default_str();
 
   try {

@@ -163,8 +163,12 @@ std::vector<SimdTarget> supported_simd_targets();
 enum class LogLevel { debug, info, warning };
 const char* to_string(LogLevel level);  // "debug" | "info" | "warning"
 
+inline constexpr int kMaxThreads = 256;
+
 struct ExecContext {
   // Worker threads for data-parallel work; 0 = all hardware threads. Results never depend on it.
+  // [Limit: 0..kMaxThreads]; parallel work refuses anything else with Error(invalid_argument)
+  // "threads = <n> is outside the allowed range 0..256".
   int threads = 0;
   // Called from the calling thread or a worker with a fraction in [0, 1]; may be empty.
   std::function<void(double fraction)> progress;

@@ -32,6 +32,10 @@
 
 namespace terrane {
 
+// Deepest nesting of objects and arrays a preset document (or a --set value) may have; deeper
+// is Error(limit) "<source>: JSON nested deeper than 64 levels" while parsing.
+inline constexpr int kMaxJsonDepth = 64;
+
 struct Preset {
   std::string name;         // default: the builtin name or the file's stem
   std::string description;  // default: ""

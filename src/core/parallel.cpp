@@ -7,6 +7,7 @@
 #include <atomic>
 
 #include "terrane/core.hpp"
+#include "terrane/schema.hpp"
 
 namespace terrane {
 
@@ -14,6 +15,10 @@ void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
                   const std::function<void(std::int64_t, std::int64_t)>& body) {
   // A forced target this CPU lacks is refused before any work.
   if (ctx.simd != SimdTarget::best) (void)resolved_simd_target(ctx);
+  // A thread count TBB cannot take (negative, or millions of arenas' threads) is refused too.
+  if (ctx.threads < 0 || ctx.threads > kMaxThreads) {
+    check_range("threads", std::int64_t{ctx.threads}, 0, kMaxThreads);
+  }
   if (n <= 0) return;
   grain = std::max<std::int64_t>(1, grain);
   std::atomic<std::int64_t> done{0};

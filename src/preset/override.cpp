@@ -125,7 +125,11 @@ std::vector<std::string_view> known_keys(const std::vector<std::string>& parts, 
 }
 
 void apply_override(json& doc, std::string_view assignment, std::string_view source) {
-  const std::string where = std::string(source) + ": --set '" + std::string(assignment) + "'";
+  // Messages quote the assignment, cut to 80 bytes (a --set value may be megabytes).
+  const std::string quoted = assignment.size() <= 80
+                                 ? std::string(assignment)
+                                 : std::string(assignment.substr(0, 77)) + "...";
+  const std::string where = std::string(source) + ": --set '" + quoted + "'";
   const std::size_t eq = assignment.find('=');
   if (eq == std::string_view::npos || eq == 0) {
     throw Error(ErrorCategory::invalid_argument,
@@ -134,8 +138,10 @@ void apply_override(json& doc, std::string_view assignment, std::string_view sou
   const std::string_view path = assignment.substr(0, eq);
   const std::string_view text = assignment.substr(eq + 1);
   // A value is JSON when it parses as JSON, otherwise a bare string (so name=alps works).
-  json value = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = std::string(text);
+  // json::accept validates without building anything (and without recursion); a value that is
+  // JSON is then read with the preset reader's checks (nesting bounded, duplicate keys refused).
+  const json value = json::accept(text.begin(), text.end()) ? parse_json_text(text, where)
+                                                            : json(std::string(text));
 
   const std::vector<std::string> parts = split_path(path);
   json* cur = &doc;

@@ -24,9 +24,11 @@ class DuplicateKeyCheck {
   bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
     switch (event) {
       case json::parse_event_t::object_start:
+        check_depth();
         frames_.push_back({true, {}, ""});
         break;
       case json::parse_event_t::array_start:
+        check_depth();
         frames_.push_back({false, {}, "[]"});
         break;
       case json::parse_event_t::object_end:
@@ -56,6 +58,13 @@ class DuplicateKeyCheck {
   }
 
  private:
+  // Nesting is bounded while parsing, so that nothing later (the sections' readers, dump(),
+  // the messages' descriptions) recurses deeper than kMaxJsonDepth.
+  void check_depth() const {
+    if (frames_.size() < std::size_t(kMaxJsonDepth)) return;
+    throw Error(ErrorCategory::limit, std::string(source_) + ": JSON nested deeper than " +
+                                          std::to_string(kMaxJsonDepth) + " levels");
+  }
   struct Frame {
     bool is_object;
     std::set<std::string> keys;
@@ -136,6 +145,48 @@ std::string string_field(const json& doc, const char* key, std::string_view fall
   return it->get<std::string>();
 }
 
+// Control bytes as \xNN, so that the message itself is one clean line.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) {
+      out += ch;
+      continue;
+    }
+    const char* hex = "0123456789abcdef";
+    out += "\\x";
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  }
+  return out;
+}
+
+// A preset's name names its output files ("<name>.png", "<name>_preview.png", ...) inside the
+// output directory, so it must be a plain file stem: no way out of the directory, nothing
+// hidden, nothing a file system or shell treats specially. An empty name is allowed: the files
+// are then named "terrain..." (terrane/bake.hpp).
+void check_file_stem(const std::string& name, std::string_view source) {
+  constexpr std::size_t kMaxNameBytes = 100;
+  if (name.empty()) return;
+  const auto refuse = [&](const std::string& why) {
+    fail(ErrorCategory::invalid_argument, source, "name",
+         "'" + printable(name) + "' cannot name output files: " + why +
+             " (a name is up to " + std::to_string(kMaxNameBytes) +
+             " bytes without '/', '\\', control characters, a leading '.' or '-', or a "
+             "trailing '.' or space)");
+  };
+  if (name.size() > kMaxNameBytes) refuse("it is " + std::to_string(name.size()) + " bytes long");
+  for (const char ch : name) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '/' || c == '\\') refuse("it contains a path separator");
+    if (c < 0x20 || c == 0x7f) refuse("it contains a control character");
+  }
+  if (name.front() == '.') refuse("it starts with '.'");
+  if (name.front() == '-') refuse("it starts with '-'");
+  if (name.back() == '.' || name.back() == ' ') refuse("it ends with '.' or a space");
+}
+
 const json* section(const json& doc, const char* key) {
   auto it = doc.find(key);
   return it == doc.end() ? nullptr : &*it;
@@ -152,6 +203,7 @@ Preset parse_document(json doc, std::string_view source, std::string_view defaul
   Preset p;
   p.source = std::string(source);
   p.name = string_field(doc, "name", default_name, source);
+  check_file_stem(p.name, source);
   p.description = string_field(doc, "description", "", source);
   if (auto it = doc.find("seed"); it != doc.end()) {
     p.seed = preset_detail::parse_seed_value(*it, source, "seed");

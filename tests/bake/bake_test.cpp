@@ -218,6 +218,51 @@ TEST_F(BakeTest, PerspectiveIsByteIdenticalToTheCliAndListedInTheSidecar) {
                      a);
 }
 
+// Issue 12, defect 1: a preset's name is a file stem; a name that would put outputs outside the
+// output directory (or hide them, or smuggle a control byte) is refused before anything is
+// written, and nothing appears next to the directory either.
+TEST_F(BakeTest, NameThatEscapesTheOutputDirectoryIsRefused) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"../../escaped", "it contains a path separator"},
+      {"/abs/path/x", "it contains a path separator"},
+      {"a\\b", "it contains a path separator"},
+      {".", "it starts with '.'"},
+      {"..", "it starts with '.'"},
+      {".hidden", "it starts with '.'"},
+      {"-rf", "it starts with '-'"},
+      {"trailing.", "it ends with '.' or a space"},
+      {std::string("nul\0x", 5), "it contains a control character"},
+      {"tab\tx", "it contains a control character"},
+      {std::string(101, 'a'), "it is 101 bytes long"},
+  };
+  for (const auto& [name, why] : cases) {
+    BakeRequest r;
+    r.preset = "islands";
+    r.size = 33;
+    r.out_dir = root_ / "named" / "out";
+    nlohmann::json value = name;
+    r.overrides = {"name=" + value.dump()};
+    expect_refused(r, ErrorCategory::invalid_argument, "cannot name output files: " + why);
+    EXPECT_FALSE(fs::exists(root_ / "named")) << name;
+  }
+  // What is allowed: letters, digits, spaces inside, dots inside, UTF-8.
+  BakeRequest ok;
+  ok.preset = "islands";
+  ok.size = 33;
+  ok.formats = parse_formats("png16");
+  ok.out_dir = root_ / "named_ok";
+  ok.overrides = {"name=\"my map v1.2 \u00e9t\u00e9\""};
+  const BakeReport report = bake(ok);
+  EXPECT_EQ(report.name, "my map v1.2 \xc3\xa9t\xc3\xa9");
+  EXPECT_TRUE(fs::exists(ok.out_dir / (report.name + ".png")));
+  // The message shows a control byte escaped, on one line.
+  BakeRequest nul;
+  nul.preset = "islands";
+  nul.out_dir = root_ / "nul";
+  nul.overrides = {"name=\"a\\u0001b\""};
+  expect_refused(nul, ErrorCategory::invalid_argument, "name: 'a\\x01b' cannot name output files");
+}
+
 TEST_F(BakeTest, PerspectiveOptionsNeedTheFormat) {
   BakeRequest r;
   r.preset = "islands";

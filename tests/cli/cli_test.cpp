@@ -371,6 +371,22 @@ TEST_F(CliTest, StreamFliesWithoutHolesOrCracks) {
   EXPECT_EQ(rows, 121);  // header + one row per frame
 }
 
+// Issue 12, defect 2: a thread count TBB cannot take is refused by every subcommand, up front.
+TEST_F(CliTest, ThreadsOutsideZeroTo256AreRefused) {
+  const std::string generate = "generate default --size 33 -o " + dir_.string();
+  for (const std::string& sub :
+       {generate, std::string("stats default --size 65"), std::string("stream --seconds 0.1 --fast")}) {
+    for (const char* n : {"-5", "257", "2147483647"}) {
+      const Result r = run(sub + " --threads " + n);
+      EXPECT_EQ(r.code, 2) << sub << " " << n << "\n" << r.out;
+      EXPECT_NE(r.out.find(std::string("--threads: Value ") + n + " not in range 0 to 256"),
+                std::string::npos)
+          << r.out;
+    }
+  }
+  EXPECT_TRUE(fs::is_empty(dir_) || !fs::exists(dir_));
+}
+
 TEST_F(CliTest, StreamRefusesBadInput) {
   auto fails = [&](const std::string& args, std::initializer_list<std::string_view> needles) {
     const Result r = run("stream " + args + " --seconds 1 --fast");

@@ -69,6 +69,23 @@ TEST(Hash, Mix64IsStable) {
   EXPECT_NE(hash_combine(1, 2), hash_combine(2, 1));
 }
 
+// Issue 12, defect 2: the library refuses a thread count TBB cannot take (the CLI checks the
+// same range on --threads).
+TEST(ParallelFor, ThreadsOutsideTheRangeAreRefused) {
+  for (const int n : {-5, kMaxThreads + 1, 2147483647}) {
+    ExecContext ctx;
+    ctx.threads = n;
+    try {
+      parallel_for(ctx, 100, 1, [](std::int64_t, std::int64_t) {});
+      ADD_FAILURE() << n;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::invalid_argument);
+      EXPECT_EQ(std::string(e.what()), "threads = " + std::to_string(n) +
+                                           " is outside the allowed range 0..256");
+    }
+  }
+}
+
 TEST(ParallelFor, CoversEveryIndexOnce) {
   std::vector<int> hits(10007, 0);
   for (int threads : {1, 2, 4}) {

@@ -281,5 +281,37 @@ TEST(Schema, OneFormatterAndOneRangeCheck) {
   EXPECT_EQ(join_names(names), "talus_deg, strength");
 }
 
+
+// Issue 12, defect 2: 10^5 nested '[' in the file, in a node field or through --set is refused
+// while parsing (no stack overflow in reading, dumping or describing it).
+TEST(JsonDepth, DeepNestingIsRefusedWhileParsing) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string msg = "JSON nested deeper than 64 levels";
+  const auto category_and_message = [](const auto& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(to_string(e.category())) + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  const std::string in_node = category_and_message([&] {
+    (void)parse_preset(R"({"graph": {"output": "a", "nodes": {"a": {"type": "constant", "value": )" +
+                           deep + "}}}}",
+                       "deep.json");
+  });
+  EXPECT_EQ(in_node, "limit exceeded: deep.json: " + msg);
+  const std::string via_set = category_and_message(
+      [&] { (void)load_preset("default", std::vector<std::string>{"post=" + deep}); });
+  EXPECT_EQ(via_set, "limit exceeded: builtin preset 'default': --set 'post=" + std::string(72, '[') +
+                         "...': " + msg);
+  // 64 levels are fine (the limit is on what parsing accepts, not on what sections mean).
+  const std::string ok = std::string(63, '[') + std::string(63, ']');
+  const std::string shallow = category_and_message(
+      [&] { (void)load_preset("default", std::vector<std::string>{"description=" + ok}); });
+  EXPECT_NE(shallow.find("description"), std::string::npos) << shallow;  // a type error, not depth
+  EXPECT_EQ(shallow.find(msg), std::string::npos) << shallow;
+}
+
 }  // namespace
 }  // namespace terrane

@@ -45,7 +45,14 @@ TEST(StreamerAllocationTest, UpdateAndPollDoNotAllocateInSteadyState) {
   v.vz_m_s = 150.0;
   std::size_t during = 0;
   std::uint64_t evicted_before = 0;
-  for (int f = 0; f < 600; ++f) {
+  // The flight goes on until the steady state has been exercised (at least 100 chunks made and
+  // some evicted after the warm-up), however slowly the workers run on a busy machine: the test
+  // counts allocations, never throughput (issue 12, defect 11). The frame cap only bounds a
+  // streamer that stopped making chunks altogether.
+  const auto exercised = [&] {
+    return s.stats().generated > 100u && s.stats().evicted > evicted_before;
+  };
+  for (int f = 0; f < 600 || (!exercised() && f < 60000); ++f) {
     v.x_m += v.vx_m_s / 60.0;
     v.z_m += v.vz_m_s / 60.0;
     if (f == 60) evicted_before = s.stats().evicted;
@@ -59,8 +66,8 @@ TEST(StreamerAllocationTest, UpdateAndPollDoNotAllocateInSteadyState) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   EXPECT_EQ(during, 0u);
-  EXPECT_GT(s.stats().generated, 100u);
-  EXPECT_GT(s.stats().evicted, evicted_before);  // the steady state includes evictions
+  EXPECT_TRUE(exercised()) << "generated " << s.stats().generated << ", evicted "
+                           << s.stats().evicted - evicted_before << " after the warm-up";
 }
 
 }  // namespace
