@@ -1,7 +1,9 @@
 // terrane: command-line front end. Subcommands live in their own files (commands.hpp).
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <sstream>
 
@@ -19,7 +21,9 @@ bool parse_origin(const std::string& s, double& x, double& z) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_cli(int argc, char** argv) {
   using namespace terrane;
   CLI::App app{"terrane: procedural terrain — noise, presets, height maps"};
   app.require_subcommand(1);
@@ -235,4 +239,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int code = run_cli(argc, argv);
+  // Output the user cannot read is a failure (a full disk, /dev/full, a closed pipe): stdout is
+  // flushed here so that its error is seen, and reported like any other (issue 12, defect 13).
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    const int err = errno;
+    std::fprintf(stderr, "error: writing to standard output failed: %s\n",
+                 err != 0 ? std::strerror(err) : "unknown error");
+    return code == 0 ? 2 : code;
+  }
+  return code;
 }

@@ -43,8 +43,7 @@ class Path {
     if (kind_ == "circle") {
       const double w = speed_ / radius_;
       const double a = w * t;
-      return {radius_ * std::cos(a), radius_ * std::sin(a), -speed_ * std::sin(a),
-              speed_ * std::cos(a)};
+      return with_speed({radius_ * std::cos(a), radius_ * std::sin(a), -std::sin(a), std::cos(a)});
     }
     // random: the heading turns at a rate that changes every 2 s (hash of the seed and segment).
     while (t_ + 1e-12 < t) {
@@ -57,10 +56,24 @@ class Path {
       z_ += speed_ * std::sin(heading_) * step;
       t_ += step;
     }
-    return {x_, z_, speed_ * std::cos(heading_), speed_ * std::sin(heading_)};
+    return with_speed({x_, z_, std::cos(heading_), std::sin(heading_)});
   }
 
  private:
+  // The pose with its unit direction scaled to the path's speed, never above it: at
+  // --speed kMaxViewerSpeed, speed * (cos, sin) can round to a length a hair above the
+  // streamer's limit (issue 12, defect 13: the flight failed mid-way).
+  Pose with_speed(Pose p) const {
+    double vx = speed_ * p.vx, vz = speed_ * p.vz;
+    while (std::sqrt(vx * vx + vz * vz) > speed_) {
+      vx = std::nextafter(vx, 0.0);
+      vz = std::nextafter(vz, 0.0);
+    }
+    p.vx = vx;
+    p.vz = vz;
+    return p;
+  }
+
   std::string kind_;
   double speed_, radius_;
   std::uint64_t seed_;
@@ -86,8 +99,14 @@ long involuntary_switches() {
 void check_writable_dir(const std::filesystem::path& dir_in, const std::string& file) {
   const std::filesystem::path dir = dir_in.empty() ? std::filesystem::path(".") : dir_in;
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
+  if (std::filesystem::is_directory(file, ec)) {
+    throw Error(ErrorCategory::invalid_argument, file + ": is a directory; give a file name");
+  }
+  if (!std::filesystem::exists(dir, ec)) {
     throw Error(ErrorCategory::io, file + ": directory '" + dir.string() + "' does not exist");
+  }
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw Error(ErrorCategory::io, file + ": '" + dir.string() + "' is not a directory");
   }
   probe_writable(dir, file + ": directory '" + dir.string() + "' is not writable");
 }

@@ -1,9 +1,11 @@
 // A bake request's vocabulary (format, engine, preview and erode names) and its resolution
 // into a preset, a grid and an output directory, all before any work.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "bake/bake_internal.hpp"
+#include "terrane/world.hpp"
 
 namespace terrane {
 
@@ -211,6 +213,20 @@ GridSpec request_grid(const BakeRequest& request, const Preset& preset) {
   }
   grid.origin_x_m = request.origin_x_m.value_or(grid.origin_x_m);
   grid.origin_z_m = request.origin_z_m.value_or(grid.origin_z_m);
+  // Every sample must lie where positions are exact (the world's range; beyond it noise
+  // coordinates lose their cell fraction and a map degenerates to a few distinct heights).
+  const auto check_axis = [&](const char* axis, double origin, int samples) {
+    const double far_end = origin + double(samples - 1) * grid.spacing_m;
+    const double reach = std::max(std::fabs(origin), std::fabs(far_end));
+    if (std::isfinite(origin) && reach <= kMaxWorldCoordinate) return;
+    throw Error(ErrorCategory::invalid_argument,
+                std::string("--origin: the map's ") + axis + " runs from " +
+                    format_number(origin) + " to " + format_number(far_end) +
+                    " m, outside the precise world range [-" + format_number(kMaxWorldCoordinate) +
+                    ", " + format_number(kMaxWorldCoordinate) + "] m");
+  };
+  check_axis("x", grid.origin_x_m, grid.width);
+  check_axis("z", grid.origin_z_m, grid.height);
   return grid;
 }
 

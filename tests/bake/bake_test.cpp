@@ -263,6 +263,28 @@ TEST_F(BakeTest, NameThatEscapesTheOutputDirectoryIsRefused) {
   expect_refused(nul, ErrorCategory::invalid_argument, "name: 'a\\x01b' cannot name output files");
 }
 
+// Issue 12, defect 7: origins beyond the world's precise range are refused with the range.
+TEST_F(BakeTest, OriginBeyondThePreciseWorldRangeIsRefused) {
+  BakeRequest r;
+  r.preset = "islands";
+  r.size = 33;
+  r.out_dir = root_ / "far";
+  r.origin_x_m = 1e300;
+  r.origin_z_m = 0.0;
+  expect_refused(r, ErrorCategory::invalid_argument,
+                 "--origin: the map's x runs from 1e+300 to 1e+300 m, outside the precise world "
+                 "range [-1099511627776, 1099511627776] m");
+  r.origin_x_m = 1e18;
+  r.origin_z_m = 1e18;
+  expect_refused(r, ErrorCategory::invalid_argument, "--origin: the map's x runs from 1e+18");
+  r.origin_x_m = 0.0;
+  r.origin_z_m = 1099511627776.0 - 100.0;  // the far edge (32 cells of 30 m) crosses the limit
+  expect_refused(r, ErrorCategory::invalid_argument, "--origin: the map's z runs from");
+  r.origin_z_m = 1.0e12;  // inside: generated
+  r.formats = parse_formats("png16");
+  EXPECT_NO_THROW((void)bake(r));
+}
+
 TEST_F(BakeTest, PerspectiveOptionsNeedTheFormat) {
   BakeRequest r;
   r.preset = "islands";

@@ -387,6 +387,32 @@ TEST_F(CliTest, ThreadsOutsideZeroTo256AreRefused) {
   EXPECT_TRUE(fs::is_empty(dir_) || !fs::exists(dir_));
 }
 
+// Issue 12, defect 13: output that cannot be written (here /dev/full) is an error, exit 2.
+TEST_F(CliTest, UnwritableStandardOutputExitsTwo) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  const int status =
+      std::system((std::string(TERRANE_CLI_PATH) + " presets > /dev/full 2>/dev/null").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+// Issue 12, defect 13: --csv naming a directory (or under a file) is refused before the flight,
+// and a random or circular flight at the speed limit completes.
+TEST_F(CliTest, StreamChecksItsCsvPathUpFrontAndFliesAtTheSpeedLimit) {
+  const Result dir = run("stream --seconds 1 --fast --csv " + dir_.string());
+  EXPECT_EQ(dir.code, 2);
+  EXPECT_EQ(dir.out, "error: " + dir_.string() + ": is a directory; give a file name\n");
+  std::ofstream(dir_ / "afile") << "x";
+  const Result under = run("stream --seconds 1 --fast --csv " + (dir_ / "afile" / "f.csv").string());
+  EXPECT_EQ(under.code, 2);
+  EXPECT_EQ(under.out, "error: " + (dir_ / "afile" / "f.csv").string() + ": '" +
+                           (dir_ / "afile").string() + "' is not a directory\n");
+  for (const char* path : {"random", "circle", "line"}) {
+    const Result r = run(std::string("stream --seconds 2 --fast --speed 20000 --json --path ") + path);
+    EXPECT_EQ(r.code, 0) << path << ": " << r.out;
+  }
+}
+
 TEST_F(CliTest, StreamRefusesBadInput) {
   auto fails = [&](const std::string& args, std::initializer_list<std::string_view> needles) {
     const Result r = run("stream " + args + " --seconds 1 --fast");
