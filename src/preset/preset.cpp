@@ -254,6 +254,25 @@ Preset load_preset(std::string_view name_or_path, std::span<const std::string> o
                           source, name_or_path, overrides);
   }
   const std::filesystem::path path{std::string(name_or_path)};
+  // Only a regular file of bounded size is read: a directory, FIFO or device (/dev/zero) would
+  // read forever, block or mislead, and a huge file would be parsed whole (issue 12, defect 4).
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw Error(ErrorCategory::io,
+                std::string(name_or_path) + ": not a regular file (" +
+                    (std::filesystem::is_directory(status) ? "a directory" : "a device, FIFO or socket") +
+                    "); a preset is a JSON file");
+  }
+  if (!ec && std::filesystem::exists(status)) {
+    const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+    if (!ec && bytes > kMaxPresetFileBytes) {
+      throw Error(ErrorCategory::limit,
+                  std::string(name_or_path) + ": " + std::to_string(bytes) +
+                      " bytes; a preset file may have at most " +
+                      std::to_string(kMaxPresetFileBytes) + " bytes (4 MiB)");
+    }
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::string list;

@@ -2,6 +2,8 @@
 // limits, --set and the messages; --set reaches every field and explains a path that does not
 // exist. (Graph-section syntax is tested in tests/graph.)
 #include <gtest/gtest.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -311,6 +313,31 @@ TEST(JsonDepth, DeepNestingIsRefusedWhileParsing) {
       [&] { (void)load_preset("default", std::vector<std::string>{"description=" + ok}); });
   EXPECT_NE(shallow.find("description"), std::string::npos) << shallow;  // a type error, not depth
   EXPECT_EQ(shallow.find(msg), std::string::npos) << shallow;
+}
+
+
+// Issue 12, defect 4: only regular files of at most kMaxPresetFileBytes are read; a directory,
+// /dev/zero, a FIFO or an oversized file is refused at once, naming what it is.
+TEST(PresetFile, NonRegularAndOversizedFilesAreRefusedBeforeReading) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("terrane_preset_file_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(error_of([&] { (void)load_preset(dir.string()); }),
+            dir.string() + ": not a regular file (a directory); a preset is a JSON file");
+  if (std::filesystem::exists("/dev/zero")) {
+    EXPECT_EQ(error_of([] { (void)load_preset("/dev/zero"); }),
+              "/dev/zero: not a regular file (a device, FIFO or socket); a preset is a JSON file");
+  }
+  const std::filesystem::path fifo = dir / "fifo.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of([&] { (void)load_preset(fifo.string()); }),
+            fifo.string() + ": not a regular file (a device, FIFO or socket); a preset is a JSON file");
+  const std::filesystem::path big = dir / "big.json";
+  std::ofstream(big) << "{}";
+  std::filesystem::resize_file(big, kMaxPresetFileBytes + 1);
+  EXPECT_EQ(error_of([&] { (void)load_preset(big.string()); }),
+            big.string() + ": 4194305 bytes; a preset file may have at most 4194304 bytes (4 MiB)");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
