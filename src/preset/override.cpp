@@ -142,6 +142,14 @@ void apply_override(json& doc, std::string_view assignment, std::string_view sou
   // JSON is then read with the preset reader's checks (nesting bounded, duplicate keys refused).
   const json value = json::accept(text.begin(), text.end()) ? parse_json_text(text, where)
                                                             : json(std::string(text));
+  if (value.is_string()) {
+    try {
+      (void)value.dump();  // a bare string is kept as given: its bytes must be UTF-8
+    } catch (const json::type_error&) {
+      throw Error(ErrorCategory::invalid_argument,
+                  where + ": the value is not valid UTF-8 text");
+    }
+  }
 
   const std::vector<std::string> parts = split_path(path);
   json* cur = &doc;

@@ -98,6 +98,14 @@ json parse_json_text(std::string_view text, std::string_view source) {
     throw Error(ErrorCategory::parse, std::string(source) + ": line " + std::to_string(line) +
                                           ", column " + std::to_string(column) +
                                           ": malformed JSON: " + what);
+  } catch (const json::exception& e) {
+    // Not a syntax error but a value nlohmann cannot hold (out_of_range.406: a number such as
+    // 1e400 that overflows a double): named without nlohmann's "[json.exception...]" head.
+    std::string what = e.what();
+    if (const std::size_t close = what.find("] "); close != std::string::npos) {
+      what = what.substr(close + 2);
+    }
+    throw Error(ErrorCategory::parse, std::string(source) + ": " + what);
   }
 }
 

@@ -340,5 +340,21 @@ TEST(PresetFile, NonRegularAndOversizedFilesAreRefusedBeforeReading) {
   std::filesystem::remove_all(dir);
 }
 
+
+// Issue 12, defect 6: nlohmann's own exceptions never leak raw: a number a double cannot hold
+// and a --set string that is not UTF-8 are named with their source.
+TEST(PresetMessages, JsonLibraryErrorsNameTheSource) {
+  EXPECT_EQ(error_of([] {
+              (void)parse_preset(R"({"seed": 1e400, "graph": {"output": "a", "nodes": {"a": {"type": "constant"}}}})",
+                                 "big.json");
+            }),
+            "big.json: number overflow parsing '1e400'");
+  const std::string bad_utf8 = error_of(
+      [] { (void)load_preset("islands", std::vector<std::string>{"description=a\xff"}); });
+  EXPECT_EQ(bad_utf8.find("[json.exception"), std::string::npos) << bad_utf8;
+  EXPECT_NE(bad_utf8.find("builtin preset 'islands': --set 'description="), std::string::npos);
+  EXPECT_NE(bad_utf8.find("': the value is not valid UTF-8 text"), std::string::npos) << bad_utf8;
+}
+
 }  // namespace
 }  // namespace terrane
