@@ -1,6 +1,7 @@
 // Hybrid depression breaching (terrane/erosion.hpp, breach_depressions).
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "erosion/erosion_internal.hpp"
 #include "terrane/erosion.hpp"
@@ -48,6 +49,7 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
   if (stats.filled_cells > 0) compute_flow_routing(heights, params.routing, routing, ctx);
   const double axial = heights.grid.spacing_m, diagonal = axial * std::sqrt(2.0);
   const float lowest = -std::numeric_limits<float>::infinity();
+  std::vector<std::uint8_t> carved(heights.data.size(), 0);  // a cell may be lowered by several donors
   for (std::size_t k = routing.order.size(); k-- > 0;) {
     const std::uint32_t c = routing.order[k];
     const std::uint32_t r = routing.receiver[c];
@@ -60,7 +62,8 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
     if (z[r] > target) {
       stats.carved_m3 += (double(z[r]) - double(target)) * cell_area;
       z[r] = target;
-      ++stats.carved_cells;
+      if (carved[r] == 0) ++stats.carved_cells;
+      carved[r] = 1;
     }
   }
   return stats;
