@@ -1,14 +1,18 @@
 // terrane: command-line front end. Subcommands live in their own files (commands.hpp).
 #include <CLI/CLI.hpp>
+#include <signal.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <sstream>
+#include <thread>
 
 #include "commands.hpp"
 #include "terrane/core.hpp"
+#include "terrane/io.hpp"
 
 namespace {
 
@@ -241,9 +245,29 @@ int run_cli(int argc, char** argv) {
   return 0;
 }
 
+// SIGINT, SIGTERM and SIGHUP are blocked in every thread (threads inherit the mask) and taken
+// by one thread with sigwait: it removes what the run has not published (staging directories,
+// temporaries: remove_unpublished_outputs waits for a publication in progress to finish), and
+// exits with 128 + the signal's number, as a shell reports a process the signal killed.
+void handle_interrupts() {
+  static sigset_t signals;
+  sigemptyset(&signals);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, sig);
+  if (pthread_sigmask(SIG_BLOCK, &signals, nullptr) != 0) return;  // default actions then
+  std::thread([] {
+    int sig = 0;
+    if (sigwait(&signals, &sig) != 0) return;
+    terrane::remove_unpublished_outputs();
+    std::fprintf(stderr, "error: interrupted by %s; no output of this run was published\n",
+                 sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+    std::_Exit(128 + sig);
+  }).detach();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  handle_interrupts();
   const int code = run_cli(argc, argv);
   // Output the user cannot read is a failure (a full disk, /dev/full, a closed pipe): stdout is
   // flushed here so that its error is seen, and reported like any other (issue 12, defect 13).

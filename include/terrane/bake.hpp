@@ -18,10 +18,21 @@
 // the `terrane generate` option they come from ("--formats", "--tiles 3 does not divide the
 // map: ...") so that the CLI and the library report the same text.
 //
-// Atomicity: every file is written to a temporary name in out_dir and renamed when complete
-// (terrane/io.hpp), so no file is ever half-written. A failure while writing (disk full,
-// cancellation) can leave some complete files of this run without their sidecar; the sidecar
-// is written last.
+// Atomicity: a bake is a transaction on out_dir (StagedOutputs, terrane/io.hpp). Every file is
+// written into a private staging directory inside out_dir and, once all are complete, renamed
+// into out_dir with the sidecar last (the sidecar of an older run is taken away first). A run
+// that fails at any point (a format that cannot be written, a full disk, cancellation, SIGINT /
+// SIGTERM / SIGHUP in the CLI) leaves out_dir exactly as it was, older outputs included. An
+// existing file of the same name is replaced; a symlink at an output name is replaced by the
+// file (its target is never written); a directory at an output name is refused before
+// anything moves. Only SIGKILL or a crash can leave the staging directory
+// ".terrane-staging-<pid>-<random>" behind; the next bake into the directory removes it (and
+// any "*.terrane-tmp-<pid>-*" temporary) once that process is gone. If SIGKILL lands within the
+// few renames of a publication, out_dir has no sidecar: a directory with a sidecar always holds
+// the complete set it lists.
+//
+// Output names: the preset's name is a file stem (no separator, no control byte, no leading
+// "." or "-", at most 100 bytes; see docs/PRESETS.md), so no output resolves outside out_dir.
 //
 // Determinism: the bytes of every file depend only on the request (preset, seed, sizes,
 // options) and the build: not on ctx.threads, the SIMD target or timing (docs/DESIGN.md §1).

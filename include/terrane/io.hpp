@@ -1,9 +1,10 @@
 // terrane io: height-map and image files, JSON sidecars (module `io`; depends on core, field).
 //
 // Every writer takes a std::filesystem::path, validates sizes before allocating, and writes
-// atomically: the bytes go to "<path>.tmp-<random>" in the same directory, which is renamed
-// over <path> only when complete, so a failed run never leaves a partial file (nor the
-// temporary). Every failure throws terrane::Error whose message starts with the file's path:
+// atomically: the bytes go to "<path>.terrane-tmp-<pid>-<random>" in the same directory, created
+// exclusively (never through a symlink) and renamed over <path> only when complete, so a failed
+// run never leaves a partial file (nor the temporary). A set of files that belong together (a
+// bake's outputs and their sidecar) is staged and published by StagedOutputs. Every failure throws terrane::Error whose message starts with the file's path:
 //   io               the file could not be opened / read / written / renamed
 //   parse            the file's contents are malformed or of an unsupported kind
 //   limit            the file declares a size beyond kMaxGridSide / kMaxGridSamples
@@ -35,18 +36,60 @@ namespace terrane {
 void write_file_atomic(const std::filesystem::path& path, std::span<const std::byte> bytes,
                        bool sync = false);
 
-// For libraries that write by file name: calls write_to(temporary_path), then renames the
-// temporary over `path`. If write_to throws, or the temporary is missing afterwards, or the
-// rename fails, the temporary is removed; terrane::Error from write_to is rethrown as is, any
-// other exception becomes Error(io, "<path>: <what>").
-void write_file_atomic(const std::filesystem::path& path,
-                       const std::function<void(const std::filesystem::path& temporary)>& write_to,
+// For writers that take a descriptor: calls write_to(fd) with the temporary's descriptor
+// (open for writing, at offset 0; write_to must not close it), then closes it and renames the
+// temporary over `path`. If write_to throws, or the close or the rename fails, the temporary is
+// removed; terrane::Error from write_to is rethrown as is, any other exception becomes
+// Error(io, "<path>: <what>").
+void write_file_atomic(const std::filesystem::path& path, const std::function<void(int fd)>& write_to,
                        bool sync = false);
 
-// Creates and removes the probe file "<dir>/.terrane-write-probe"; throws Error(io, message)
-// when it cannot be created, so that a run whose output cannot be written fails before any
-// work. Thread-safe for different directories.
+// Creates and removes a probe file "<dir>/.terrane-write-probe.terrane-tmp-<pid>-<random>"
+// (exclusively, never through a symlink); throws Error(io, message) when it cannot be created,
+// so that a run whose output cannot be written fails before any work. Thread-safe.
 void probe_writable(const std::filesystem::path& dir, const std::string& message);
+
+// A set of output files published together into an existing directory `dir`, so that a run
+// that fails leaves `dir` exactly as it was:
+//  - the constructor creates the staging directory "<dir>/.terrane-staging-<pid>-<random>"
+//    (mode 0700; it is the directory's writability probe) after removing the staging
+//    directories and temporaries that processes no longer running left in `dir` (a run killed
+//    with SIGKILL leaves them; they are found by those names);
+//  - the caller writes every file into staging() (atomically, as the writers do);
+//  - publish() moves them into `dir`. Existing files of the same names are replaced (a symlink
+//    at a name is replaced by the file; its target is never written); a directory or another
+//    non-file at a name is refused before anything moves. The `record` (the sidecar, which
+//    lists the set) is taken away first and published last, so a `dir` with a record holds a
+//    complete set. If a rename fails, every step done is undone and Error(io) names the file;
+//  - the destructor removes the staging directory and whatever is still in it.
+// Publication runs under the lock of remove_unpublished_outputs(), so an interruption that
+// calls it never splits a set.
+class StagedOutputs {
+ public:
+  explicit StagedOutputs(std::filesystem::path dir);
+  ~StagedOutputs();
+  StagedOutputs(const StagedOutputs&) = delete;
+  StagedOutputs& operator=(const StagedOutputs&) = delete;
+
+  const std::filesystem::path& dir() const { return dir_; }
+  const std::filesystem::path& staging() const { return staging_; }
+  // files: names inside staging() (no directory part), each published under the same name in
+  // dir(); record: one of them, published last. Throws Error(invalid_argument) for a name that
+  // is not a plain file name, Error(io) naming the file when a staged file is missing or a
+  // target cannot be replaced, Error(cancelled) once remove_unpublished_outputs() has run.
+  void publish(const std::vector<std::string>& files, const std::string& record);
+
+ private:
+  std::filesystem::path dir_, staging_;
+  bool published_ = false;
+};
+
+// Deletes every temporary and staging directory this process has not published, and makes
+// every later creation or publication throw Error(cancelled): for an interrupted process (the
+// CLI calls it from its signal-handling thread on SIGINT, SIGTERM and SIGHUP, then exits). Not
+// async-signal-safe: call it from a thread, not from a signal handler. One-way: terrane writes
+// no file in this process afterwards.
+void remove_unpublished_outputs() noexcept;
 
 // ---------------------------------------------------------------------------------------------
 // Height mapping for integer formats

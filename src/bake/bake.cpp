@@ -40,6 +40,16 @@ bool wants_hydrology(const BakeRequest& request, const SurfacePlan& surface) {
          f.count(OutputFormat::perspective) != 0U || surface.any();
 }
 
+// `message` with the staging directory's paths replaced by the paths the files are published
+// under, so an error names "out/terrain.png", not the staging directory.
+std::string published_names(std::string message, const fs::path& stage, const fs::path& dir) {
+  const std::string from = (stage / "").string(), to = (dir / "").string();
+  for (std::size_t at = 0; (at = message.find(from, at)) != std::string::npos; at += to.size()) {
+    message.replace(at, from.size(), to);
+  }
+  return message;
+}
+
 }  // namespace
 
 BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
@@ -72,6 +82,10 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   const PerspectivePlan perspective_plan = plan_perspective(request, preset);
   const CompiledGraph graph = compile(preset);
   prepare_output_dir(dir);
+  // Every file is written into a staging directory and published at the end, the sidecar last:
+  // a run that fails (or is interrupted) leaves `dir` as it was.
+  StagedOutputs staged(dir);
+  const fs::path& stage = staged.staging();
 
   // 2. Heights, post operations, hydrology.
   ExecContext quiet = ctx;  // stages that report no progress
@@ -92,43 +106,51 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   }
   const auto t_gen = std::chrono::steady_clock::now();
 
-  // 3. Outputs, in the sidecar's order, then the sidecar.
-  std::string raw_warning;
-  std::vector<WrittenFile> written =
-      write_height_outputs(height_plan, heights, hydro, quiet, dir, base, raw_warning);
+  // 3. Outputs, in the sidecar's order, then the sidecar, all into the staging directory; errors
+  // name the file by its published path.
+  std::vector<WrittenFile> written;
   BakeMeshSummary mesh_summary;
-  SurfaceSummary surface_summary;
-  for (const auto& files :
-       {write_meshes(mesh_plan, heights, dir, base, mesh_summary),
-        write_engine_target(request.engine, heights, height_plan.range, dir, base),
-        write_surface_outputs(surface_plan, preset, graph, heights,
-                              want_hydrology ? &hydro : nullptr, quiet, dir, base,
-                              &surface_summary),
-        write_perspective(perspective_plan, heights, want_hydrology ? &hydro : nullptr, quiet, dir,
-                          base)}) {
-    written.insert(written.end(), files.begin(), files.end());
-  }
-  if (request.formats.count(OutputFormat::stats) != 0U) {
-    const auto files = write_stats_outputs(heights, preset, surface_summary, quiet, dir, base);
-    written.insert(written.end(), files.begin(), files.end());
-  }
-  add_warning(report, ctx, std::move(raw_warning));
+  try {
+    std::string raw_warning;
+    written = write_height_outputs(height_plan, heights, hydro, quiet, stage, base, raw_warning);
+    SurfaceSummary surface_summary;
+    for (const auto& files :
+         {write_meshes(mesh_plan, heights, stage, base, mesh_summary),
+          write_engine_target(request.engine, heights, height_plan.range, stage, base),
+          write_surface_outputs(surface_plan, preset, graph, heights,
+                                want_hydrology ? &hydro : nullptr, quiet, stage, base,
+                                &surface_summary),
+          write_perspective(perspective_plan, heights, want_hydrology ? &hydro : nullptr, quiet,
+                            stage, base)}) {
+      written.insert(written.end(), files.begin(), files.end());
+    }
+    if (request.formats.count(OutputFormat::stats) != 0U) {
+      const auto files = write_stats_outputs(heights, preset, surface_summary, quiet, stage, base);
+      written.insert(written.end(), files.begin(), files.end());
+    }
+    add_warning(report, ctx, published_names(std::move(raw_warning), stage, dir));
 
-  Sidecar sidecar;
-  sidecar.width = grid.width;
-  sidecar.height = grid.height;
-  sidecar.spacing_m = grid.spacing_m;
-  sidecar.origin_x_m = grid.origin_x_m;
-  sidecar.origin_z_m = grid.origin_z_m;
-  sidecar.range = height_plan.range;
-  sidecar.sea_level_m = preset.world.sea_level_m;
-  sidecar.seed = preset.seed;
-  sidecar.preset = preset.name;
-  sidecar.preset_hash = preset.hash;
-  for (const WrittenFile& f : written) sidecar.files.push_back({f.file, f.format});
-  sidecar.warnings = report.warnings;
-  write_sidecar_json(dir / (base + ".json"), sidecar);
-  written.push_back({base + ".json", "sidecar_json"});
+    Sidecar sidecar;
+    sidecar.width = grid.width;
+    sidecar.height = grid.height;
+    sidecar.spacing_m = grid.spacing_m;
+    sidecar.origin_x_m = grid.origin_x_m;
+    sidecar.origin_z_m = grid.origin_z_m;
+    sidecar.range = height_plan.range;
+    sidecar.sea_level_m = preset.world.sea_level_m;
+    sidecar.seed = preset.seed;
+    sidecar.preset = preset.name;
+    sidecar.preset_hash = preset.hash;
+    for (const WrittenFile& f : written) sidecar.files.push_back({f.file, f.format});
+    sidecar.warnings = report.warnings;
+    write_sidecar_json(stage / (base + ".json"), sidecar);
+    written.push_back({base + ".json", "sidecar_json"});
+    std::vector<std::string> names;
+    for (const WrittenFile& f : written) names.push_back(f.file);
+    staged.publish(names, base + ".json");
+  } catch (const Error& e) {
+    throw Error(e.category(), published_names(e.what(), stage, dir));
+  }
   const auto t1 = std::chrono::steady_clock::now();
 
   for (const WrittenFile& f : written) {

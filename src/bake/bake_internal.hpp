@@ -36,7 +36,8 @@ std::vector<std::string> request_overrides(const BakeRequest& request);
 void check_request_values(const BakeRequest& request);
 // The map's grid before engine snapping: the preset's world, or width x height, and origin.
 GridSpec request_grid(const BakeRequest& request, const Preset& preset);
-// Creates the directory (and parents) and probes that it is writable; Error(io) otherwise.
+// Creates the directory (and parents); Error(io) otherwise. StagedOutputs probes that it is
+// writable.
 void prepare_output_dir(const std::filesystem::path& dir);
 
 // ---------------------------------------------------------------------------------------------

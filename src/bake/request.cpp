@@ -196,6 +196,11 @@ void check_request_values(const BakeRequest& request) {
     s << "--river-area: " << request.river_area_m2 << " m^2 must be positive and finite";
     throw Error(ErrorCategory::invalid_argument, s.str());
   }
+  const std::string& out = request.out_dir.native();
+  if (out.empty() || out.find('\0') != std::string::npos) {
+    throw Error(ErrorCategory::invalid_argument,
+                "-o: the output directory must be a non-empty path without NUL bytes");
+  }
 }
 
 GridSpec request_grid(const BakeRequest& request, const Preset& preset) {
@@ -237,7 +242,6 @@ void prepare_output_dir(const fs::path& dir) {
     throw Error(ErrorCategory::io, "output directory '" + dir.string() + "' cannot be created: " +
                                        (ec ? ec.message() : std::string("not a directory")));
   }
-  probe_writable(dir, "output directory '" + dir.string() + "' is not writable");
 }
 
 }  // namespace bake_detail

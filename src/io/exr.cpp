@@ -6,8 +6,13 @@
 #include <ImfFrameBuffer.h>
 #include <ImfHeader.h>
 #include <ImfInputFile.h>
+#include <ImfIO.h>
 #include <ImfOutputFile.h>
 #include <openexr.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <stdexcept>
 
 #include <string>
 #include <vector>
@@ -75,6 +80,31 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
   return box;
 }
 
+// An OpenEXR output stream over a descriptor terrane created (write_file_atomic's temporary),
+// so the file written is the one opened exclusively, never a name reopened later.
+class DescriptorStream final : public Imf::OStream {
+ public:
+  DescriptorStream(int fd, const fs::path& path) : Imf::OStream(path.c_str()), fd_(fd) {}
+  void write(const char c[], int n) override {
+    std::size_t done = 0;
+    while (done < std::size_t(n)) {
+      const ::ssize_t k = ::pwrite(fd_, c + done, std::size_t(n) - done, ::off_t(pos_ + done));
+      if (k < 0) {
+        if (errno == EINTR) continue;
+        throw std::runtime_error("write failed: " + io_detail::errno_text(errno));
+      }
+      done += std::size_t(k);
+    }
+    pos_ += done;
+  }
+  std::uint64_t tellp() override { return pos_; }
+  void seekp(std::uint64_t pos) override { pos_ = pos; }
+
+ private:
+  int fd_;
+  std::uint64_t pos_ = 0;
+};
+
 }  // namespace
 
 void write_exr(const fs::path& path, const Field2D& heights) {
@@ -85,7 +115,8 @@ void write_exr(const fs::path& path, const Field2D& heights) {
                                 "height field data size " + std::to_string(heights.data.size()) +
                                     " does not match its grid");
   }
-  write_file_atomic(path, [&](const fs::path& tmp) {
+  write_file_atomic(path, [&](int fd) {
+    DescriptorStream stream(fd, path);
     Imf::Header header(w, h);
     header.compression() = Imf::ZIP_COMPRESSION;
     for (const char* c : {"R", "G", "B"}) header.channels().insert(c, Imf::Channel(Imf::FLOAT));
@@ -95,7 +126,7 @@ void write_exr(const fs::path& path, const Field2D& heights) {
     for (const char* c : {"R", "G", "B"}) {
       fb.insert(c, Imf::Slice(Imf::FLOAT, base, sizeof(float), sizeof(float) * std::size_t(w)));
     }
-    Imf::OutputFile file(tmp.c_str(), header);
+    Imf::OutputFile file(stream, header);
     file.setFrameBuffer(fb);
     file.writePixels(h);
   });

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,5 +38,49 @@ void check_image16(const std::filesystem::path& path, const Image16& image);
 // level 1 and a single (Paeth) row filter instead of level 6 and trying every filter per row.
 void write_png_atomic(const std::filesystem::path& path, int width, int height, int color_type,
                       int bit_depth, const void* pixels, std::size_t pixel_bytes, bool fast);
+
+// ---------------------------------------------------------------------------------------------
+// Unpublished files (unpublished.cpp, atomic_write.cpp)
+
+// Marks a temporary's name: "<target><marker><pid>-<hex>". The pid lets a later run tell the
+// temporaries of a process that is gone (staged_outputs.cpp removes them).
+inline constexpr const char* kTemporaryMarker = ".terrane-tmp-";
+// Marks a staging directory: "<dir>/<marker><pid>-<hex>".
+inline constexpr const char* kStagingMarker = ".terrane-staging-";
+
+// "<pid>-<16 hex digits>", unique among the process's threads and calls.
+std::string unique_suffix();
+
+// The temporaries and staging directories of this process that exist and are not published,
+// so that remove_unpublished_outputs() can delete them. Every creation, publication and
+// removal of such a path runs under one lock; once removal of all has begun ("closed"), no
+// new path is created and nothing more is published.
+class Unpublished {
+ public:
+  static Unpublished& instance();
+  // Runs create() under the lock and registers `path` when it returns true. Throws
+  // Error(cancelled) without calling create() once closed.
+  bool add(const std::filesystem::path& path, const std::function<bool()>& create);
+  // Runs action() under the lock (unless closed) and unregisters `path`; returns whether
+  // action() ran.
+  bool remove(const std::filesystem::path& path, const std::function<void()>& action) noexcept;
+  // Runs fn() under the lock unless closed; returns whether it ran. For a publication of several
+  // renames that an interruption must not split.
+  bool locked(const std::function<void()>& fn);
+  // Closes the registry and deletes every registered path (a directory with its contents).
+  void remove_all() noexcept;
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::filesystem::path> paths_;
+  bool closed_ = false;
+};
+
+// Creates "<path><marker><suffix>" with O_CREAT | O_EXCL | O_NOFOLLOW, registered as
+// unpublished; returns its descriptor and, in `created`, its name. Errors name `report_as`.
+int create_exclusive(const std::filesystem::path& path, const std::filesystem::path& report_as,
+                     std::filesystem::path& created);
+// Deletes a temporary made by create_exclusive and unregisters it.
+void remove_temporary(const std::filesystem::path& tmp) noexcept;
 
 }  // namespace terrane::io_detail

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <spng.h>
 #include <zlib.h>
 
@@ -477,8 +478,8 @@ TEST_F(IoTest, AtomicWriteLeavesNothingOnFailure) {
   // The writer's own exception becomes an Error(io) naming the file.
   test::expect_error_eq(
       [&] {
-        write_file_atomic(target, [](const fs::path& tmp) {
-          std::ofstream(tmp) << "partial";
+        write_file_atomic(target, [](int fd) {
+          ASSERT_EQ(::write(fd, "partial", 7), 7);
           throw std::runtime_error("disk on fire");
         });
       },
