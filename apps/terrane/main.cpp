@@ -1,6 +1,6 @@
 // terrane: command-line front end. Subcommands live in their own files (commands.hpp).
-#include <CLI/CLI.hpp>
 #include <signal.h>
+#include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <cstdio>
@@ -129,8 +129,9 @@ int run_cli(int argc, char** argv) {
 
   cli::StatsOptions so;
   auto* ss = app.add_subcommand(
-      "stats", "terrain statistics (slopes, hypsometry, relief, spectrum, drainage) of a preset's "
-               "map, a terrane output (PNG16/RAW16/EXR with its NAME.json) or a .npy grid");
+      "stats",
+      "terrain statistics (slopes, hypsometry, relief, spectrum, drainage) of a preset's "
+      "map, a terrane output (PNG16/RAW16/EXR with its NAME.json) or a .npy grid");
   ss->add_option("input", so.input,
                  "built-in preset name, preset JSON, NAME.png|.r16|.exr next to NAME.json, or a "
                  "2-D float .npy (with --cell)")
@@ -142,8 +143,8 @@ int run_cli(int argc, char** argv) {
   auto* ss_height = ss->add_option("--height", so.height, "map height in samples (with --width)");
   auto* ss_cell = ss->add_option("--cell", so.cell_m,
                                  "cell size in metres (presets: spacing; .npy: along x, required)");
-  auto* ss_cell_z = ss->add_option("--cell-z", so.cell_z_m,
-                                   ".npy: cell size along z (rows) when not square");
+  auto* ss_cell_z =
+      ss->add_option("--cell-z", so.cell_z_m, ".npy: cell size along z (rows) when not square");
   auto* ss_sea = ss->add_option("--sea", so.sea_m,
                                 "sea level in metres (land is above it); default: the preset's or "
                                 "sidecar's, none for .npy");
@@ -179,7 +180,7 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   be->add_option("--threads", bench_e.threads, "worker threads of the terrane runs (0 = all)")
-      
+
       ->check(CLI::Range(0, kMaxThreads))
       ->capture_default_str();
 
@@ -259,7 +260,9 @@ void handle_interrupts() {
     if (sigwait(&signals, &sig) != 0) return;
     terrane::remove_unpublished_outputs();
     std::fprintf(stderr, "error: interrupted by %s; no output of this run was published\n",
-                 sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+                 sig == SIGINT    ? "SIGINT"
+                 : sig == SIGTERM ? "SIGTERM"
+                                  : "SIGHUP");
     std::_Exit(128 + sig);
   }).detach();
 }

@@ -56,8 +56,8 @@
 
 #include "terrane/core.hpp"
 #include "terrane/erosion.hpp"
-#include "terrane/preset.hpp"
 #include "terrane/io.hpp"
+#include "terrane/preset.hpp"
 #include "terrane/stats.hpp"
 
 namespace terrane {

@@ -4,7 +4,8 @@
 // atomically: the bytes go to "<path>.terrane-tmp-<pid>-<random>" in the same directory, created
 // exclusively (never through a symlink) and renamed over <path> only when complete, so a failed
 // run never leaves a partial file (nor the temporary). A set of files that belong together (a
-// bake's outputs and their sidecar) is staged and published by StagedOutputs. Every failure throws terrane::Error whose message starts with the file's path:
+// bake's outputs and their sidecar) is staged and published by StagedOutputs. Every failure throws
+// terrane::Error whose message starts with the file's path:
 //   io               the file could not be opened / read / written / renamed
 //   parse            the file's contents are malformed or of an unsupported kind
 //   limit            the file declares a size beyond kMaxGridSide / kMaxGridSamples
@@ -41,8 +42,8 @@ void write_file_atomic(const std::filesystem::path& path, std::span<const std::b
 // temporary over `path`. If write_to throws, or the close or the rename fails, the temporary is
 // removed; terrane::Error from write_to is rethrown as is, any other exception becomes
 // Error(io, "<path>: <what>").
-void write_file_atomic(const std::filesystem::path& path, const std::function<void(int fd)>& write_to,
-                       bool sync = false);
+void write_file_atomic(const std::filesystem::path& path,
+                       const std::function<void(int fd)>& write_to, bool sync = false);
 
 // Creates and removes a probe file "<dir>/.terrane-write-probe.terrane-tmp-<pid>-<random>"
 // (exclusively, never through a symlink); throws Error(io, message) when it cannot be created,

@@ -78,6 +78,13 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   const std::string base = preset.name.empty() ? "terrain" : preset.name;
   const MeshPlan mesh_plan = plan_meshes(request, grid, dir, base);
   const SurfacePlan surface_plan = plan_surface(request, preset);
+  if (surface_plan.any() && (grid.width < 2 || grid.height < 2)) {
+    throw Error(
+        ErrorCategory::invalid_argument,
+        "--formats: splat, biomes, scatter and the biome preview need a map of at least 2 x "
+        "2 samples (got " +
+            std::to_string(grid.width) + " x " + std::to_string(grid.height) + ")");
+  }
   const HeightOutputsPlan height_plan = plan_height_outputs(request, preset);
   const PerspectivePlan perspective_plan = plan_perspective(request, preset);
   const CompiledGraph graph = compile(preset);

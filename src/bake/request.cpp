@@ -12,10 +12,10 @@ namespace terrane {
 namespace {
 
 constexpr OutputFormat kFormats[] = {
-    OutputFormat::png16,   OutputFormat::raw16,  OutputFormat::exr,   OutputFormat::normals,
-    OutputFormat::preview, OutputFormat::rivers, OutputFormat::lakes, OutputFormat::flow,
-    OutputFormat::glb,     OutputFormat::obj,    OutputFormat::splat, OutputFormat::biomes,
-    OutputFormat::scatter, OutputFormat::stats, OutputFormat::perspective};
+    OutputFormat::png16,   OutputFormat::raw16,  OutputFormat::exr,        OutputFormat::normals,
+    OutputFormat::preview, OutputFormat::rivers, OutputFormat::lakes,      OutputFormat::flow,
+    OutputFormat::glb,     OutputFormat::obj,    OutputFormat::splat,      OutputFormat::biomes,
+    OutputFormat::scatter, OutputFormat::stats,  OutputFormat::perspective};
 
 // The comma-separated items of `list`, empty ones skipped.
 std::vector<std::string> split_list(std::string_view list) {
@@ -225,10 +225,10 @@ GridSpec request_grid(const BakeRequest& request, const Preset& preset) {
     const double reach = std::max(std::fabs(origin), std::fabs(far_end));
     if (std::isfinite(origin) && reach <= kMaxWorldCoordinate) return;
     throw Error(ErrorCategory::invalid_argument,
-                std::string("--origin: the map's ") + axis + " runs from " +
-                    format_number(origin) + " to " + format_number(far_end) +
-                    " m, outside the precise world range [-" + format_number(kMaxWorldCoordinate) +
-                    ", " + format_number(kMaxWorldCoordinate) + "] m");
+                std::string("--origin: the map's ") + axis + " runs from " + format_number(origin) +
+                    " to " + format_number(far_end) + " m, outside the precise world range [-" +
+                    format_number(kMaxWorldCoordinate) + ", " + format_number(kMaxWorldCoordinate) +
+                    "] m");
   };
   check_axis("x", grid.origin_x_m, grid.width);
   check_axis("z", grid.origin_z_m, grid.height);

@@ -94,9 +94,9 @@ int create_exclusive(const fs::path& path, const fs::path& report_as, fs::path& 
     if (errno != EEXIST) {
       const int err = errno;
       const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-      throw file_error(ErrorCategory::io, report_as,
-                       "cannot create a file in directory '" + dir.string() +
-                           "': " + errno_text(err));
+      throw file_error(
+          ErrorCategory::io, report_as,
+          "cannot create a file in directory '" + dir.string() + "': " + errno_text(err));
     }
   }
   throw file_error(ErrorCategory::io, report_as, "cannot pick an unused temporary name next to it");
@@ -109,7 +109,8 @@ void remove_temporary(const fs::path& tmp) noexcept {
 }  // namespace io_detail
 
 void write_file_atomic(const fs::path& path, std::span<const std::byte> bytes, bool sync) {
-  write_file_atomic(path, [&](int fd) { write_all(fd, path, bytes); }, sync);
+  write_file_atomic(
+      path, [&](int fd) { write_all(fd, path, bytes); }, sync);
 }
 
 void write_file_atomic(const fs::path& path, const std::function<void(int fd)>& write_to,
@@ -138,7 +139,8 @@ void write_file_atomic(const fs::path& path, const std::function<void(int fd)>& 
         ::unlink(tmp.c_str());
       }
     });
-    if (!ran) throw Error(ErrorCategory::cancelled, path.string() + ": not published (interrupted)");
+    if (!ran)
+      throw Error(ErrorCategory::cancelled, path.string() + ": not published (interrupted)");
     if (!renamed) {
       throw io_detail::file_error(ErrorCategory::io, path,
                                   "cannot replace the file: " + io_detail::errno_text(err));

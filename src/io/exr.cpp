@@ -5,8 +5,8 @@
 #include <ImfChannelList.h>
 #include <ImfFrameBuffer.h>
 #include <ImfHeader.h>
-#include <ImfInputFile.h>
 #include <ImfIO.h>
+#include <ImfInputFile.h>
 #include <ImfOutputFile.h>
 #include <openexr.h>
 #include <unistd.h>

@@ -84,8 +84,8 @@ StagedOutputs::StagedOutputs(fs::path dir) : dir_(std::move(dir)) {
     });
     if (made) return;
     if (err != EEXIST || attempt == 15) {
-      throw Error(ErrorCategory::io, "output directory '" + dir_.string() +
-                                         "' is not writable: " + errno_text(err));
+      throw Error(ErrorCategory::io,
+                  "output directory '" + dir_.string() + "' is not writable: " + errno_text(err));
     }
   }
 }
@@ -99,6 +99,10 @@ StagedOutputs::~StagedOutputs() {
 }
 
 void StagedOutputs::publish(const std::vector<std::string>& files, const std::string& record) {
+  const auto interrupted = [&] {
+    return Error(ErrorCategory::cancelled, dir_.string() + ": outputs not published (interrupted)");
+  };
+  if (!Unpublished::instance().locked([] {})) throw interrupted();
   // 1. Every name, staged file and target is checked before anything moves.
   bool has_record = false;
   for (const std::string& f : files) {
@@ -144,8 +148,8 @@ void StagedOutputs::publish(const std::vector<std::string>& files, const std::st
   bool restored = true;
   const bool ran = Unpublished::instance().locked([&] {
     if (::mkdir(previous.c_str(), 0700) != 0) {
-      failure = file_error(ErrorCategory::io, previous, "cannot be created: " + errno_text(errno))
-                    .what();
+      failure =
+          file_error(ErrorCategory::io, previous, "cannot be created: " + errno_text(errno)).what();
       return;
     }
     bool ok = !exists(dir_ / record) || move(dir_ / record, previous / record);
@@ -162,9 +166,7 @@ void StagedOutputs::publish(const std::vector<std::string>& files, const std::st
       if (std::rename(it->to.c_str(), it->from.c_str()) != 0) restored = false;
     }
   });
-  if (!ran) {
-    throw Error(ErrorCategory::cancelled, dir_.string() + ": outputs not published (interrupted)");
-  }
+  if (!ran) throw interrupted();
   if (published_) {
     // The staging directory now holds only the replaced files.
     Unpublished::instance().remove(staging_, [&] {
@@ -177,8 +179,8 @@ void StagedOutputs::publish(const std::vector<std::string>& files, const std::st
     // The staging directory is kept: it holds the previous files.
     published_ = true;
     Unpublished::instance().remove(staging_, [] {});
-    failure += "; the previous files could not all be restored: they are in '" +
-               previous.string() + "'";
+    failure +=
+        "; the previous files could not all be restored: they are in '" + previous.string() + "'";
   } else {
     failure += "; the directory was left as it was";
   }

@@ -55,6 +55,8 @@ void Unpublished::remove_all() noexcept {
 
 }  // namespace io_detail
 
-void remove_unpublished_outputs() noexcept { io_detail::Unpublished::instance().remove_all(); }
+void remove_unpublished_outputs() noexcept {
+  io_detail::Unpublished::instance().remove_all();
+}
 
 }  // namespace terrane

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -32,11 +33,12 @@ std::string read_bytes(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-// File name -> bytes of every file in `dir`.
+// File name -> bytes of every regular file in `dir`.
 std::map<std::string, std::string> tree(const fs::path& dir) {
   std::map<std::string, std::string> files;
   if (!fs::exists(dir)) return files;
   for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
     files[e.path().filename().string()] = read_bytes(e.path());
   }
   return files;
@@ -460,6 +462,110 @@ TEST_F(BakeTest, ParsersNameTheOptionAndTheAllowedValues) {
   }
 }
 
+// Names in `dir` (not following links), with a trailing "/" for directories.
+std::vector<std::string> listing(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    names.push_back(e.path().filename().string() + (e.is_directory() ? "/" : ""));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A pid no process has: a child that has exited and been reaped.
+long gone_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return long(child);
+}
+
+// Issue 12, defect 5: a bake that fails after it has started writing leaves the directory
+// exactly as it was: the older set, its sidecar, nothing staged.
+TEST_F(BakeTest, FailedRunLeavesTheDirectoryAsItWas) {
+  BakeRequest r;
+  r.preset = small_.string();
+  r.formats = parse_formats("png16,raw16,preview");
+  r.out_dir = root_ / "out";
+  (void)bake(r);
+  // A directory where the new run's EXR goes: found only when the set is published, after
+  // every other file of the run has been written.
+  fs::create_directory(r.out_dir / "small.exr");
+  const auto before = tree(r.out_dir);
+  const auto names_before = listing(r.out_dir);
+
+  BakeRequest again = r;
+  again.seed = 99;  // different bytes in every file
+  again.formats = parse_formats("png16,raw16,exr,preview,normals");
+  try {
+    (void)bake(again);
+    ADD_FAILURE() << "a directory at an output name was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::io) << e.what();
+    EXPECT_EQ(
+        std::string(e.what()).rfind(
+            (r.out_dir / "small.exr").string() + ": exists and is not a file (a directory)", 0),
+        0U)
+        << e.what();
+  }
+  EXPECT_EQ(listing(r.out_dir), names_before);
+  EXPECT_EQ(tree(r.out_dir), before);
+
+  // Without the obstacle the same run replaces the set, and nothing staged remains.
+  fs::remove(r.out_dir / "small.exr");
+  const BakeReport report = bake(again);
+  EXPECT_EQ(listing(r.out_dir),
+            (std::vector<std::string>{"small.exr", "small.json", "small.png", "small.r16",
+                                      "small_normals.png", "small_preview.png"}));
+  EXPECT_NE(read_bytes(r.out_dir / "small.png"), before.at("small.png"));
+  EXPECT_EQ(report.files.size(), 6U);
+}
+
+// Issue 12, defect 1: a symlink at an output name is replaced by the file; its target is never
+// written.
+TEST_F(BakeTest, SymlinkAtAnOutputNameIsReplacedNotFollowed) {
+  const fs::path victim = root_ / "victim.txt";
+  std::ofstream(victim) << "keep me";
+  const fs::path out = root_ / "out";
+  fs::create_directories(out);
+  fs::create_symlink(victim, out / "small.png");
+  fs::create_symlink(victim, out / "small.json");
+  BakeRequest r;
+  r.preset = small_.string();
+  r.formats = parse_formats("png16");
+  r.out_dir = out;
+  (void)bake(r);
+  EXPECT_EQ(read_bytes(victim), "keep me");
+  EXPECT_EQ(fs::symlink_status(out / "small.png").type(), fs::file_type::regular);
+  EXPECT_EQ(fs::symlink_status(out / "small.json").type(), fs::file_type::regular);
+  EXPECT_EQ(listing(out), (std::vector<std::string>{"small.json", "small.png"}));
+}
+
+// Issue 12, defect 12: what a killed run leaves (its staging directory, temporaries) is found by
+// name and removed by the next bake into the directory, once that process is gone; what a
+// running process has staged is left alone.
+TEST_F(BakeTest, LeftoversOfAKilledRunAreRemovedByTheNextBake) {
+  const fs::path out = root_ / "out";
+  fs::create_directories(out);
+  const std::string dead = std::to_string(gone_pid());
+  const std::string alive = std::to_string(::getppid());
+  fs::create_directories(out / (".terrane-staging-" + dead + "-00ff/.previous"));
+  std::ofstream(out / (".terrane-staging-" + dead + "-00ff/small.exr")) << "half";
+  std::ofstream(out / ("small.exr.terrane-tmp-" + dead + "-1234")) << "half";
+  fs::create_directories(out / (".terrane-staging-" + alive + "-00ff"));
+  std::ofstream(out / ("small.png.terrane-tmp-" + alive + "-1234")) << "busy";
+  std::ofstream(out / "notes.txt") << "mine";
+  BakeRequest r;
+  r.preset = small_.string();
+  r.formats = parse_formats("png16");
+  r.out_dir = out;
+  (void)bake(r);
+  EXPECT_EQ(listing(out), (std::vector<std::string>{".terrane-staging-" + alive + "-00ff/",
+                                                    "notes.txt", "small.json", "small.png",
+                                                    "small.png.terrane-tmp-" + alive + "-1234"}));
+}
+
 TEST_F(BakeTest, BadRequestsAreRefusedBeforeAnyFileOrDirectory) {
   BakeRequest r;
   r.preset = small_.string();
@@ -515,6 +621,24 @@ TEST_F(BakeTest, BadRequestsAreRefusedBeforeAnyFileOrDirectory) {
   bad.formats = {OutputFormat::scatter};
   bad.overrides = {R"(surface={"biomes":[]})"};
   expect_refused(bad, ErrorCategory::invalid_argument, "empty biome table");
+  // Issue 12, defect 5: a surface output on a map too small for it is refused up front.
+  bad = r;
+  bad.width = bad.height = 1;
+  bad.formats = parse_formats("splat,biomes,scatter");
+  expect_refused(bad, ErrorCategory::invalid_argument,
+                 "need a map of at least 2 x 2 samples (got 1 x 1)");
+  bad = r;
+  bad.out_dir = std::string("a\0b", 3);
+  try {
+    (void)bake(bad);
+    ADD_FAILURE() << "an output directory with a NUL byte was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("-o: the output directory must be a non-empty path "
+                                         "without NUL bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists("a"));
 
   // An output directory that cannot be created (below a regular file, even as root).
   const fs::path file = root_ / "plain";

@@ -1,7 +1,9 @@
 // End-to-end tests of the `terrane` CLI: generate writes the promised files with the promised
 // contents; bad input exits 2 with a precise message and leaves no file behind.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -394,6 +396,62 @@ TEST_F(CliTest, UnwritableStandardOutputExitsTwo) {
       std::system((std::string(TERRANE_CLI_PATH) + " presets > /dev/full 2>/dev/null").c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+// Issue 12, defects 5 and 12: SIGINT, SIGTERM and SIGHUP while a bake writes its files leave
+// the output directory exactly as it was (no temporary, no staging directory, the older set
+// intact), and the exit status is 128 + the signal's number.
+TEST_F(CliTest, InterruptedBakeLeavesTheDirectoryAsItWas) {
+  const fs::path out = dir_ / "out";
+  const Result first = run("generate islands --size 65 --formats png16,raw16 -q -o " + out.string());
+  ASSERT_EQ(first.code, 0) << first.out;
+  auto snapshot = [&] {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& e : fs::directory_iterator(out)) {
+      std::ifstream in(e.path(), std::ios::binary);
+      files.emplace_back(e.path().filename().string(),
+                         std::string(std::istreambuf_iterator<char>(in), {}));
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+  };
+  const auto before = snapshot();
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    SCOPED_TRACE(sig);
+    const std::string cli = TERRANE_CLI_PATH;
+    const std::string o = out.string();
+    std::vector<const char*> argv = {cli.c_str(), "generate", "islands", "--size", "2049",
+                                     "--formats", "png16,raw16,exr,normals,preview", "-q", "-o",
+                                     o.c_str(), nullptr};
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::execv(argv[0], const_cast<char* const*>(argv.data()));
+      ::_exit(127);
+    }
+    // Wait until the run has files staged (it is writing), then interrupt it.
+    bool writing = false;
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(out, ec)) {
+        if (e.path().filename().string().rfind(".terrane-staging-", 0) == 0 &&
+            !fs::is_empty(e.path(), ec)) {
+          writing = true;
+        }
+      }
+      if (writing) {
+        ::kill(pid, sig);
+        ::waitpid(pid, &status, 0);
+        break;
+      }
+      ::usleep(500);
+    }
+    ASSERT_TRUE(writing) << "the run ended before it was seen writing";
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    EXPECT_EQ(snapshot(), before);
+  }
 }
 
 // Issue 12, defect 13: --csv naming a directory (or under a file) is refused before the flight,
