@@ -7,7 +7,9 @@
 //   2^L x 2^L level-0 chunks and is meshed with the same N x N cells at spacing 2^L * s. The
 //   finer of two neighbouring nodes stitches its edge to the coarser one's vertices (mesh
 //   StitchTable, level difference d on that edge), so any visible set of nodes whose neighbour
-//   differences are at most log2 N is crack-free.
+//   differences are at most log2 N is crack-free. The Streamer's selection and visible set keep
+//   every neighbour within log2 N levels on every frame, also while chunks load (restricted
+//   quadtrees), for any accepted cells, view distance and speed.
 // - Streamer: viewers -> LOD selection (distance bands with hysteresis) -> prioritised,
 //   cancellable jobs on its own worker threads -> LRU cache with a byte budget -> a visible set
 //   that never has a hole (a coarser ancestor covers the area until finer chunks are ready).
@@ -354,7 +356,9 @@ class Streamer {
   // Events since the start of the last update() (ready, evicted), in order.
   std::span<const ChunkEvent> events() const;
   // The visible set after the last update()/poll(): disjoint nodes covering every viewer's view
-  // disc (unless stats().holes > 0), with stitch masks for their neighbours.
+  // disc (unless stats().holes > 0), with stitch masks for their neighbours. No node has a
+  // visible neighbour more than log2 N levels coarser (every stitch[e] is in 0..log2 N and
+  // check_seams() finds no crack), on every frame, loading or not.
   std::span<const VisibleChunk> visible() const;
   // The selected leaves (what the visible set converges to), for checks and debugging.
   std::span<const ChunkKey> selected() const;

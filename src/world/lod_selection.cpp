@@ -3,6 +3,11 @@
 // lod0 * 2^(L-1) to its square, and, once split, stays split until every viewer is (1 +
 // hysteresis) times that distance away. Children that do not touch a view disc are left out, so
 // the leaves tile the union of the discs (plus the parts of border nodes outside it) exactly once.
+// The leaves are then balanced into a restricted quadtree (H. Samet, "The Design and Analysis of
+// Spatial Data Structures", 1990, sec. 1.4: a leaf more than max_stitch levels coarser than a
+// neighbouring leaf is split until none is), so every pair of neighbouring leaves is one the
+// chunk stitching bridges, whatever the cell count, view distance or band. The distance bands
+// alone keep neighbours within about 3 levels; the balancing makes it a guarantee.
 // Also the fixed-capacity key map used for every per-frame set.
 #include <algorithm>
 #include <cmath>
@@ -96,9 +101,13 @@ void Selection::init(std::size_t max_nodes) {
   split.init(max_nodes);
 }
 
-double LodGeometry::node_size(int level) const { return std::ldexp(chunk_m, level); }
+double LodGeometry::node_size(int level) const {
+  return std::ldexp(chunk_m, level);
+}
 
-double LodGeometry::split_distance(int level) const { return std::ldexp(lod0_m, level - 1); }
+double LodGeometry::split_distance(int level) const {
+  return std::ldexp(lod0_m, level - 1);
+}
 
 double node_distance(const LodGeometry& g, const ChunkKey& key, double px, double pz) {
   const double size = g.node_size(key.level);
@@ -125,9 +134,10 @@ struct Selector {
 
   int add(const ChunkKey& key, double dist, bool in_view) {
     if (out.nodes.size() == out.nodes.capacity()) {
-      throw Error(ErrorCategory::limit,
-                  "world: the LOD selection needs more than " + std::to_string(out.nodes.capacity()) +
-                      " chunks (too many viewers or a view distance too large for the level-0 band)");
+      throw Error(
+          ErrorCategory::limit,
+          "world: the LOD selection needs more than " + std::to_string(out.nodes.capacity()) +
+              " chunks (too many viewers or a view distance too large for the level-0 band)");
     }
     SelNode n;
     n.key = key;
@@ -137,6 +147,67 @@ struct Selector {
     const int id = int(out.nodes.size() - 1);
     out.index.put(key, id);
     return id;
+  }
+
+  // Splits leaf `id` (in view) into its children that touch a view disc (not a distance split:
+  // it is not recorded for hysteresis), each expanded by the distance rule.
+  void force_split(int id) {
+    const ChunkKey key = out.nodes[std::size_t(id)].key;
+    out.nodes[std::size_t(id)].leaf = false;
+    for (int q = 0; q < 4; ++q) {
+      const ChunkKey c = key.child(q);
+      const double cd = distance(c);
+      if (!(cd < g.view_m)) continue;
+      const int cid = add(c, cd, true);
+      out.nodes[std::size_t(id)].child[q] = cid;
+      expand(cid);
+    }
+  }
+
+  // The in-view leaf that contains the same-level neighbour of `key` across edge e when it is
+  // more than max_stitch levels coarser than `key`; -1 otherwise.
+  int too_coarse_neighbour(const ChunkKey& key, Edge e) const {
+    const ChunkKey nb = neighbour(key, e);
+    for (int up = 0; key.level + up <= g.root_level; ++up) {
+      const int* id = out.index.find(nb.ancestor(up));
+      if (id == nullptr) continue;
+      const SelNode& n = out.nodes[std::size_t(*id)];
+      return (n.in_view && n.leaf && up > g.max_stitch) ? *id : -1;
+    }
+    return -1;
+  }
+
+  // Splits leaves until no in-view leaf has a neighbouring leaf more than max_stitch levels
+  // coarser. Returns whether anything was split. Terminates: every split makes leaves finer and
+  // no leaf is split below the level of the leaf that forced it.
+  bool balance() {
+    bool any = false;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::size_t i = 0; i < out.nodes.size(); ++i) {
+        if (!out.nodes[i].leaf || !out.nodes[i].in_view) continue;
+        const ChunkKey key = out.nodes[i].key;
+        for (int e = 0; e < 4; ++e) {
+          for (int id; (id = too_coarse_neighbour(key, Edge(e))) >= 0;) {
+            force_split(id);
+            changed = any = true;
+          }
+        }
+      }
+    }
+    return any;
+  }
+
+  // Appends the leaves under node `id` in depth-first child order (the order expand() visits).
+  void collect_leaves(int id) {
+    const SelNode& n = out.nodes[std::size_t(id)];
+    if (n.leaf) {
+      out.leaves.push_back(n.key);
+      return;
+    }
+    for (int q = 0; q < 4; ++q) {
+      if (n.child[q] >= 0) collect_leaves(n.child[q]);
+    }
   }
 
   // Expands node `id` (in view) into its subtree.
@@ -207,6 +278,10 @@ void select_lod(const LodGeometry& g, std::span<const Viewer> viewers, const Key
   }
   // Expand after collecting (roots first keeps their indices small and the order stable).
   for (std::size_t r = 0; r < out.roots.size(); ++r) sel.expand(out.roots[r]);
+  if (sel.balance()) {
+    out.leaves.clear();
+    for (int r : out.roots) sel.collect_leaves(r);
+  }
 }
 
 }  // namespace terrane::world_detail

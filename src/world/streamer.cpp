@@ -394,6 +394,99 @@ struct Streamer::Impl {
     return false;
   }
 
+  // Levels coarser the visible neighbour across edge e of `key` is (0: same level, finer, or
+  // none), found by walking up the levels.
+  int coarser_by(const ChunkKey& key, Edge e) const {
+    const ChunkKey nb = world_detail::neighbour(key, e);
+    for (int up = 0; key.level + up <= geo.root_level; ++up) {
+      if (visible_index.contains(nb.ancestor(up))) return up;
+    }
+    return 0;
+  }
+
+  // Removes the visible nodes inside `area` (compacting the visible set and its index).
+  void remove_inside(const ChunkKey& area) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < visible.size(); ++i) {
+      const ChunkKey& k = visible[i].key;
+      if (k.level <= area.level && k.ancestor(area.level - k.level) == area) continue;
+      visible[kept++] = visible[i];
+    }
+    visible.resize(kept);
+    visible_index.clear();
+    for (std::size_t i = 0; i < visible.size(); ++i) visible_index.put(visible[i].key, int(i));
+  }
+
+  // Makes the visible set a restricted quadtree: no neighbour more than max_stitch levels
+  // coarser, so every edge is one the stitch table bridges. The selection is balanced
+  // (select_lod), but the fallback covers of a loading view are not: a resident ancestor stands
+  // in for a subtree whose chunks are not ready, next to a neighbour that is already fine. Each
+  // violation is resolved on the finer side: the region of the fine node max_stitch levels below
+  // the coarse one is drawn by its first resident ancestor instead (which replaces every visible
+  // node inside it), or, when none is resident, left out (counted in holes). Never refines, so it
+  // terminates: every step replaces nodes by a strictly coarser one or removes them.
+  void restrict_visible() {
+    const int k = geo.max_stitch;
+    bool dropped = false;
+    for (bool changed = true; changed;) {
+      changed = false;
+      std::size_t i = 0;
+      while (i < visible.size()) {
+        const ChunkKey key = visible[i].key;
+        int d = 0;
+        for (int e = 0; e < 4 && d <= k; ++e) d = coarser_by(key, Edge(e));
+        if (d <= k) {
+          ++i;
+          continue;
+        }
+        const ChunkKey area = key.ancestor(d - k);
+        std::optional<ChunkKey> cover;
+        for (int up = 0; area.level + up <= geo.root_level; ++up) {
+          if (resident(area.ancestor(up))) {
+            cover = area.ancestor(up);
+            break;
+          }
+        }
+        // Compaction keeps the order: the nodes from i on that were not removed are still at i
+        // or later (some may be skipped this sweep; the next one checks them).
+        remove_inside(cover ? *cover : area);
+        if (cover) {
+          push_visible(*cover);
+        } else {
+          dropped = true;
+        }
+        changed = true;
+      }
+    }
+    if (dropped) count_holes();
+  }
+
+  // Whether `key` is drawn by visible nodes: itself or an ancestor, or (like
+  // cover_from_descendants) its in-view descendants down to `depth` levels.
+  bool drawn(const ChunkKey& key, int depth) const {
+    for (int up = 0; key.level + up <= geo.root_level; ++up) {
+      if (visible_index.contains(key.ancestor(up))) return true;
+    }
+    return covered_below(key, depth);
+  }
+  bool covered_below(const ChunkKey& key, int depth) const {
+    if (depth == 0 || key.level == 0) return false;
+    for (int q = 0; q < 4; ++q) {
+      const ChunkKey c = key.child(q);
+      if (!(view_distance(c) < geo.view_m)) continue;
+      if (!visible_index.contains(c) && !covered_below(c, depth - 1)) return false;
+    }
+    return true;
+  }
+
+  // holes = the selected leaves the visible set does not draw.
+  void count_holes() {
+    holes = 0;
+    for (const ChunkKey& leaf : selection().leaves) {
+      if (!drawn(leaf, 2)) ++holes;
+    }
+  }
+
   void rebuild_visible() {
     visible.clear();
     visible_index.clear();
@@ -401,19 +494,10 @@ struct Streamer::Impl {
     for (int r : selection().roots) {
       if (!emit(r, false)) emit(r, true);
     }
-    // Stitch masks: the coarser neighbour across each edge, found by walking up the levels.
+    restrict_visible();
+    // Stitch masks: the coarser neighbour across each edge (at most max_stitch levels, above).
     for (VisibleChunk& v : visible) {
-      for (int e = 0; e < 4; ++e) {
-        const ChunkKey nb = world_detail::neighbour(v.key, Edge(e));
-        int d = 0;
-        for (int up = 1; v.key.level + up <= geo.root_level; ++up) {
-          if (visible_index.contains(nb.ancestor(up))) {
-            d = up;
-            break;
-          }
-        }
-        v.stitch[std::size_t(e)] = std::min(d, geo.max_stitch);
-      }
+      for (int e = 0; e < 4; ++e) v.stitch[std::size_t(e)] = coarser_by(v.key, Edge(e));
     }
     complete = holes == 0 && visible.size() == selection().leaves.size();
     if (complete) {
