@@ -491,13 +491,23 @@ TEST(Scatter, EveryConstraintIsRespected) {
     const double fx = s.x_m - i, fz = s.z_m - j;
     const double h00 = h.at(i, j), h10 = h.at(i + 1, j), h01 = h.at(i, j + 1),
                  h11 = h.at(i + 1, j + 1);
-    const double top = h00 + (h10 - h00) * fx, bottom = h01 + (h11 - h01) * fx;
-    EXPECT_EQ(s.y_m, float(top + (bottom - top) * fz));
+    // The triangle of the grid's level-0 mesh (one block of 400 x 400 cells, each split along
+    // the diagonal through the corner farthest from the centre).
+    const bool main = (2 * i + 1 < 400) == (2 * j + 1 < 400);
+    double y = 0.0, gx = 0.0, gz = 0.0;
+    if (main && fx >= fz) {
+      gx = h10 - h00, gz = h11 - h10, y = h00 + gx * fx + gz * fz;
+    } else if (main) {
+      gx = h11 - h01, gz = h01 - h00, y = h00 + gx * fx + gz * fz;
+    } else if (fx + fz <= 1.0) {
+      gx = h10 - h00, gz = h01 - h00, y = h00 + gx * fx + gz * fz;
+    } else {
+      gx = h11 - h01, gz = h11 - h10, y = h11 + gx * (fx - 1.0) + gz * (fz - 1.0);
+    }
+    EXPECT_EQ(s.y_m, float(y));
     EXPECT_GE(s.y_m, S.height_min_m);
     EXPECT_LE(s.y_m, S.height_max_m);
     EXPECT_GE(s.y_m, p.sea_level_m);
-    const double gx = (h10 - h00) * (1 - fz) + (h11 - h01) * fz,
-                 gz = (h01 - h00) * (1 - fx) + (h11 - h10) * fx;
     EXPECT_LE(std::atan(std::sqrt(gx * gx + gz * gz)) * 180.0 / std::numbers::pi,
               S.slope_max_deg + 1e-9);
     const std::size_t nearest = std::size_t(j + (fz >= 0.5)) * 401 + std::size_t(i + (fx >= 0.5));

@@ -168,6 +168,7 @@ TEST(TerrainQueryTest, HeightAtVerticesIsTheChunkSampleAndPointsLieOnTheMeshTria
 // off). A streamed chunk's instances now sit on its level-0 mesh: y is float(height_at) bit for
 // bit, the aligned normal is normal_at's, and both agree with the chunk's own triangles.
 TEST(ScatterTest, HeightIsTheExactTriangleHeight) {
+  std::size_t checked = 0;
   for (const auto& overrides :
        {std::vector<std::string>{}, std::vector<std::string>{"world.cell_size_m=0.7"}}) {
     for (int cells : {16, 32}) {
@@ -178,7 +179,6 @@ TEST(ScatterTest, HeightIsTheExactTriangleHeight) {
       const Preset preset = default_preset(overrides);
       const auto gen = std::make_shared<const ChunkGenerator>(preset, cs);
       const TerrainQuery q(gen);
-      std::size_t checked = 0;
       for (const ChunkKey key : {ChunkKey{0, 0, 0}, ChunkKey{-3, 2, 0}, ChunkKey{5, -1, 0}}) {
         ChunkData d;
         gen->generate(key, {0, 0, 0, 0}, d);
@@ -201,9 +201,9 @@ TEST(ScatterTest, HeightIsTheExactTriangleHeight) {
           ++checked;
         }
       }
-      EXPECT_GT(checked, 20u) << "cells " << cells;
     }
   }
+  EXPECT_GT(checked, 100u);
 }
 
 TEST(TerrainQueryTest, BigWorldsKeepExactHeightsAndTriangles) {
