@@ -91,7 +91,7 @@ void ScatterForest(benchmark::State& state) {
   ScatterScratch scratch;  // reused, as a caller that scatters region after region does
   for (auto _ : state) {
     out.clear();
-    scatter_region(p, 1, {&h, &bw, {}}, 0.0, 0.0, 1024.0, 1024.0, out,
+    scatter_region(p, 1, {&h, &bw, {}, {}}, 0.0, 0.0, 1024.0, 1024.0, out,
                    ExecContext{.threads = threads_arg(state)}, &scratch);
     accepted += out.size();
     benchmark::DoNotOptimize(out.data());

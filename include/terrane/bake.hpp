@@ -97,7 +97,8 @@ OutputFormats parse_formats(std::string_view list);
 // numbers to enter in its import dialog (README, "Meshes and engine import").
 //   unity:  RAW16 square of side 2^n + 1 (the map is snapped up before generation, with a
 //           warning), in tiles of at most 4097 samples sharing their borders.
-//   unreal: PNG16 with 32768 = 0 m and a Z scale (percent) mapping the height range, of one of
+//   unreal: PNG16 spanning the preset's height range over 0..65535 (the png16 samples), with the
+//           Z scale (percent) and actor Z location that map it back to metres, of one of
 //           Unreal's recommended landscape sizes (snapped up, with a warning; 8129 at most).
 //   godot:  OpenEXR heights in metres (Terrain3D importer, scale 1, offset 0).
 enum class Engine { none, unity, unreal, godot };

@@ -226,7 +226,10 @@ struct SimplifyReport {
 // Error-bounded simplification (meshopt_simplify, quadric error metric after Garland & Heckbert,
 // SIGGRAPH 1997) of `in`'s surface triangles, then vertex-cache and vertex-fetch optimisation;
 // `out` keeps positions, normals and UVs of the kept vertices (geomorph data is dropped).
-// in and out must differ. Returns the report.
+// For a grid mesh (vertices on a lattice) the result is still a height field: every triangle
+// has a non-zero XZ footprint (vertical triangles the collapses leave are removed by edge flips
+// that keep the outline, so no hole opens and locked borders are unchanged; error_m is
+// meshoptimizer's estimate before those flips). in and out must differ. Returns the report.
 SimplifyReport simplify_mesh(const Mesh& in, const SimplifyParams& params, Mesh& out);
 
 // Reorders triangles for the post-transform vertex cache (meshopt_optimizeVertexCache, after
@@ -262,15 +265,31 @@ void check_glb_size(const std::filesystem::path& path, std::span<const GlbMeshSi
 // skirts), one buffer with one buffer view per attribute. Written atomically; refused before any
 // byte is written when larger than kMaxGlbBytes (Error(limit)).
 void write_glb(const std::filesystem::path& path, std::span<const GlbNode> nodes);
-// Wavefront OBJ: v (world position = origin + local, in double), vt (uv_local), vn, f v/vt/vn.
+// The point an OBJ's positions are relative to [Units: m]: importers (Blender, three.js) read
+// OBJ numbers as float32, which at 10^8 m from the world origin are 8 m apart, so positions are
+// written relative to a nearby origin the file states.
+struct ObjOrigin {
+  double x_m = 0.0, y_m = 0.0, z_m = 0.0;
+};
+// Wavefront OBJ: v (position relative to `origin`: mesh origin + local - origin, computed in
+// double, shortest round-trip decimal), vt (uv_local), vn, f v/vt/vn. The second line states the
+// origin, "# origin_m X Y Z" (world position = v + origin). Default origin: the mesh's own
+// (Mesh::origin_*_m); tiles of one map pass one origin (the bake: the map's first sample, the
+// sidecar's origin_x_m / origin_z_m, y 0) so they still line up when imported together.
 void write_obj(const std::filesystem::path& path, const Mesh& mesh, std::string_view name = "terrain");
+void write_obj(const std::filesystem::path& path, const Mesh& mesh, std::string_view name,
+               const ObjOrigin& origin);
 
-// JSON manifest of a tiled export: tiles, tile_cells_x/z, lod, spacing_m, origin_x_m/origin_z_m
-// (of the map), height_min_m/height_max_m (of the data), files [{tx, tz, origin_x_m, origin_z_m,
-// path, format}]. Written atomically.
+// JSON manifest of a tiled export: tiles, tile_cells_x/z, tile_size_x/z_m, lod, spacing_m,
+// origin_x_m/origin_z_m (the map's first sample, as in the sidecar), mesh_height_min_m /
+// mesh_height_max_m (the lowest and highest vertex: the data, not the sidecar's mapping range
+// height_min_m/height_max_m), simplify_error_m, tile_files [{tx, tz, tile_origin_x_m,
+// tile_origin_z_m (the tile's vertex (0, 0): the GLB node translation), path, format,
+// triangles}], terrane_version. Keys shared with the sidecar mean the same there. Written
+// atomically.
 struct TileManifestEntry {
   int tx = 0, tz = 0;
-  double origin_x_m = 0.0, origin_z_m = 0.0;
+  double tile_origin_x_m = 0.0, tile_origin_z_m = 0.0;
   std::string path;
   std::string format;
   std::size_t triangles = 0;
@@ -281,9 +300,9 @@ struct TileManifest {
   int lod = 0;
   double spacing_m = 1.0;
   double origin_x_m = 0.0, origin_z_m = 0.0;
-  double height_min_m = 0.0, height_max_m = 0.0;
+  double mesh_height_min_m = 0.0, mesh_height_max_m = 0.0;
   double simplify_error_m = 0.0;  // 0 = not simplified
-  std::vector<TileManifestEntry> files;
+  std::vector<TileManifestEntry> tile_files;
 };
 void write_tile_manifest(const std::filesystem::path& path, const TileManifest& manifest);
 

@@ -255,24 +255,48 @@ void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2
 void splat_to_u8(const SplatMap& splat, std::vector<std::uint8_t>& out,
                  const ExecContext& ctx = {});
 
+// The splat map resampled to cells, as Unity's alphamaps lay out texels: texel (i, j) covers map
+// cell (i0 + i, j0 + j) (its centre is the cell's centre; out.grid's origin is shifted by half a
+// cell) and holds the mean of the cell's four corner weights, which sums to 1 (float rounding
+// absorbed by the largest weight). A Unity terrain of 2^n + 1 heightmap samples gets 2^n x 2^n
+// texels, Unity's power-of-two alphamap resolution. Throws Error(invalid_argument) when the cells
+// do not lie within the map or the weights do not match the grid. Parallel over rows.
+void splat_cell_average(const SplatMap& in, int i0, int j0, int cells_x, int cells_z, SplatMap& out,
+                        const ExecContext& ctx = {});
+
 // ---------------------------------------------------------------------------------------------
 // Scatter
 
 struct ScatterInstance {
   double x_m = 0.0, z_m = 0.0;  // world position [Units: m]
-  float y_m = 0.0f;             // bilinear height of the surface at (x, z) [Units: m]
+  float y_m = 0.0f;  // height of the level-0 mesh triangle under (x, z) [Units: m] (ScatterMesh)
   float yaw_deg = 0.0f;
   float scale_xz = 1.0f, scale_y = 1.0f;
   std::array<float, 3> normal{0.0f, 1.0f, 0.0f};  // up vector (terrain normal if aligned)
   int species = 0;
 };
 
+// The triangles scattered points sit on: the level-0 meshes of the heights (build_region_mesh
+// at lod 0, chunk meshes at level 0). Lattice cells are grouped into blocks of cells_x x cells_z
+// cells, the first starting at lattice index (index_x0, index_z0) (GridSpec::index_x0 units);
+// each block is one mesh, whose cells are split along the diagonal through the corner farthest
+// from the block's centre. cells_x == 0 (the default): one block, the input grid itself.
+//   a bake's map (one mesh):         {map.index_x0, map.index_z0, map.width - 1, map.height - 1}
+//   a map cut into N x N tiles:      cells = the tile's cells (TilePlan::tile_cells_x/z)
+//   the streamed world (N = cells):  {0, 0, N, N}
+struct ScatterMesh {
+  std::int64_t index_x0 = 0, index_z0 = 0;
+  int cells_x = 0, cells_z = 0;  // [Limit: 0, or both >= 1]
+};
+
 // What scatter reads: heights and biome weights on one grid (same GridSpec), covering the query
-// region expanded by scatter_margin_m() (plus one cell); `water` is empty or one byte per cell.
+// region expanded by scatter_margin_m() (plus one cell); `water` is empty or one byte per cell;
+// `mesh`: the triangulation whose height, slope and normal the points take.
 struct ScatterInput {
   const Field2D* heights = nullptr;
   const BiomeWeights* biomes = nullptr;
   std::span<const std::uint8_t> water;
+  ScatterMesh mesh;
 };
 
 // Extra distance around a query region that ScatterInput must cover.
@@ -311,8 +335,10 @@ std::size_t scatter_chunk_scratch_bytes(const SurfaceParams& params, double side
 
 // Instances of every species with position in [x0_m, x1_m) x [z0_m, z1_m), appended to `out`
 // ordered by tile (256 m or more, z then x), species, then candidate cell (z, then x); work and
-// scratch memory are per tile, so the cost is O(region area) with bounded memory. Height and slope
-// at a point come from the bilinear patch of the 4 surrounding samples. Candidates: one per cell of
+// scratch memory are per tile, so the cost is O(region area) with bounded memory. Height, slope
+// and normal at a point are those of the mesh triangle under it (ScatterInput::mesh), computed in
+// double from the float samples: y_m is float(the triangle's height), bit-identical to
+// float(TerrainQuery::height_at) for the streamed world. Candidates: one per cell of
 // a grid of side min_distance / sqrt(2) anchored at the world origin, jittered, kept with
 // probability derived from the local density (compensated for Matérn-II thinning); a kept candidate
 // is accepted when it passes the height/slope/biome/water/exclusion tests and no other such
@@ -337,18 +363,21 @@ void scatter_density(const SurfaceParams& params, std::uint64_t seed, const Scat
 // Per-chunk query for a streamer: evaluates the graph, climate and biome weights on a grid
 // covering the region plus margin (aligned to the world lattice of spacing
 // graph.world().cell_size_m, origin 0) and scatters the region. No hydrology: water is what
-// lies below sea level. Seamless: identical points for any split of a region. scratch: the
-// caller's working memory, which also holds the grid's fields (see ScatterScratch); nullptr =
-// buffers allocated for this call only.
+// lies below sea level. Seamless: identical points for any split of a region. chunk_cells: the
+// world's cells per chunk side (ChunkSettings::cells); the points sit on the level-0 chunk
+// meshes (ScatterMesh {0, 0, chunk_cells, chunk_cells}) [Limit: >= 1]. scratch: the caller's
+// working memory, which also holds the grid's fields (see ScatterScratch); nullptr = buffers
+// allocated for this call only.
 void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std::uint64_t seed,
-                   double x0_m, double z0_m, double x1_m, double z1_m,
+                   double x0_m, double z0_m, double x1_m, double z1_m, int chunk_cells,
                    std::vector<ScatterInstance>& out, const ExecContext& ctx = {},
                    const ClimateSources* sources = nullptr, ScatterScratch* scratch = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // Exports (atomic writes; messages start with the file's path)
 
-// Unity: ceil(layers / 4) RGBA PNGs (layers 4k..4k+3 in R, G, B, A; missing channels 0).
+// Unity: ceil(layers / 4) RGBA PNGs (layers 4k..4k+3 in R, G, B, A; missing channels 0), one
+// texel per sample of `splat` (pass splat_cell_average() for Unity's cell texels; the bake does).
 // Row 0 is z = grid row 0. Returns the file names written (path_prefix + "_splat<k>.png").
 std::vector<std::filesystem::path> write_splat_unity(const std::filesystem::path& path_prefix,
                                                      const SplatMap& splat,

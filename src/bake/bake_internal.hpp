@@ -79,6 +79,11 @@ std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heigh
 // Adjusts the map size to what the engine accepts, before generation; returns the warning, or
 // "". Throws Error when the engine cannot take the map (Unreal beyond 8129).
 std::string snap_size_for_engine(Engine engine, GridSpec& grid);
+// Unity terrains per side of a --engine unity map (square, 2^n + 1 samples): the map is cut into
+// this many terrains of unity_terrain_cells(grid) cells per side sharing their border samples
+// (Unity's heightmaps hold at most 4097 samples per side).
+int unity_terrains_per_side(const GridSpec& grid);
+int unity_terrain_cells(const GridSpec& grid);
 // The engine's heightmap(s) and "<base>_<engine>.json" import settings.
 std::vector<WrittenFile> write_engine_target(Engine engine, const Field2D& heights,
                                              const HeightRange& range,
@@ -91,6 +96,11 @@ std::vector<WrittenFile> write_engine_target(Engine engine, const Field2D& heigh
 struct SurfacePlan {
   bool splat = false, biomes = false, scatter = false, biome_preview = false;
   SurfaceParams params;
+  // The meshes the scatter sits on: the level-0 mesh of each of mesh_tiles x mesh_tiles tiles
+  // (--tiles; checked by plan_meshes).
+  int mesh_tiles = 1;
+  // --engine unity: Unity control maps per Unity terrain (unity_terrains_per_side).
+  bool unity_terrains = false;
   bool any() const { return splat || biomes || scatter || biome_preview; }
 };
 // Parses the preset's surface section (only when a surface output is requested).

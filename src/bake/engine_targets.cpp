@@ -3,8 +3,9 @@
 // dialog (README, "Meshes and engine import").
 //   unity:  RAW16 little-endian, square of side 2^n + 1 (the map is snapped up before generation),
 //           split into tiles of at most 4097 samples sharing their borders.
-//   unreal: PNG16 with 32768 = 0 m and a Z scale (percent) that maps the height range, of a size
-//           from Unreal's recommended landscape sizes (snapped up before generation).
+//   unreal: PNG16 spanning the preset's height range over all 65536 values (the png16 samples),
+//           with the Z scale (percent) and actor Z location that map it back to metres, of a
+//           size from Unreal's recommended landscape sizes (snapped up before generation).
 //   godot:  OpenEXR heights in metres (Terrain3D importer, scale 1, offset 0).
 #include <algorithm>
 #include <cmath>
@@ -40,6 +41,14 @@ Image16 crop(const Image16& img, int i0, int j0, int side) {
 }
 
 }  // namespace
+
+int unity_terrains_per_side(const GridSpec& grid) {
+  return (grid.width - 1 + kUnityMaxSide - 2) / (kUnityMaxSide - 1);
+}
+
+int unity_terrain_cells(const GridSpec& grid) {
+  return (grid.width - 1) / unity_terrains_per_side(grid);
+}
 
 std::string snap_size_for_engine(Engine engine, GridSpec& grid) {
   const int want = std::max(grid.width, grid.height);
@@ -88,8 +97,8 @@ std::vector<WrittenFile> write_engine_target(Engine engine, const Field2D& heigh
                              {"origin_x_m", g.x_m(0)}, {"origin_z_m", g.z_m(0)}};
   if (engine == Engine::unity) {
     const Image16 img = heights_to_image16(heights, range);
-    const int tiles = (g.width - 1 + kUnityMaxSide - 2) / (kUnityMaxSide - 1);
-    const int side = (g.width - 1) / tiles + 1;
+    const int tiles = unity_terrains_per_side(g);
+    const int side = unity_terrain_cells(g) + 1;
     nlohmann::json files = nlohmann::json::array();
     for (int tz = 0; tz < tiles; ++tz) {
       for (int tx = 0; tx < tiles; ++tx) {
@@ -102,11 +111,15 @@ std::vector<WrittenFile> write_engine_target(Engine engine, const Field2D& heigh
                          {"tx", tx},
                          {"tz", tz},
                          {"position_x_m", double(tx * (side - 1)) * g.spacing_m},
-                         {"position_z_m", double(tz * (side - 1)) * g.spacing_m}});
+                         {"position_z_m", double(tz * (side - 1)) * g.spacing_m},
+                         {"control_maps", (tiles == 1 ? base : file.substr(0, file.size() - 4)) +
+                                              "_splat<k>.png (format splat)"}});
       }
     }
     settings["files"] = files;
     settings["heightmap_resolution"] = side;
+    // One control-map texel per heightmap cell (format splat): a power of two, as Unity wants.
+    settings["alphamap_resolution"] = side - 1;
     settings["byte_order"] = "Windows";
     settings["depth"] = "Bit 16";
     settings["terrain_size_x_m"] = double(side - 1) * g.spacing_m;
@@ -114,27 +127,26 @@ std::vector<WrittenFile> write_engine_target(Engine engine, const Field2D& heigh
     settings["terrain_height_m"] = range.height_max_m - range.height_min_m;
     settings["terrain_position_y_m"] = range.height_min_m;
   } else if (engine == Engine::unreal) {
-    // height_m = (v - 32768) / 128 * z_scale / 100: pick the Z scale that maps the larger of
-    // |min| and |max| onto 32767 steps.
-    const double reach =
-        std::max({std::abs(range.height_min_m), std::abs(range.height_max_m), 1e-3});
-    const double z_scale = reach * 100.0 * 128.0 / 32767.0;
-    Image16 img;
-    img.width = g.width;
-    img.height = g.height;
-    img.samples.resize(heights.data.size());
-    for (std::size_t k = 0; k < heights.data.size(); ++k) {
-      const double v = 32768.0 + double(heights.data[k]) * 12800.0 / z_scale;
-      img.samples[k] = std::uint16_t(std::clamp(std::round(v), 0.0, 65535.0));
-    }
+    // Unreal reads a 16-bit value v as z = location_z + (v - 32768) / 128 * z_scale (z in cm,
+    // z_scale in percent: 100 spans 512 m about the actor's Z). The preset's height range (the
+    // one png16 and the sidecar use, so every map of the world shares it) goes onto all 65536
+    // values: v = round((h - min) / (max - min) * 65535), the PNG16 samples themselves, hence
+    // z_scale = (max - min) * 12800 / 65535 % and location_z = min + 32768 / 65535 * (max - min).
+    const double span_m = range.height_max_m - range.height_min_m;
+    const double z_scale = span_m * 12800.0 / 65535.0;
+    const double location_z_m = range.height_min_m + 32768.0 * span_m / 65535.0;
+    const Image16 img = heights_to_image16(heights, range);
     const std::string file = base + "_unreal.png";
     write_png16(dir / file, img);
     written.push_back({file, "unreal_png16"});
     settings["files"] = {{{"path", file}}};
-    settings["zero_height_value"] = 32768;
     settings["scale_x_percent"] = g.spacing_m * 100.0;
     settings["scale_y_percent"] = g.spacing_m * 100.0;
     settings["scale_z_percent"] = z_scale;
+    settings["location_z_cm"] = location_z_m * 100.0;
+    settings["value_0_height_m"] = range.height_min_m;
+    settings["value_65535_height_m"] = range.height_max_m;
+    settings["height_m_per_value"] = span_m / 65535.0;
   } else if (engine == Engine::godot) {
     const std::string file = base + "_godot.exr";
     write_exr(dir / file, heights);

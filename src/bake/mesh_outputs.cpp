@@ -60,8 +60,8 @@ std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heigh
   manifest.origin_x_m = heights.grid.x_m(0);
   manifest.origin_z_m = heights.grid.z_m(0);
   const MinMax mm = min_max(heights);
-  manifest.height_min_m = mm.min;
-  manifest.height_max_m = mm.max;
+  manifest.mesh_height_min_m = mm.min;
+  manifest.mesh_height_max_m = mm.max;
   manifest.simplify_error_m = plan.simplify ? plan.simplify_params.max_error_m : 0.0;
   summary = BakeMeshSummary{};
   summary.tiles = n;
@@ -92,10 +92,12 @@ std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heigh
           const GlbNode node{stem, mesh};
           write_glb(dir / file, {&node, 1});
         } else {
-          write_obj(dir / file, *mesh, stem);
+          // Relative to the map's first sample (the sidecar's origin): small numbers that
+          // float32 importers keep to the millimetre, shared by all tiles.
+          write_obj(dir / file, *mesh, stem, ObjOrigin{manifest.origin_x_m, 0.0, manifest.origin_z_m});
         }
         written.push_back({file, fmt});
-        manifest.files.push_back(
+        manifest.tile_files.push_back(
             {tx, tz, mesh->origin_x_m, mesh->origin_z_m, file, fmt, mesh->index_count() / 3});
       }
     }

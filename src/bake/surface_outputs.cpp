@@ -102,6 +102,8 @@ SurfacePlan plan_surface(const BakeRequest& request, const Preset& preset) {
   plan.scatter = request.formats.count(OutputFormat::scatter) != 0U;
   plan.biome_preview = request.preview == PreviewMode::biomes;
   if (plan.any()) plan.params = preset.surface;
+  plan.mesh_tiles = request.tiles;
+  plan.unity_terrains = request.engine == Engine::unity;
   return plan;
 }
 
@@ -128,7 +130,10 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
 
   std::vector<ScatterInstance> points;
   if (want_points) {
-    scatter_region(params, preset.seed, ScatterInput{&ex.heights, &ex_biomes, ex.water}, g.x_m(0),
+    // On the exported level-0 mesh: the map's tiles, each triangulated by its own radial rule.
+    const ScatterMesh mesh{g.index_x0, g.index_z0, (g.width - 1) / plan.mesh_tiles,
+                           (g.height - 1) / plan.mesh_tiles};
+    scatter_region(params, preset.seed, ScatterInput{&ex.heights, &ex_biomes, ex.water, mesh}, g.x_m(0),
                    g.z_m(0), g.x_m(g.width - 1) + g.spacing_m, g.z_m(g.height - 1) + g.spacing_m,
                    points, ctx);
   }
@@ -170,9 +175,24 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
       }
     }
     jobs.push_back({[&] {
+      // Unity's alphamaps have a texel per heightmap cell (2^n per side for a Unity terrain of
+      // 2^n + 1 samples), so the control maps are the splat weights averaged over each cell;
+      // with --engine unity one set per Unity terrain, named like its heightmap.
       std::vector<WrittenFile> out;
-      for (const fs::path& p : write_splat_unity(dir / base, splat, ctx)) {
-        out.push_back({p.filename().string(), "splat_unity_png"});
+      const int terrains = plan.unity_terrains ? unity_terrains_per_side(g) : 1;
+      const int cells_x = plan.unity_terrains ? unity_terrain_cells(g) : g.width - 1;
+      const int cells_z = plan.unity_terrains ? unity_terrain_cells(g) : g.height - 1;
+      SplatMap cells;
+      for (int tz = 0; tz < terrains; ++tz) {
+        for (int tx = 0; tx < terrains; ++tx) {
+          splat_cell_average(splat, tx * cells_x, tz * cells_z, cells_x, cells_z, cells, ctx);
+          const std::string prefix =
+              terrains == 1 ? base
+                            : base + "_unity_x" + std::to_string(tx) + "_z" + std::to_string(tz);
+          for (const fs::path& p : write_splat_unity(dir / prefix, cells, ctx)) {
+            out.push_back({p.filename().string(), "splat_unity_png"});
+          }
+        }
       }
       return out;
     }});

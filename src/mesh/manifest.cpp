@@ -1,4 +1,7 @@
-// JSON manifest of a tiled mesh export.
+// JSON manifest of a tiled mesh export (NAME_tiles.json). Its keys never reuse a name of the
+// sidecar NAME.json with another meaning: a key found in both (spacing_m, origin_x_m, origin_z_m,
+// terrane_version) holds the same value; the rest are named for what they are (README, "Output
+// files").
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,11 +21,11 @@ void write_tile_manifest(const std::filesystem::path& path, const TileManifest& 
                     ", spacing " + format_number(m.spacing_m) + " m: all must be positive");
   }
   nlohmann::json files = nlohmann::json::array();
-  for (const TileManifestEntry& e : m.files) {
+  for (const TileManifestEntry& e : m.tile_files) {
     files.push_back({{"tx", e.tx},
                      {"tz", e.tz},
-                     {"origin_x_m", e.origin_x_m},
-                     {"origin_z_m", e.origin_z_m},
+                     {"tile_origin_x_m", e.tile_origin_x_m},
+                     {"tile_origin_z_m", e.tile_origin_z_m},
                      {"path", e.path},
                      {"format", e.format},
                      {"triangles", e.triangles}});
@@ -37,10 +40,10 @@ void write_tile_manifest(const std::filesystem::path& path, const TileManifest& 
       {"spacing_m", m.spacing_m},
       {"origin_x_m", m.origin_x_m},
       {"origin_z_m", m.origin_z_m},
-      {"height_min_m", m.height_min_m},
-      {"height_max_m", m.height_max_m},
+      {"mesh_height_min_m", m.mesh_height_min_m},
+      {"mesh_height_max_m", m.mesh_height_max_m},
       {"simplify_error_m", m.simplify_error_m},
-      {"files", files},
+      {"tile_files", files},
       {"terrane_version", terrane_version()},
   };
   const std::string text = doc.dump(2) + "\n";

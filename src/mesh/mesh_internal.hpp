@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +27,47 @@ inline bool main_diagonal(int i, int j, int nx, int nz) {
   const bool low_x = 2 * i + 1 < nx;
   const bool low_z = 2 * j + 1 < nz;
   return low_x == low_z;
+}
+
+// The level-0 surface over one lattice cell, as the meshes triangulate it (shared by
+// TerrainQuery and scatter, so that a queried or scattered height is the mesh's own). Corners
+// are numbered 0 = (0,0), 1 = (1,0), 2 = (0,1), 3 = (1,1) in cell fractions (u, v).
+//
+// Which triangle of the cell holds (u, v): 0 or 1. Main diagonal: 0 is (0,0),(1,0),(1,1)
+// (u >= v), 1 is (0,0),(1,1),(0,1). Anti-diagonal: 0 is (0,0),(1,0),(0,1) (u + v <= 1), 1 is
+// (1,0),(1,1),(0,1).
+inline int cell_triangle(bool main, double u, double v) {
+  return main ? (u >= v ? 0 : 1) : (u + v <= 1.0 ? 0 : 1);
+}
+
+// The corners triangle `tri` of a cell needs.
+inline std::array<int, 3> cell_triangle_corners(bool main, int tri) {
+  if (main) return tri == 0 ? std::array<int, 3>{0, 1, 3} : std::array<int, 3>{0, 3, 2};
+  return tri == 0 ? std::array<int, 3>{0, 1, 2} : std::array<int, 3>{1, 3, 2};
+}
+
+// The plane of one triangle over the cell: h(u, v) = h0 + du * (u - u0) + dv * (v - v0) with
+// (u0, v0) its anchor corner [Units: m].
+struct CellPlane {
+  double h0 = 0.0, u0 = 0.0, v0 = 0.0, du = 0.0, dv = 0.0;
+  double at(double u, double v) const { return h0 + du * (u - u0) + dv * (v - v0); }
+};
+
+// h[k]: corner k's height (only the triangle's corners are read).
+inline CellPlane cell_triangle_plane(bool main, int tri, const std::array<double, 4>& h) {
+  if (main) {
+    if (tri == 0) return {h[0], 0.0, 0.0, h[1] - h[0], h[3] - h[1]};
+    return {h[0], 0.0, 0.0, h[3] - h[2], h[2] - h[0]};
+  }
+  if (tri == 0) return {h[0], 0.0, 0.0, h[1] - h[0], h[2] - h[0]};
+  return {h[3], 1.0, 1.0, h[3] - h[2], h[3] - h[1]};
+}
+
+// Unit normal (pointing up) of the plane y = p(u, v) with u = (x - x0) / sx, v = (z - z0) / sz.
+inline std::array<float, 3> cell_plane_normal(const CellPlane& p, double sx, double sz) {
+  const double gx = p.du / sx, gz = p.dv / sz;
+  const double inv = 1.0 / std::sqrt(gx * gx + 1.0 + gz * gz);
+  return {float(-gx * inv), float(inv), float(-gz * inv)};
 }
 
 }  // namespace terrane::mesh_detail

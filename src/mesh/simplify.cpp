@@ -5,8 +5,12 @@
 // Speed Vertex Cache Optimisation", 2006.
 #include <meshoptimizer.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "mesh/mesh_internal.hpp"
@@ -55,6 +59,115 @@ void compact_into(const Mesh& in, std::vector<std::uint32_t>& indices, Mesh& out
   out = std::move(result);
 }
 
+// Twice the signed area of triangle (a, b, c) projected on XZ, positive when counter-clockwise
+// seen from +Y (the lattice's winding).
+double footprint2(const std::vector<float>& pos, std::uint32_t a, std::uint32_t b,
+                  std::uint32_t c) {
+  const double ax = pos[3 * a], az = pos[3 * a + 2];
+  const double bx = double(pos[3 * b]) - ax, bz = double(pos[3 * b + 2]) - az;
+  const double cx = double(pos[3 * c]) - ax, cz = double(pos[3 * c + 2]) - az;
+  return bz * cx - bx * cz;
+}
+
+// The lattice step of a grid mesh: its shortest axis-aligned extent of an edge [Units: m].
+// Vertices are lattice points, so twice a triangle's footprint is a multiple of step^2 and
+// anything below half of it is zero up to float rounding.
+double lattice_step(const std::vector<float>& pos, const std::vector<std::uint32_t>& idx) {
+  double step = 0.0;
+  for (std::size_t t = 0; t + 2 < idx.size(); t += 3) {
+    for (int e = 0; e < 3; ++e) {
+      const std::uint32_t a = idx[t + std::size_t(e)], b = idx[t + std::size_t((e + 1) % 3)];
+      const double d = std::max(std::abs(double(pos[3 * a]) - double(pos[3 * b])),
+                                std::abs(double(pos[3 * a + 2]) - double(pos[3 * b + 2])));
+      if (d > 0.0 && (step == 0.0 || d < step)) step = d;
+    }
+  }
+  return step;
+}
+
+// Removes the vertical (zero-footprint) triangles meshopt_simplify can leave in a height field:
+// its collapses keep 3D normals from flipping, not the XZ projection from folding, so a vertex
+// can end up on the line of an opposite edge. Such a triangle (a, b, c) with b between a and c
+// is merged with its neighbour (c, a, d) across the long edge and the pair re-split along b-d
+// (an edge flip): the quad's outline is unchanged, so no hole, crack or T-junction appears and
+// locked borders stay as they are; both new triangles cover the XZ area of (a, c, d), so the
+// projection still tiles the footprint once. Repeats until none is left or no flip applies (a
+// neighbour that is itself degenerate is flipped after its own neighbour).
+void flip_zero_footprint_triangles(const std::vector<float>& pos, double step,
+                                   std::vector<std::uint32_t>& idx) {
+  const double zero = 0.5 * step * step;
+  const std::size_t nt = idx.size() / 3;
+  const auto key = [](std::uint32_t a, std::uint32_t b) {
+    return a < b ? (std::uint64_t(a) << 32) | b : (std::uint64_t(b) << 32) | a;
+  };
+  for (int pass = 0; pass < 64; ++pass) {
+    std::vector<std::size_t> flat;
+    for (std::size_t t = 0; t < nt; ++t) {
+      if (std::abs(footprint2(pos, idx[3 * t], idx[3 * t + 1], idx[3 * t + 2])) < zero) {
+        flat.push_back(t);
+      }
+    }
+    if (flat.empty()) return;
+    std::unordered_map<std::uint64_t, std::array<std::size_t, 2>> edges;
+    edges.reserve(idx.size());
+    for (std::size_t t = 0; t < nt; ++t) {
+      for (int e = 0; e < 3; ++e) {
+        auto [it, fresh] = edges.try_emplace(key(idx[3 * t + std::size_t(e)],
+                                                 idx[3 * t + std::size_t((e + 1) % 3)]),
+                                             std::array<std::size_t, 2>{t, nt});
+        if (!fresh) it->second[1] = t;
+      }
+    }
+    std::vector<bool> touched(nt, false);
+    bool progress = false;
+    for (const std::size_t t : flat) {
+      if (touched[t]) continue;
+      // b: the vertex between the other two (opposite the longest edge in XZ).
+      int mid = 0;
+      double longest = -1.0;
+      for (int k = 0; k < 3; ++k) {
+        const std::uint32_t a = idx[3 * t + std::size_t((k + 1) % 3)];
+        const std::uint32_t c = idx[3 * t + std::size_t((k + 2) % 3)];
+        const double dx = double(pos[3 * a]) - double(pos[3 * c]);
+        const double dz = double(pos[3 * a + 2]) - double(pos[3 * c + 2]);
+        if (dx * dx + dz * dz > longest) {
+          longest = dx * dx + dz * dz;
+          mid = k;
+        }
+      }
+      const std::uint32_t b = idx[3 * t + std::size_t(mid)];
+      const std::uint32_t a = idx[3 * t + std::size_t((mid + 1) % 3)];
+      const std::uint32_t c = idx[3 * t + std::size_t((mid + 2) % 3)];
+      const auto found = edges.find(key(a, c));
+      if (found == edges.end()) continue;
+      const std::size_t u = found->second[0] == t ? found->second[1] : found->second[0];
+      if (u >= nt || touched[u]) continue;
+      std::uint32_t d = 0;
+      for (int k = 0; k < 3; ++k) {
+        const std::uint32_t v = idx[3 * u + std::size_t(k)];
+        if (v != a && v != c) d = v;
+      }
+      std::array<std::uint32_t, 3> t1{a, b, d}, t2{b, c, d};
+      double f1 = footprint2(pos, t1[0], t1[1], t1[2]);
+      double f2 = footprint2(pos, t2[0], t2[1], t2[2]);
+      if (f1 < 0.0) {
+        std::swap(t1[1], t1[2]);
+        f1 = -f1;
+      }
+      if (f2 < 0.0) {
+        std::swap(t2[1], t2[2]);
+        f2 = -f2;
+      }
+      if (f1 < zero || f2 < zero) continue;  // the neighbour is degenerate too: a later pass
+      std::copy(t1.begin(), t1.end(), idx.begin() + std::ptrdiff_t(3 * t));
+      std::copy(t2.begin(), t2.end(), idx.begin() + std::ptrdiff_t(3 * u));
+      touched[t] = touched[u] = true;
+      progress = true;
+    }
+    if (!progress) return;
+  }
+}
+
 }  // namespace
 
 void SimplifyParams::validate() const {
@@ -85,6 +198,7 @@ SimplifyReport simplify_mesh(const Mesh& in, const SimplifyParams& params, Mesh&
                                          params.lock_border ? unsigned(meshopt_SimplifyLockBorder) : 0u,
                                          &result_error);
   dst.resize(n);
+  flip_zero_footprint_triangles(in.positions, lattice_step(in.positions, src), dst);
   compact_into(in, dst, out);
   report.triangles_after = n / 3;
   report.vertices_after = out.vertex_count();

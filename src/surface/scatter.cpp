@@ -10,10 +10,12 @@
 // (1 - exp(-lambda A)) / A points per unit area (A = pi r^2); inverting gives the candidate
 // intensity lambda = -ln(1 - rho A) / A for a target density rho (rho A < 1).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <vector>
 
+#include "mesh/mesh_internal.hpp"
 #include "surface/surface_internal.hpp"
 
 namespace terrane {
@@ -60,35 +62,66 @@ struct Plan {
 
 struct SurfaceSample {
   double y = 0.0, dhdx = 0.0, dhdz = 0.0;
+  std::array<float, 3> normal{0.0f, 1.0f, 0.0f};
   std::size_t nearest = 0;
 };
 
+std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+  const std::int64_t r = a % b;
+  return r < 0 ? r + b : r;
+}
+
+// The surface of the level-0 mesh (ScatterInput::mesh) over the input grid: the plane of the
+// triangle under (x, z), with the cell, split and arithmetic of TerrainQuery (so that a point's
+// height is the mesh's, and for the streamed world bit-identical to TerrainQuery::height_at).
 class InputSampler {
  public:
   explicit InputSampler(const ScatterInput& in)
-      : h_(*in.heights), b_(*in.biomes), water_(in.water), g_(in.heights->grid) {}
+      : h_(*in.heights), b_(*in.biomes), water_(in.water), g_(in.heights->grid), mesh_(in.mesh) {
+    if (mesh_.cells_x == 0) {
+      mesh_ = {g_.index_x0, g_.index_z0, g_.width - 1, g_.height - 1};
+    }
+  }
 
   SurfaceSample at(double x, double z) const {
-    const double u = (x - g_.origin_x_m) / g_.spacing_m;
-    const double v = (z - g_.origin_z_m) / g_.spacing_m;
-    const double fu = std::floor(u), fv = std::floor(v);
-    const std::int64_t i =
-        std::clamp<std::int64_t>(std::int64_t(fu) - g_.index_x0, 0, g_.width - 2);
-    const std::int64_t j =
-        std::clamp<std::int64_t>(std::int64_t(fv) - g_.index_z0, 0, g_.height - 2);
-    const double fx = u - fu, fz = v - fv;
+    const double s = g_.spacing_m;
+    // The lattice cell holding (x, z): x_m(gi) <= x < x_m(gi + 1) as the grid computes x_m.
+    const auto cell = [s](double v, double origin) {
+      auto k = std::int64_t(std::floor((v - origin) / s));
+      if (v < origin + double(k) * s) {
+        --k;
+      } else if (v >= origin + double(k + 1) * s) {
+        ++k;
+      }
+      return k;
+    };
+    const std::int64_t gi = std::clamp<std::int64_t>(cell(x, g_.origin_x_m), g_.index_x0,
+                                                     g_.index_x0 + g_.width - 2);
+    const std::int64_t gj = std::clamp<std::int64_t>(cell(z, g_.origin_z_m), g_.index_z0,
+                                                     g_.index_z0 + g_.height - 2);
+    const double x0 = g_.origin_x_m + double(gi) * s, z0 = g_.origin_z_m + double(gj) * s;
+    const double sx = (g_.origin_x_m + double(gi + 1) * s) - x0;
+    const double sz = (g_.origin_z_m + double(gj + 1) * s) - z0;
+    const bool main = mesh_detail::main_diagonal(
+        int(floor_mod(gi - mesh_.index_x0, mesh_.cells_x)),
+        int(floor_mod(gj - mesh_.index_z0, mesh_.cells_z)), mesh_.cells_x, mesh_.cells_z);
+    const double u = (x - x0) / sx, v = (z - z0) / sz;
+    const int tri = mesh_detail::cell_triangle(main, u, v);
     const std::size_t W = std::size_t(g_.width);
-    const std::size_t c00 = std::size_t(j) * W + std::size_t(i);
-    const double h00 = h_.data[c00], h10 = h_.data[c00 + 1];
-    const double h01 = h_.data[c00 + W], h11 = h_.data[c00 + W + 1];
-    SurfaceSample s;
-    const double top = h00 + (h10 - h00) * fx;
-    const double bottom = h01 + (h11 - h01) * fx;
-    s.y = top + (bottom - top) * fz;
-    s.dhdx = ((h10 - h00) * (1.0 - fz) + (h11 - h01) * fz) / g_.spacing_m;
-    s.dhdz = ((h01 - h00) * (1.0 - fx) + (h11 - h10) * fx) / g_.spacing_m;
-    s.nearest = std::size_t(j + (fz >= 0.5 ? 1 : 0)) * W + std::size_t(i + (fx >= 0.5 ? 1 : 0));
-    return s;
+    const std::size_t c00 = std::size_t(gj - g_.index_z0) * W + std::size_t(gi - g_.index_x0);
+    const std::array<std::size_t, 4> at = {c00, c00 + 1, c00 + W, c00 + W + 1};
+    std::array<double, 4> h{0.0, 0.0, 0.0, 0.0};
+    for (int k : mesh_detail::cell_triangle_corners(main, tri)) {
+      h[std::size_t(k)] = double(h_.data[at[std::size_t(k)]]);
+    }
+    const mesh_detail::CellPlane p = mesh_detail::cell_triangle_plane(main, tri, h);
+    SurfaceSample out;
+    out.y = p.at(u, v);
+    out.dhdx = p.du / sx;
+    out.dhdz = p.dv / sz;
+    out.normal = mesh_detail::cell_plane_normal(p, sx, sz);
+    out.nearest = at[std::size_t((v >= 0.5 ? 2 : 0) + (u >= 0.5 ? 1 : 0))];
+    return out;
   }
   float biome_weight(int b, std::size_t c) const { return b_.weight(b, c); }
   bool water(std::size_t c) const { return !water_.empty() && water_[c] != 0; }
@@ -98,6 +131,7 @@ class InputSampler {
   const BiomeWeights& b_;
   std::span<const std::uint8_t> water_;
   const GridSpec& g_;
+  ScatterMesh mesh_;
 };
 
 std::int64_t cell_of(double x, double cell) {
@@ -303,10 +337,9 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
           c.priority = mix64(h + 4);
           c.y = float(at.y);
           if (S.align_to_normal) {
-            const double len = std::sqrt(at.dhdx * at.dhdx + 1.0 + at.dhdz * at.dhdz);
-            c.nx = float(-at.dhdx / len);
-            c.ny = float(1.0 / len);
-            c.nz = float(-at.dhdz / len);
+            c.nx = at.normal[0];
+            c.ny = at.normal[1];
+            c.nz = at.normal[2];
           }
         }
       }
@@ -400,6 +433,12 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
   }
   if (g.width < 2 || g.height < 2)
     fail("scatter_region", "the input grid needs at least 2 x 2 samples");
+  if (input.mesh.cells_x < 0 || input.mesh.cells_z < 0 ||
+      (input.mesh.cells_x == 0) != (input.mesh.cells_z == 0)) {
+    fail("scatter_region", "mesh blocks of " + std::to_string(input.mesh.cells_x) + " x " +
+                               std::to_string(input.mesh.cells_z) +
+                               " cells: both must be >= 1, or both 0 (the input grid)");
+  }
   const std::vector<Plan> plans = make_plans(params, seed);
   double margin = 0.0;
   for (const Plan& p : plans) margin = std::max(margin, p.margin_m + double(p.K + 1) * p.cell);
@@ -438,9 +477,12 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
 }
 
 void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std::uint64_t seed,
-                   double x0_m, double z0_m, double x1_m, double z1_m,
+                   double x0_m, double z0_m, double x1_m, double z1_m, int chunk_cells,
                    std::vector<ScatterInstance>& out, const ExecContext& ctx,
                    const ClimateSources* sources, ScatterScratch* scratch) {
+  if (chunk_cells < 1) {
+    fail("scatter_chunk", "chunk_cells " + std::to_string(chunk_cells) + " must be >= 1");
+  }
   const double margin = scatter_margin_m(params);
   const double sp = graph.world().cell_size_m;
   const std::int64_t i0 = std::int64_t(std::floor((x0_m - margin) / sp)) - 2;
@@ -466,8 +508,9 @@ void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std:
   evaluate(graph, grid, m.heights.data, ctx);
   compute_climate(params.climate, seed, m.heights, {}, m.climate, ctx, sources);
   compute_biome_weights(params, m.heights, m.climate, m.biomes, ctx);
-  scatter_region(params, seed, ScatterInput{&m.heights, &m.biomes, {}}, x0_m, z0_m, x1_m, z1_m, out,
-                 ctx, &use);
+  scatter_region(params, seed,
+                 ScatterInput{&m.heights, &m.biomes, {}, ScatterMesh{0, 0, chunk_cells, chunk_cells}},
+                 x0_m, z0_m, x1_m, z1_m, out, ctx, &use);
 }
 
 std::size_t scatter_chunk_scratch_bytes(const SurfaceParams& params, double side_m,

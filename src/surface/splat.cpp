@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "surface/surface_internal.hpp"
@@ -190,6 +191,62 @@ void splat_to_u8(const SplatMap& splat, std::vector<std::uint8_t>& out, const Ex
         --q[worst];
         rem[std::size_t(worst)] = 2.0f;
         --total;
+      }
+    }
+  });
+}
+
+void splat_cell_average(const SplatMap& in, int i0, int j0, int cells_x, int cells_z, SplatMap& out,
+                        const ExecContext& ctx) {
+  const GridSpec& g = in.grid;
+  const int nl = in.layer_count;
+  if (nl <= 0 || in.weights.size() != g.sample_count() * std::size_t(nl)) {
+    fail("splat_cell_average", "splat map weights do not match its grid and layer count");
+  }
+  if (cells_x < 1 || cells_z < 1 || i0 < 0 || j0 < 0 ||
+      std::int64_t(i0) + cells_x > std::int64_t(g.width) - 1 ||
+      std::int64_t(j0) + cells_z > std::int64_t(g.height) - 1) {
+    fail("splat_cell_average", "cells (" + std::to_string(i0) + ", " + std::to_string(j0) +
+                                   ") + " + std::to_string(cells_x) + " x " +
+                                   std::to_string(cells_z) + " do not lie within the map of " +
+                                   std::to_string(g.width) + " x " + std::to_string(g.height) +
+                                   " samples");
+  }
+  GridSpec og = g;
+  og.width = cells_x;
+  og.height = cells_z;
+  og.index_x0 = g.index_x0 + i0;
+  og.index_z0 = g.index_z0 + j0;
+  og.origin_x_m = g.origin_x_m + 0.5 * g.spacing_m;  // texel centres are cell centres
+  og.origin_z_m = g.origin_z_m + 0.5 * g.spacing_m;
+  out.grid = og;
+  out.layer_count = nl;
+  const std::size_t n_in = g.sample_count(), n = og.sample_count();
+  const std::size_t W = std::size_t(g.width);
+  out.weights.assign(n * std::size_t(nl), 0.0f);
+  parallel_for(ctx, cells_z, 16, [&](std::int64_t jb, std::int64_t je) {
+    for (std::int64_t j = jb; j < je; ++j) {
+      for (int i = 0; i < cells_x; ++i) {
+        const std::size_t c00 = std::size_t(j0 + j) * W + std::size_t(i0 + i);
+        const std::size_t o = std::size_t(j) * std::size_t(cells_x) + std::size_t(i);
+        // Each corner's weights sum to 1, so their mean does too; the float rounding goes to
+        // the largest weight, as in compute_splat.
+        int best = 0;
+        float best_w = -1.0f, rest = 0.0f;
+        for (int l = 0; l < nl; ++l) {
+          const float* w = in.weights.data() + std::size_t(l) * n_in;
+          const float v = float(0.25 * (double(w[c00]) + double(w[c00 + 1]) + double(w[c00 + W]) +
+                                        double(w[c00 + W + 1])));
+          out.weights[std::size_t(l) * n + o] = v;
+          if (v > best_w) {
+            best_w = v;
+            best = l;
+          }
+        }
+        for (int l = 0; l < nl; ++l) {
+          if (l != best) rest += out.weights[std::size_t(l) * n + o];
+        }
+        out.weights[std::size_t(best) * n + o] = std::max(1.0f - rest, 0.0f);
       }
     }
   });

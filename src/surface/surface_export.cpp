@@ -158,7 +158,7 @@ void write_biome_preview_png(const fs::path& path, const SurfaceParams& params, 
     const int cw = (g.width + side - 1) / side, ch = (g.height + side - 1) / side;
     const double radius = 0.35 * double(side);
     const double cell_area = double(side) * g.spacing_m * double(side) * g.spacing_m;
-    const ScatterInput input{&heights, &biomes, wet};
+    const ScatterInput input{&heights, &biomes, wet, {}};
     struct Dot {
       double u = 0.0, v = 0.0;  // pixel position of the centre
       int species = -1;

@@ -265,7 +265,7 @@ void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx,
     const double size = chunk_size_m(0);
     const double x0 = double(out.key.cx) * size;
     const double z0 = double(out.key.cz) * size;
-    scatter_chunk(graph_, params, seed_, x0, z0, x0 + size, z0 + size, out.scatter, ctx,
+    scatter_chunk(graph_, params, seed_, x0, z0, x0 + size, z0 + size, settings_.cells, out.scatter, ctx,
                   climate_sources_.get(), &s.scatter);
   }
 }

@@ -94,40 +94,22 @@ Cell make_cell(std::int64_t gi, std::int64_t gj, double s, int n) {
   return c;
 }
 
-// Which triangle of the cell holds local fractions (u, v): 0 or 1. Main diagonal: 0 is the
-// triangle (0,0),(1,0),(1,1) (u >= v), 1 is (0,0),(1,1),(0,1). Anti-diagonal: 0 is
-// (0,0),(1,0),(0,1) (u + v <= 1), 1 is (1,0),(1,1),(0,1).
+using mesh_detail::CellPlane;
+
 int triangle_of(const Cell& c, double u, double v) {
-  return c.main ? (u >= v ? 0 : 1) : (u + v <= 1.0 ? 0 : 1);
+  return mesh_detail::cell_triangle(c.main, u, v);
 }
 
-// The corners (0 = (0,0), 1 = (1,0), 2 = (0,1), 3 = (1,1)) a triangle needs.
 std::array<int, 3> triangle_corners(bool main, int tri) {
-  if (main) return tri == 0 ? std::array<int, 3>{0, 1, 3} : std::array<int, 3>{0, 3, 2};
-  return tri == 0 ? std::array<int, 3>{0, 1, 2} : std::array<int, 3>{1, 3, 2};
+  return mesh_detail::cell_triangle_corners(main, tri);
 }
 
-// The plane of one triangle over the cell: h(u, v) = h0 + du * (u - u0) + dv * (v - v0) with
-// (u0, v0) its anchor corner; h[k] is corner k's height (only the triangle's corners are read).
-struct Plane {
-  double h0 = 0.0, u0 = 0.0, v0 = 0.0, du = 0.0, dv = 0.0;
-  double at(double u, double v) const { return h0 + du * (u - u0) + dv * (v - v0); }
-};
-
-Plane plane_of(bool main, int tri, const std::array<double, 4>& h) {
-  if (main) {
-    if (tri == 0) return {h[0], 0.0, 0.0, h[1] - h[0], h[3] - h[1]};
-    return {h[0], 0.0, 0.0, h[3] - h[2], h[2] - h[0]};
-  }
-  if (tri == 0) return {h[0], 0.0, 0.0, h[1] - h[0], h[2] - h[0]};
-  return {h[3], 1.0, 1.0, h[3] - h[2], h[3] - h[1]};
+CellPlane plane_of(bool main, int tri, const std::array<double, 4>& h) {
+  return mesh_detail::cell_triangle_plane(main, tri, h);
 }
 
-// Unit normal (pointing up) of the plane y = h(u, v) with u = (x - x0) / sx, v = (z - z0) / sz.
-std::array<float, 3> plane_normal(const Plane& p, const Cell& c) {
-  const double gx = p.du / c.sx, gz = p.dv / c.sz;
-  const double inv = 1.0 / std::sqrt(gx * gx + 1.0 + gz * gz);
-  return {float(-gx * inv), float(inv), float(-gz * inv)};
+std::array<float, 3> plane_normal(const CellPlane& p, const Cell& c) {
+  return mesh_detail::cell_plane_normal(p, c.sx, c.sz);
 }
 
 // Highest the surface can be [Units: m]. The graph output is clamped to [-1, 1] before
@@ -223,7 +205,7 @@ SurfacePoint surface_at(const ChunkGenerator& gen, double x, double z) {
       corner_heights(c, triangle_corners(c.main, tri), [&](std::int64_t i, std::int64_t j) {
         return double(corners[std::size_t((j - c.gj) * 2 + (i - c.gi))]);
       });
-  const Plane p = plane_of(c.main, tri, h);
+  const CellPlane p = plane_of(c.main, tri, h);
   return {p.at(u, v), plane_normal(p, c)};
 }
 
@@ -287,7 +269,7 @@ std::optional<RayHit> TerrainQuery::raycast(double ox_m, double oy_m, double oz_
     const Cell c = make_cell(cell_index(ox_m, s), cell_index(oz_m, s), s, n);
     const double u = (ox_m - c.x0) / c.sx, v = (oz_m - c.z0) / c.sz;
     const int tri = triangle_of(c, u, v);
-    const Plane p = plane_of(c.main, tri, corner_heights(c, triangle_corners(c.main, tri), height));
+    const CellPlane p = plane_of(c.main, tri, corner_heights(c, triangle_corners(c.main, tri), height));
     if (oy_m <= p.at(u, v)) return RayHit{0.0, ox_m, oy_m, oz_m, plane_normal(p, c)};
   }
 
@@ -347,7 +329,7 @@ std::optional<RayHit> TerrainQuery::raycast(double ox_m, double oy_m, double oz_
       const double p0 = cuts[std::size_t(k)], p1 = cuts[std::size_t(k) + 1];
       const double tm = 0.5 * (p0 + p1);
       const int tri = triangle_of(c, u_at(tm), v_at(tm));
-      const Plane p =
+      const CellPlane p =
           plane_of(c.main, tri, corner_heights(c, triangle_corners(c.main, tri), height));
       const double f0 = oy_m + p0 * dy - p.at(u_at(p0), v_at(p0));
       const double f1 = oy_m + p1 * dy - p.at(u_at(p1), v_at(p1));

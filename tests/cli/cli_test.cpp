@@ -285,21 +285,21 @@ TEST_F(CliTest, MeshExportsWholeAndTiled) {
   EXPECT_EQ(m["tile_size_x_m"], 32.0);
   EXPECT_EQ(m["spacing_m"], 2.0);
   EXPECT_EQ(m["simplify_error_m"], 0.5);
-  EXPECT_EQ(m["files"].size(), 16u);
+  EXPECT_EQ(m["tile_files"].size(), 16u);
   // Row-major (z then x), each with its tile indices, world origin and file name.
-  for (std::size_t k = 0; k < m["files"].size(); ++k) {
-    const nlohmann::json& f = m["files"][k];
+  for (std::size_t k = 0; k < m["tile_files"].size(); ++k) {
+    const nlohmann::json& f = m["tile_files"][k];
     const int tx = int(k % 4), tz = int(k / 4);
     EXPECT_EQ(f["tx"], tx) << k;
     EXPECT_EQ(f["tz"], tz) << k;
-    EXPECT_EQ(f["origin_x_m"], 32.0 * tx) << k;
-    EXPECT_EQ(f["origin_z_m"], 32.0 * tz) << k;
+    EXPECT_EQ(f["tile_origin_x_m"], 32.0 * tx) << k;
+    EXPECT_EQ(f["tile_origin_z_m"], 32.0 * tz) << k;
     EXPECT_EQ(f["format"], "glb") << k;
     EXPECT_EQ(f["path"], "small_x" + std::to_string(tx) + "_z" + std::to_string(tz) + ".glb");
     EXPECT_GT(f["triangles"].get<int>(), 0) << k;
     EXPECT_LE(f["triangles"].get<int>(), 8 * 8 * 2) << k;  // lod 1: 8 x 8 cells of 2 triangles
   }
-  EXPECT_LE(m["height_min_m"].get<double>(), m["height_max_m"].get<double>());
+  EXPECT_LE(m["mesh_height_min_m"].get<double>(), m["mesh_height_max_m"].get<double>());
 }
 
 TEST_F(CliTest, EngineExportsSnapSizesAndWriteImportSettings) {
@@ -314,9 +314,10 @@ TEST_F(CliTest, EngineExportsSnapSizesAndWriteImportSettings) {
   EXPECT_NE(r.out.find("snapped to 127 x 127"), std::string::npos) << r.out;
   std::ifstream in(dir_ / "ue" / "small_unreal.json");
   const nlohmann::json s = nlohmann::json::parse(in);
-  EXPECT_EQ(s["zero_height_value"], 32768);
-  // Z scale maps 250 m (the larger of |min|, |max|) to 32767 steps of 1/128 * scale / 100 m.
-  EXPECT_NEAR(s["scale_z_percent"].get<double>() * 32767.0 / 12800.0, 250.0, 1e-9);
+  // The height range -50..250 m spans all 65535 steps of 1/128 * scale / 100 m, about the
+  // actor's Z location, which is the height of value 32768.
+  EXPECT_NEAR(s["scale_z_percent"].get<double>() * 65535.0 / 12800.0, 300.0, 1e-9);
+  EXPECT_NEAR(s["location_z_cm"].get<double>(), (-50.0 + 32768.0 / 65535.0 * 300.0) * 100.0, 1e-9);
   EXPECT_EQ(s["scale_x_percent"], 200.0);
   r = run("generate " + p.string() + " --engine godot -q -o " + (dir_ / "g").string());
   ASSERT_EQ(r.code, 0) << r.out;

@@ -4,6 +4,7 @@
 #include <tiny_gltf.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -243,14 +244,18 @@ TEST_F(MeshFiles, ObjHasWorldPositionsUvsNormalsAndFaces) {
   std::ifstream in(dir_ / "t.obj");
   std::string line;
   std::size_t v = 0, vt = 0, vn = 0, f = 0;
+  double ox = NAN, oy = NAN, oz = NAN;
   while (std::getline(in, line)) {
     std::istringstream s(line);
     std::string tag;
     s >> tag;
-    if (tag == "v") {
+    if (tag == "#" && line.rfind("# origin_m ", 0) == 0) {
+      std::string word;
+      s >> word >> ox >> oy >> oz;
+    } else if (tag == "v") {
       double x, y, z;
       s >> x >> y >> z;
-      EXPECT_EQ((P3{x, y, z}), world_pos(m, v));
+      EXPECT_EQ((P3{ox + x, oy + y, oz + z}), world_pos(m, v));
       ++v;
     } else if (tag == "vt") {
       ++vt;
@@ -278,17 +283,19 @@ TEST_F(MeshFiles, ManifestListsTiles) {
   man.tiles = 2;
   man.tile_cells_x = man.tile_cells_z = 64;
   man.spacing_m = 2.0;
-  man.height_min_m = -3.5;
-  man.height_max_m = 120.25;
-  man.files.push_back({1, 0, 128.0, 0.0, "t_x1_z0.glb", "glb", 10});
+  man.mesh_height_min_m = -3.5;
+  man.mesh_height_max_m = 120.25;
+  man.tile_files.push_back({1, 0, 128.0, 0.0, "t_x1_z0.glb", "glb", 10});
   write_tile_manifest(dir_ / "m.json", man);
   std::ifstream in(dir_ / "m.json");
   const nlohmann::json j = nlohmann::json::parse(in);
   EXPECT_EQ(j["tiles"], 2);
   EXPECT_EQ(j["tile_size_x_m"], 128.0);
-  EXPECT_EQ(j["height_max_m"], 120.25);
-  EXPECT_EQ(j["files"][0]["path"], "t_x1_z0.glb");
-  EXPECT_EQ(j["files"][0]["tx"], 1);
+  EXPECT_EQ(j["mesh_height_max_m"], 120.25);
+  EXPECT_FALSE(j.contains("height_max_m"));  // the sidecar's mapping range, not the data's
+  EXPECT_EQ(j["tile_files"][0]["path"], "t_x1_z0.glb");
+  EXPECT_EQ(j["tile_files"][0]["tx"], 1);
+  EXPECT_EQ(j["tile_files"][0]["tile_origin_x_m"], 128.0);
 }
 
 TEST(RegionMesh, BadInputIsRejectedWithPreciseMessages) {

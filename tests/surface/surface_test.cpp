@@ -373,7 +373,7 @@ TEST(Scatter, DensityWithinTenPercentOnFlatUniformLand) {
     std::fill(flat.data.begin(), flat.data.end(), 10.0f);
     const Fields f = fields_for(p, flat);
     std::vector<ScatterInstance> pts;
-    scatter_region(p, 7, {&f.heights, &f.biomes, {}}, 50.0, 50.0, 450.0, 450.0, pts);
+    scatter_region(p, 7, {&f.heights, &f.biomes, {}, {}}, 50.0, 50.0, 450.0, 450.0, pts);
     const double expected = density * 400.0 * 400.0;
     EXPECT_NEAR(double(pts.size()), expected, 0.1 * expected) << density << " / " << r;
     check_min_distance(pts, 0, r);
@@ -391,7 +391,7 @@ TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
   SurfaceParams p = preset.surface;
   const double x0 = 100.0, z0 = -60.0, side = 192.0;
   std::vector<ScatterInstance> whole;
-  scatter_chunk(graph, p, preset.seed, x0, z0, x0 + side, z0 + side, whole,
+  scatter_chunk(graph, p, preset.seed, x0, z0, x0 + side, z0 + side, 64, whole,
                 ExecContext{.threads = 1});
   ASSERT_GT(whole.size(), 50u);
   std::vector<std::pair<int, int>> order;
@@ -402,7 +402,7 @@ TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
   ScatterScratch scratch;  // reused from chunk to chunk, as a streamer's worker does
   for (auto [cx, cz] : order) {
     scatter_chunk(graph, p, preset.seed, x0 + 64.0 * cx, z0 + 64.0 * cz, x0 + 64.0 * (cx + 1),
-                  z0 + 64.0 * (cz + 1), parts, ExecContext{.threads = 2}, nullptr, &scratch);
+                  z0 + 64.0 * (cz + 1), 64, parts, ExecContext{.threads = 2}, nullptr, &scratch);
   }
   auto key = [](const ScatterInstance& a) { return std::tuple(a.species, a.z_m, a.x_m); };
   auto less = [&](const ScatterInstance& a, const ScatterInstance& b) { return key(a) < key(b); };
@@ -415,7 +415,7 @@ TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
   // Whole region on several thread counts: same bytes, same order.
   for (int threads : {2, 0}) {
     std::vector<ScatterInstance> again;
-    scatter_chunk(graph, p, preset.seed, x0, z0, x0 + side, z0 + side, again,
+    scatter_chunk(graph, p, preset.seed, x0, z0, x0 + side, z0 + side, 64, again,
                   ExecContext{.threads = threads});
     std::sort(again.begin(), again.end(), less);
     ASSERT_EQ(again.size(), whole.size());
@@ -447,8 +447,8 @@ TEST(Scatter, ScratchReuseAndSimdTargetGiveSameBytesWithinTheBound) {
     for (const auto& r : regions) {
       set_simd_target(SimdTarget::scalar);
       std::vector<ScatterInstance> fresh, reused;
-      scatter_chunk(graph, p, preset.seed, r[0], r[1], r[0] + r[2], r[1] + r[2], fresh);
-      scatter_chunk(graph, p, preset.seed, r[0], r[1], r[0] + r[2], r[1] + r[2], reused,
+      scatter_chunk(graph, p, preset.seed, r[0], r[1], r[0] + r[2], r[1] + r[2], 64, fresh);
+      scatter_chunk(graph, p, preset.seed, r[0], r[1], r[0] + r[2], r[1] + r[2], 64, reused,
                     ExecContext{.threads = 2, .simd = t}, nullptr, &scratch);
       ASSERT_EQ(reused.size(), fresh.size()) << to_string(t);
       EXPECT_EQ(std::memcmp(reused.data(), fresh.data(), fresh.size() * sizeof(ScatterInstance)), 0)
@@ -481,7 +481,7 @@ TEST(Scatter, EveryConstraintIsRespected) {
   for (std::size_t c = 0; c < water.size(); ++c) water[c] = (c / 401) % 50 < 5 ? 1 : 0;  // stripes
   std::vector<ScatterInstance> pts;
   const double m = scatter_margin_m(p);
-  scatter_region(p, 3, {&f.heights, &f.biomes, water}, m + 2, m + 2, 400 - m - 2, 400 - m - 2, pts);
+  scatter_region(p, 3, {&f.heights, &f.biomes, water, {}}, m + 2, m + 2, 400 - m - 2, 400 - m - 2, pts);
   ASSERT_GT(pts.size(), 100u);
   std::vector<int> per_species(3, 0);
   for (const ScatterInstance& s : pts) {
@@ -491,13 +491,23 @@ TEST(Scatter, EveryConstraintIsRespected) {
     const double fx = s.x_m - i, fz = s.z_m - j;
     const double h00 = h.at(i, j), h10 = h.at(i + 1, j), h01 = h.at(i, j + 1),
                  h11 = h.at(i + 1, j + 1);
-    const double top = h00 + (h10 - h00) * fx, bottom = h01 + (h11 - h01) * fx;
-    EXPECT_EQ(s.y_m, float(top + (bottom - top) * fz));
+    // The triangle of the grid's level-0 mesh (one block of 400 x 400 cells, each split along
+    // the diagonal through the corner farthest from the centre).
+    const bool main = (2 * i + 1 < 400) == (2 * j + 1 < 400);
+    double y = 0.0, gx = 0.0, gz = 0.0;
+    if (main && fx >= fz) {
+      gx = h10 - h00, gz = h11 - h10, y = h00 + gx * fx + gz * fz;
+    } else if (main) {
+      gx = h11 - h01, gz = h01 - h00, y = h00 + gx * fx + gz * fz;
+    } else if (fx + fz <= 1.0) {
+      gx = h10 - h00, gz = h01 - h00, y = h00 + gx * fx + gz * fz;
+    } else {
+      gx = h11 - h01, gz = h11 - h10, y = h11 + gx * (fx - 1.0) + gz * (fz - 1.0);
+    }
+    EXPECT_EQ(s.y_m, float(y));
     EXPECT_GE(s.y_m, S.height_min_m);
     EXPECT_LE(s.y_m, S.height_max_m);
     EXPECT_GE(s.y_m, p.sea_level_m);
-    const double gx = (h10 - h00) * (1 - fz) + (h11 - h01) * fz,
-                 gz = (h01 - h00) * (1 - fx) + (h11 - h10) * fx;
     EXPECT_LE(std::atan(std::sqrt(gx * gx + gz * gz)) * 180.0 / std::numbers::pi,
               S.slope_max_deg + 1e-9);
     const std::size_t nearest = std::size_t(j + (fz >= 0.5)) * 401 + std::size_t(i + (fx >= 0.5));
@@ -536,7 +546,7 @@ TEST(Scatter, InputTooSmallForTheRegionIsAnError) {
   const Fields f = fields_for(p, flat);
   std::vector<ScatterInstance> pts;
   try {
-    scatter_region(p, 1, {&f.heights, &f.biomes, {}}, 0.0, 0.0, 64.0, 64.0, pts);
+    scatter_region(p, 1, {&f.heights, &f.biomes, {}, {}}, 0.0, 0.0, 64.0, 64.0, pts);
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("does not cover the region plus the scatter margin"),
@@ -546,7 +556,7 @@ TEST(Scatter, InputTooSmallForTheRegionIsAnError) {
   // The grid's extent, the region and the margin it needed.
   test::expect_error(
       [&] {
-        scatter_region(p, 1, {&f.heights, &f.biomes, {}}, 0.0, 0.0, 64.0, 64.0, pts);
+        scatter_region(p, 1, {&f.heights, &f.biomes, {}, {}}, 0.0, 0.0, 64.0, 64.0, pts);
       },
       ErrorCategory::invalid_argument,
       {"scatter_region: the input grid [0, 63] x [0, 63] m does not cover the region plus the "

@@ -271,7 +271,8 @@ TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
     EXPECT_LT(p.z_m, z0 + size);
   }
   std::vector<ScatterInstance> whole;
-  scatter_chunk(gen.graph(), params, preset.seed, x0, z0, x0 + 2 * size, z0 + size, whole, {},
+  scatter_chunk(gen.graph(), params, preset.seed, x0, z0, x0 + 2 * size, z0 + size,
+                gen.settings().cells, whole, {},
                 &sources);
   EXPECT_EQ(whole.size(), a.scatter.size() + b.scatter.size());
   EXPECT_GT(a.scatter.size(), 100u);
@@ -281,7 +282,8 @@ TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
   expect_same_instances(parts, whole);
   // The generator's own query (one thread) on all threads: the same bytes in the same order.
   std::vector<ScatterInstance> only_a;
-  scatter_chunk(gen.graph(), params, preset.seed, x0, z0, x0 + size, z0 + size, only_a, {},
+  scatter_chunk(gen.graph(), params, preset.seed, x0, z0, x0 + size, z0 + size,
+                gen.settings().cells, only_a, {},
                 &sources);
   ASSERT_EQ(only_a.size(), a.scatter.size());
   EXPECT_EQ(std::memcmp(only_a.data(), a.scatter.data(), only_a.size() * sizeof(ScatterInstance)),

@@ -164,6 +164,48 @@ TEST(TerrainQueryTest, HeightAtVerticesIsTheChunkSampleAndPointsLieOnTheMeshTria
   }
 }
 
+// Issue 12, defect 8a: scatter heights were bilinear while the meshes are triangles (up to 27 cm
+// off). A streamed chunk's instances now sit on its level-0 mesh: y is float(height_at) bit for
+// bit, the aligned normal is normal_at's, and both agree with the chunk's own triangles.
+TEST(ScatterTest, HeightIsTheExactTriangleHeight) {
+  std::size_t checked = 0;
+  for (const auto& overrides :
+       {std::vector<std::string>{}, std::vector<std::string>{"world.cell_size_m=0.7"}}) {
+    for (int cells : {16, 32}) {
+      ChunkSettings cs;
+      cs.cells = cells;
+      cs.geomorph = false;
+      cs.surface = true;
+      const Preset preset = default_preset(overrides);
+      const auto gen = std::make_shared<const ChunkGenerator>(preset, cs);
+      const TerrainQuery q(gen);
+      for (const ChunkKey key : {ChunkKey{0, 0, 0}, ChunkKey{-3, 2, 0}, ChunkKey{5, -1, 0}}) {
+        ChunkData d;
+        gen->generate(key, {0, 0, 0, 0}, d);
+        const std::vector<Triangle> tris = chunk_triangles(d);
+        for (const ScatterInstance& p : d.scatter) {
+          ASSERT_EQ(p.y_m, float(q.height_at(p.x_m, p.z_m))) << p.x_m << ", " << p.z_m;
+          if (preset.surface.species[std::size_t(p.species)].align_to_normal) {
+            EXPECT_EQ(p.normal, q.normal_at(p.x_m, p.z_m)) << p.x_m << ", " << p.z_m;
+          }
+          bool on_mesh = false;
+          for (const Triangle& t : tris) {
+            const std::array<double, 3> w = barycentric(t, p.x_m, p.z_m);
+            if (w[0] < -1e-12 || w[1] < -1e-12 || w[2] < -1e-12) continue;
+            const double y = w[0] * t.v[0][1] + w[1] * t.v[1][1] + w[2] * t.v[2][1];
+            EXPECT_NEAR(double(p.y_m), y, 1e-4 * (1.0 + std::abs(y))) << p.x_m << ", " << p.z_m;
+            on_mesh = true;
+            break;
+          }
+          EXPECT_TRUE(on_mesh) << p.x_m << ", " << p.z_m;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100u);
+}
+
 TEST(TerrainQueryTest, BigWorldsKeepExactHeightsAndTriangles) {
   const auto gen = make_generator(16);
   const TerrainQuery q(gen);
