@@ -35,6 +35,10 @@ namespace terrane {
 // Deepest nesting of objects and arrays a preset document (or a --set value) may have; deeper
 // is Error(limit) "<source>: JSON nested deeper than 64 levels" while parsing.
 inline constexpr int kMaxJsonDepth = 64;
+// Most values (objects, arrays, numbers, strings, ...) a preset document may hold (the builtins
+// hold a few hundred); more is Error(limit) "<source>: JSON holds more than 262144 values"
+// while parsing.
+inline constexpr std::size_t kMaxJsonValues = std::size_t{1} << 18;
 // Largest preset file load_preset() reads (the builtins are a few KiB); larger is Error(limit)
 // naming the size and the cap. Only regular files are read (Error(io) otherwise).
 inline constexpr std::uintmax_t kMaxPresetFileBytes = std::uintmax_t{4} << 20;

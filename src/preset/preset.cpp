@@ -15,70 +15,116 @@ namespace preset_detail {
 
 namespace {
 
-// Rejects duplicate object keys, which nlohmann would silently resolve to the last one (a typo
-// magnet in hand-edited presets). Tracks the open objects and arrays and their keys.
-class DuplicateKeyCheck {
+// Builds the document from nlohmann's SAX events, in time linear in the text (nlohmann's
+// callback parser rescans the enclosing container at every object end: quadratic), and
+// checks while parsing what must not wait for the whole document:
+//  - duplicate object keys, which nlohmann would silently resolve to the last one (a typo
+//    magnet in hand-edited presets);
+//  - nesting at most kMaxJsonDepth, so that nothing later (the sections' readers, dump(), the
+//    messages' descriptions) recurses deeper;
+//  - at most kMaxJsonValues values, so that memory stays proportional to a real preset.
+class DocumentBuilder {
  public:
-  explicit DuplicateKeyCheck(std::string_view source) : source_(source) {}
+  explicit DocumentBuilder(std::string_view source) : source_(source) {}
 
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-        check_depth();
-        frames_.push_back({true, {}, ""});
-        break;
-      case json::parse_event_t::array_start:
-        check_depth();
-        frames_.push_back({false, {}, "[]"});
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        frames_.pop_back();
-        break;
-      case json::parse_event_t::key: {
-        Frame& f = frames_.back();
-        f.current = parsed.get<std::string>();
-        if (!f.keys.insert(f.current).second) {
-          std::string path;
-          for (const Frame& fr : frames_) {
-            if (fr.is_object)
-              path += (path.empty() ? "" : ".") + fr.current;
-            else
-              path += fr.current;
-          }
-          throw Error(ErrorCategory::parse,
-                      std::string(source_) + ": " + path + ": duplicate key '" + f.current + "'");
-        }
-        break;
-      }
-      case json::parse_event_t::value:
-        break;
+  json take() { return std::move(root_); }
+
+  bool null() { return add(json(nullptr)); }
+  bool boolean(bool v) { return add(json(v)); }
+  bool number_integer(json::number_integer_t v) { return add(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return add(json(v)); }
+  bool number_float(json::number_float_t v, const std::string& /*text*/) { return add(json(v)); }
+  bool string(json::string_t& v) { return add(json(std::move(v))); }
+  bool binary(json::binary_t& v) { return add(json::binary(std::move(v))); }
+  bool start_object(std::size_t /*elements*/) { return open(json::object()); }
+  bool start_array(std::size_t /*elements*/) { return open(json::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(json::string_t& k) {
+    Frame& f = frames_.back();
+    if (f.container->contains(k)) {
+      throw Error(ErrorCategory::parse,
+                  std::string(source_) + ": " + path_to(k) + ": duplicate key '" + k + "'");
     }
+    f.key = std::move(k);
     return true;
+  }
+  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& e) {
+    // Rethrown as its own type, so that parse_json_text reports the line and column.
+    if (const auto* pe = dynamic_cast<const json::parse_error*>(&e)) throw *pe;
+    if (const auto* oor = dynamic_cast<const json::out_of_range*>(&e)) throw *oor;
+    throw Error(ErrorCategory::parse, std::string(source_) + ": " + e.what());
   }
 
  private:
-  // Nesting is bounded while parsing, so that nothing later (the sections' readers, dump(),
-  // the messages' descriptions) recurses deeper than kMaxJsonDepth.
-  void check_depth() const {
-    if (frames_.size() < std::size_t(kMaxJsonDepth)) return;
-    throw Error(ErrorCategory::limit, std::string(source_) + ": JSON nested deeper than " +
-                                          std::to_string(kMaxJsonDepth) + " levels");
-  }
   struct Frame {
-    bool is_object;
-    std::set<std::string> keys;
-    std::string current;
+    json* container;
+    std::string key;  // the current member's key (objects)
   };
+
+  // The dotted path of the member `k` of the innermost container, as messages print paths.
+  std::string path_to(const std::string& k) const {
+    std::string path;
+    for (const Frame& fr : frames_) {
+      if (&fr == &frames_.back()) break;
+      path += fr.container->is_object() ? (path.empty() ? "" : ".") + fr.key
+                                        : "[" + std::to_string(fr.container->size() - 1) + "]";
+    }
+    if (frames_.back().container->is_object()) return path + (path.empty() ? "" : ".") + k;
+    return path;
+  }
+
+  void count_value() {
+    if (++values_ <= kMaxJsonValues) return;
+    throw Error(ErrorCategory::limit, std::string(source_) + ": JSON holds more than " +
+                                          std::to_string(kMaxJsonValues) + " values");
+  }
+
+  // Stores v at the current position (the root, the current key, or the array's end); returns
+  // where it now lives.
+  json* place(json&& v) {
+    count_value();
+    if (frames_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    Frame& f = frames_.back();
+    if (f.container->is_object()) return &((*f.container)[f.key] = std::move(v));
+    f.container->push_back(std::move(v));
+    return &f.container->back();
+  }
+  bool add(json&& v) {
+    place(std::move(v));
+    return true;
+  }
+  bool open(json&& empty) {
+    if (frames_.size() >= std::size_t(kMaxJsonDepth)) {
+      throw Error(ErrorCategory::limit, std::string(source_) + ": JSON nested deeper than " +
+                                            std::to_string(kMaxJsonDepth) + " levels");
+    }
+    json* where = place(std::move(empty));
+    frames_.push_back({where, {}});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+
   std::string_view source_;
+  json root_;
   std::vector<Frame> frames_;
+  std::size_t values_ = 0;
 };
 
 }  // namespace
 
 json parse_json_text(std::string_view text, std::string_view source) {
   try {
-    return json::parse(text.begin(), text.end(), DuplicateKeyCheck(source));
+    DocumentBuilder builder(source);
+    json::sax_parse(text.begin(), text.end(), &builder);
+    return builder.take();
   } catch (const json::parse_error& e) {
     // e.byte is the 1-based offset of the byte where parsing stopped.
     const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());

@@ -341,6 +341,36 @@ TEST(PresetFile, NonRegularAndOversizedFilesAreRefusedBeforeReading) {
 }
 
 
+// Issue 12, defect 4: parsing is linear and its limits are checked while parsing: a document of
+// 300,000 empty objects is refused at the value limit, a 60,000-node graph (2.7 MB, within the
+// file cap) at the node limit after a linear parse (it took 94 s with nlohmann's callback
+// parser, which rescans the parent at every object end; 0.2 s now). Duplicate keys are found
+// with their path, array indices included.
+TEST(PresetLimits, ValuesAreBoundedWhileParsingAndNodesAfter) {
+  std::string empties = R"({"graph": {"output": "a", "nodes": {"a": {"type": "constant"}}}, "x": [)";
+  for (int i = 0; i < 300000; ++i) empties += i ? ",{}" : "{}";
+  empties += "]}";
+  EXPECT_EQ(error_of([&] { (void)parse_preset(empties, "empties.json"); }),
+            "empties.json: JSON holds more than 262144 values");
+  std::string nodes = R"({"graph": {"output": "n0", "nodes": {)";
+  for (int i = 0; i < 60000; ++i) {
+    if (i != 0) nodes += ',';
+    nodes += "\"n";
+    nodes += std::to_string(i);
+    nodes += R"(": {"type": "constant", "value": 1})";
+  }
+  nodes += "}}}";
+  EXPECT_EQ(error_of([&] { (void)parse_preset(nodes, "nodes.json"); }),
+            "nodes.json: graph.nodes: 60000 nodes is more than the limit of 1024");
+  EXPECT_EQ(error_of([] {
+              (void)parse_preset(
+                  R"({"graph": {"output": "a", "nodes": {"a": {"type": "constant"}}}, "post": [{"kind": "thermal"}, {"kind": "thermal", "kind": "breach"}]})",
+                  "dup.json");
+            }),
+            "dup.json: post[1].kind: duplicate key 'kind'");
+}
+
+
 // Issue 12, defect 6: nlohmann's own exceptions never leak raw: a number a double cannot hold
 // and a --set string that is not UTF-8 are named with their source.
 TEST(PresetMessages, JsonLibraryErrorsNameTheSource) {
