@@ -66,6 +66,10 @@ int run_cli(int argc, char** argv) {
                 "drainage area in m^2 from which a cell counts as river (rivers output)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  g->add_option("--max-memory", gen.max_memory_gib,
+                "refuse the bake up front when its estimated memory exceeds this many GiB")
+      ->check(CLI::Range(0.0625, 4096.0))
+      ->capture_default_str();
   g->add_option("--lod", gen.lod, "mesh level of detail: glb/obj sample every 2^L cells")
       ->capture_default_str();
   auto* simplify_opt = g->add_option("--simplify-error", gen.simplify_error_m,

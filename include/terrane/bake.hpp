@@ -124,6 +124,23 @@ std::vector<RegionOpKind> parse_erode(std::string_view list);
 // ---------------------------------------------------------------------------------------------
 // Request and report
 
+// Budget: before any work, bake() estimates what the request needs and refuses it with
+// Error(limit), naming the estimate, its largest part and the cap, when
+//  - memory: heights, hydrology, post-operation scratch and the hungriest output's scratch
+//    (peak bytes per sample measured per stage, plus 25%; docs/PERFORMANCE.md) and the scatter's
+//    candidate blocks and instances exceed request.max_memory_bytes;
+//  - work: the post operations' estimated time on the reference machine (2-core x86-64;
+//    per-cell costs in docs/PERFORMANCE.md) exceeds kMaxBakeWorkSeconds in all;
+//  - files: the mesh tiles' files exceed kMaxMeshFiles;
+//  - scatter: the species' densities over the map's area (at their largest biome multiplier and
+//    cluster factor: an upper bound) exceed kMaxScatterInstances instances.
+inline constexpr std::uint64_t kDefaultBakeMemoryBytes = std::uint64_t{16} << 30;
+inline constexpr std::uint64_t kMinBakeMemoryBytes = std::uint64_t{64} << 20;
+inline constexpr std::uint64_t kMaxBakeMemoryBytes = std::uint64_t{4} << 40;
+inline constexpr double kMaxBakeWorkSeconds = 7200.0;
+inline constexpr std::int64_t kMaxMeshFiles = 1024;
+inline constexpr double kMaxScatterInstances = 4194304.0;  // 2^22
+
 struct BakeRequest {
   // A builtin preset name or a path to a preset JSON file, or a preset already loaded (its
   // source and name are kept; the overrides below are applied to its canonical_json, which
@@ -169,6 +186,9 @@ struct BakeRequest {
   PreviewMode preview = PreviewMode::relief;
   // Created when missing (with its parents), after validation.
   std::filesystem::path out_dir = "out";
+  // The most memory the bake may need by its estimate (--max-memory, in GiB there)
+  // [Units: bytes] [Limit: 64 MiB..4 TiB]; see "Budget" below.
+  std::uint64_t max_memory_bytes = kDefaultBakeMemoryBytes;
 };
 
 struct BakedFile {

@@ -87,6 +87,8 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   }
   const HeightOutputsPlan height_plan = plan_height_outputs(request, preset);
   const PerspectivePlan perspective_plan = plan_perspective(request, preset);
+  const bool want_hydrology = wants_hydrology(request, surface_plan);
+  check_budget(request, preset, grid, mesh_plan, surface_plan, want_hydrology);
   const CompiledGraph graph = compile(preset);
   prepare_output_dir(dir);
   // Every file is written into a staging directory and published at the end, the sidecar last:
@@ -103,7 +105,6 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
     apply_region_ops(heights, preset.generator(), post_ops, progress_range(ctx, 0.25, 1.0));
   }
   Hydrology hydro;
-  const bool want_hydrology = wants_hydrology(request, surface_plan);
   if (want_hydrology) {
     HydrologyParams hp;
     hp.routing.use_sea_level = true;
@@ -191,6 +192,13 @@ Field2D bake_heights(const BakeRequest& request, const ExecContext& ctx, bool gr
   }
   GridSpec grid = request_grid(request, preset);
   grid.validate("map size");
+  {
+    BakeRequest heights_only = request;
+    heights_only.formats.clear();
+    Preset budgeted = preset;
+    if (graph_only) budgeted.post.clear();
+    check_budget(heights_only, budgeted, grid, MeshPlan{}, SurfacePlan{}, false);
+  }
   const CompiledGraph graph = compile(preset);
   const bool post = !graph_only && !preset.post.empty();
   Field2D heights(grid);

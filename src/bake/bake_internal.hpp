@@ -141,4 +141,10 @@ std::vector<WrittenFile> write_perspective(const PerspectivePlan& plan, const Fi
                                            const std::filesystem::path& dir,
                                            const std::string& base);
 
+// ---------------------------------------------------------------------------------------------
+// Budget (budget.cpp): memory, work, files and scatter instances estimated from the request;
+// Error(limit) naming the estimate and the cap (terrane/bake.hpp, "Budget").
+void check_budget(const BakeRequest& request, const Preset& preset, const GridSpec& grid,
+                  const MeshPlan& meshes, const SurfacePlan& surface, bool hydrology);
+
 }  // namespace terrane::bake_detail

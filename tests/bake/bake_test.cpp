@@ -481,6 +481,65 @@ long gone_pid() {
   return long(child);
 }
 
+// Issue 12, defect 10: memory, work, files and scatter instances are estimated from the request
+// and refused up front, with the estimate and the cap in the message.
+TEST_F(BakeTest, WorkAndMemoryBeyondTheBudgetAreRefusedUpFront) {
+  BakeRequest r;
+  r.preset = "islands";
+  r.out_dir = root_ / "budget" / "out";
+  BakeRequest bad = r;
+  bad.size = 32768;
+  expect_refused(bad, ErrorCategory::limit,
+                 "the bake needs an estimated 40.06 GiB of memory (most for the map's 32768 x "
+                 "32768 samples); the limit is 16.00 GiB (--max-memory)");
+  bad = r;
+  bad.size = 8193;
+  bad.formats = parse_formats("obj");
+  expect_refused(bad, ErrorCategory::limit, "most for the meshes of 8193 x 8193 samples per tile");
+  bad.tiles = 4;
+  bad.max_memory_bytes = std::uint64_t{1} << 30;
+  expect_refused(bad, ErrorCategory::limit, "the limit is 1.00 GiB");
+  bad.max_memory_bytes = 1000;
+  expect_refused(bad, ErrorCategory::invalid_argument,
+                 "--max-memory: 0.00 GiB is outside the allowed range 0.0625 to 4096 GiB");
+  bad = r;
+  bad.size = 513;
+  bad.formats = parse_formats("glb");
+  bad.tiles = 256;
+  expect_refused(bad, ErrorCategory::limit,
+                 "--tiles 256: 65536 mesh files; a bake writes at most 1024");
+  bad = r;
+  bad.overrides = {R"(post=[{"op": "stream_power", "steps": 1000000}])"};
+  expect_refused(bad, ErrorCategory::limit,
+                 "post: the operations need an estimated 23.3 h on the reference machine (most: "
+                 "stream_power: 1000000 steps on 1025 x 1025 samples, 23.3 h); at most 2.0 h");
+  bad = r;  // two operations within their own limits, beyond the budget together
+  bad.size = 8193;
+  bad.overrides = {R"(post=[{"op": "thermal", "iterations": 100000}, {"op": "thermal", "iterations": 100000}])"};
+  expect_refused(bad, ErrorCategory::limit,
+                 "post: the operations need an estimated 11.2 h on the reference machine (most: "
+                 "thermal: 100000 iterations on 8193 x 8193 samples, 5.6 h)");
+  bad = r;
+  bad.size = 2049;
+  bad.formats = parse_formats("scatter");
+  expect_refused(bad, ErrorCategory::limit,
+                 "scatter: up to 358612992 instances on 61.44 x 61.44 km (the species' "
+                 "density_per_m2 at their largest biome multiplier); at most 4194304 per bake");
+  // The scatter's Poisson-disk blocks: a tiny min_distance_m on a small map.
+  bad = r;
+  bad.size = 65;
+  bad.formats = parse_formats("scatter");
+  bad.overrides = {
+      R"(surface={"species": [{"name": "t", "min_distance_m": 0.001, "density_per_m2": 0}], "biomes": [{"name": "a"}]})"};
+  expect_refused(bad, ErrorCategory::limit, "(most for the scatter (species min_distance_m");
+  // Within the budget: baked.
+  BakeRequest ok = r;
+  ok.size = 65;
+  ok.formats = parse_formats("png16");
+  ok.max_memory_bytes = kMinBakeMemoryBytes * 2;
+  EXPECT_NO_THROW((void)bake(ok));
+}
+
 // Issue 12, defect 5: a bake that fails after it has started writing leaves the directory
 // exactly as it was: the older set, its sidecar, nothing staged.
 TEST_F(BakeTest, FailedRunLeavesTheDirectoryAsItWas) {
