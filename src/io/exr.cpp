@@ -9,6 +9,7 @@
 #include <ImfOutputFile.h>
 #include <openexr.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,13 @@ namespace terrane {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Densest expansion of OpenEXR's lossless codecs: ZIP / ZIPS deflate at most 1032:1, PXR24
+// deflates 3 of every 4 bytes of a float (1376:1); RLE (64:1), PIZ and B44 stay below. A file of
+// S bytes is taken to hold at most 1376 * S bytes of samples; a header declaring more is refused
+// before anything is allocated (issue 12, defect 10). Only lossy DWAA / DWAB images of nearly
+// constant value can exceed this, and are refused too.
+constexpr std::uint64_t kMaxExrInflation = 1376;
 
 struct CoreErrors {
   std::string message;
@@ -55,8 +63,26 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
   exr_result_t rc = exr_start_read(&ctx, path.c_str(), &init);
   exr_attr_box2i_t box{};
   int parts = 0;
+  const exr_attr_chlist_t* channels = nullptr;
   if (rc == EXR_ERR_SUCCESS) rc = exr_get_count(ctx, &parts);
   if (rc == EXR_ERR_SUCCESS) rc = exr_get_data_window(ctx, 0, &box);
+  if (rc == EXR_ERR_SUCCESS) rc = exr_get_channels(ctx, 0, &channels);
+  // Bytes of samples the first part declares (every channel, at its sampling) and the samples
+  // read_exr allocates (the data window), whichever is larger.
+  std::uint64_t declared = 0;
+  if (rc == EXR_ERR_SUCCESS) {
+    const std::uint64_t w = std::uint64_t(std::int64_t(box.max.x) - box.min.x + 1);
+    const std::uint64_t h = std::uint64_t(std::int64_t(box.max.y) - box.min.y + 1);
+    declared = w * h;
+    std::uint64_t channel_bytes = 0;
+    for (int c = 0; channels != nullptr && c < channels->num_channels; ++c) {
+      const exr_attr_chlist_entry_t& e = channels->entries[c];
+      const std::uint64_t xs = std::uint64_t(std::max(e.x_sampling, 1));
+      const std::uint64_t ys = std::uint64_t(std::max(e.y_sampling, 1));
+      channel_bytes += (w / xs) * (h / ys) * (e.pixel_type == EXR_PIXEL_HALF ? 2 : 4);
+    }
+    declared = std::max(declared, channel_bytes);
+  }
   exr_finish(&ctx);
   if (rc != EXR_ERR_SUCCESS) {
     const std::string detail =
@@ -72,6 +98,18 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
   }
   io_detail::check_image_size(path, std::int64_t(box.max.x) - box.min.x + 1,
                               std::int64_t(box.max.y) - box.min.y + 1, ErrorCategory::parse);
+  const std::uintmax_t file_bytes = fs::file_size(path, ec);
+  if (ec) throw io_detail::file_error(ErrorCategory::io, path, "cannot read: " + ec.message());
+  if (declared > kMaxExrInflation * std::uint64_t(file_bytes)) {
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        "the OpenEXR header declares a data window of " +
+            std::to_string(std::int64_t(box.max.x) - box.min.x + 1) + " x " +
+            std::to_string(std::int64_t(box.max.y) - box.min.y + 1) + " (" +
+            std::to_string(declared) + " bytes of samples), more than a file of " +
+            std::to_string(file_bytes) + " bytes can hold (at most " +
+            std::to_string(kMaxExrInflation) + " bytes per byte of file): truncated or corrupt");
+  }
   return box;
 }
 
