@@ -23,8 +23,14 @@ void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
   grain = std::max<std::int64_t>(1, grain);
   std::atomic<std::int64_t> done{0};
   std::atomic<bool> stop{false};
+  // The caller's writes before the loop happen before every body (the release store here, the
+  // acquire load in run_range), and every body happens before the caller's code after the loop
+  // (the read-modify-writes of `done`, then the acquire load below). TBB guarantees both through
+  // its own handshakes, but those run inside libtbb.so, which ThreadSanitizer does not see: these
+  // atomics state the same order in C++ atomics it does see (tests/tsan.supp, docs/TESTING.md).
+  stop.store(false, std::memory_order_release);
   auto run_range = [&](std::int64_t b, std::int64_t e) {
-    if (stop.load(std::memory_order_relaxed)) return;
+    if (stop.load(std::memory_order_acquire)) return;
     if (ctx.cancelled()) {
       stop = true;
       return;
@@ -44,6 +50,7 @@ void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
           [&](const tbb::blocked_range<std::int64_t>& r) { run_range(r.begin(), r.end()); },
           tbb::simple_partitioner());
     });
+    (void)done.load(std::memory_order_acquire);
   }
   // A body's exception propagates as thrown: directly on the serial path, and through TBB's
   // exact exception propagation (std::exception_ptr, rethrown by parallel_for in this thread)
