@@ -10,6 +10,8 @@
 #include <openexr.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,81 @@ void capture_core_error(exr_const_context_t ctxt, exr_result_t code, const char*
   }
 }
 
+// Walks the attributes of every header (name, type name, 32-bit size, value; a header ends with
+// an empty name, a multi-part file's list of headers with an empty header) and checks each
+// declared size against the bytes the file has left, and a preview's size against its sides.
+// OpenEXR's C++ reader allocates an attribute's declared size before reading it (a 1.7 GB
+// opaque attribute in a few hundred bytes, found by fuzz_read_exr), so this runs first.
+void check_attribute_sizes(const fs::path& path, std::uintmax_t file_bytes) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!file) {
+    const int e = errno;
+    throw io_detail::file_error(ErrorCategory::io, path,
+                                "cannot open for reading: " + io_detail::errno_text(e));
+  }
+  auto malformed = [&](const std::string& what) {
+    return io_detail::file_error(ErrorCategory::parse, path,
+                                 "not a readable OpenEXR file: " + what);
+  };
+  unsigned char head[8] = {};
+  if (std::fread(head, 1, 8, file.get()) != 8) throw malformed("shorter than its 8-byte preamble");
+  const bool multipart = (head[5] & 0x10) != 0;  // version flags, bit 12
+  std::uintmax_t at = 8;
+  // Reads a NUL-terminated name of at most 255 bytes; false at the end of the file.
+  auto read_name = [&](std::string& out) {
+    out.clear();
+    for (;;) {
+      const int c = std::fgetc(file.get());
+      if (c == EOF) return false;
+      ++at;
+      if (c == 0) return true;
+      if (out.size() == 255) throw malformed("an attribute name longer than 255 bytes");
+      out += char(c);
+    }
+  };
+  std::string name, type;
+  for (int header = 0;; ++header) {
+    int attributes = 0;
+    for (;; ++attributes) {
+      if (!read_name(name)) throw malformed("the header ends before its attributes do");
+      if (name.empty()) break;
+      if (!read_name(type)) throw malformed("the header ends before its attributes do");
+      unsigned char le[4] = {};
+      if (std::fread(le, 1, 4, file.get()) != 4) {
+        throw malformed("the header ends before its attributes do");
+      }
+      at += 4;
+      const std::int64_t size = std::int32_t(std::uint32_t(le[0]) | std::uint32_t(le[1]) << 8 |
+                                             std::uint32_t(le[2]) << 16 |
+                                             std::uint32_t(le[3]) << 24);
+      if (size < 0 || std::uintmax_t(size) > file_bytes - at) {
+        throw malformed("attribute '" + io_detail::quoted(name) +
+                        "' declares " + std::to_string(size) + " bytes, the file has " +
+                        std::to_string(file_bytes - at) + " left");
+      }
+      if (type == "preview") {
+        unsigned char sides[8] = {};
+        if (size < 8 || std::fread(sides, 1, 8, file.get()) != 8) {
+          throw malformed("a preview attribute shorter than its sides");
+        }
+        auto u32 = [&](int k) {
+          return std::uint64_t(sides[k]) | std::uint64_t(sides[k + 1]) << 8 |
+                 std::uint64_t(sides[k + 2]) << 16 | std::uint64_t(sides[k + 3]) << 24;
+        };
+        const std::uint64_t w = u32(0), h = u32(4);
+        if ((w != 0 && h > std::uint64_t(size) / 4 / w) || 8 + 4 * w * h != std::uint64_t(size)) {
+          throw malformed("a preview of " + std::to_string(w) + " x " + std::to_string(h) +
+                          " pixels in an attribute of " + std::to_string(size) + " bytes");
+        }
+      }
+      at += std::uintmax_t(size);
+      if (std::fseek(file.get(), long(at), SEEK_SET) != 0) throw malformed("cannot seek");
+    }
+    // A single-part file has one header; a multi-part file's headers end with an empty one.
+    if (!multipart || attributes == 0) break;
+  }
+}
+
 // Parses the header with the core library and returns the data window; throws Error naming
 // the file for unreadable, malformed or oversize files.
 exr_attr_box2i_t checked_data_window(const fs::path& path) {
@@ -51,6 +128,9 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
         ErrorCategory::io, path,
         ec ? "cannot read: " + ec.message() : std::string("cannot read: no such regular file"));
   }
+  const std::uintmax_t file_bytes = fs::file_size(path, ec);
+  if (ec) throw io_detail::file_error(ErrorCategory::io, path, "cannot read: " + ec.message());
+  check_attribute_sizes(path, file_bytes);
   CoreErrors errors;
   exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
   init.error_handler_fn = &capture_core_error;
@@ -91,15 +171,13 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
     const bool window = detail.find("window") != std::string::npos;
     throw io_detail::file_error(
         ErrorCategory::parse, path,
-        "not a readable OpenEXR file: " + detail +
+        "not a readable OpenEXR file: " + io_detail::quoted(detail, 300) +
             (window ? " (the data window must be 1.." + std::to_string(kMaxGridSide) +
                           " samples per side)"
                     : std::string()));
   }
   io_detail::check_image_size(path, std::int64_t(box.max.x) - box.min.x + 1,
                               std::int64_t(box.max.y) - box.min.y + 1, ErrorCategory::parse);
-  const std::uintmax_t file_bytes = fs::file_size(path, ec);
-  if (ec) throw io_detail::file_error(ErrorCategory::io, path, "cannot read: " + ec.message());
   if (declared > kMaxExrInflation * std::uint64_t(file_bytes)) {
     throw io_detail::file_error(
         ErrorCategory::parse, path,
@@ -173,7 +251,7 @@ Field2D read_exr(const fs::path& path, double spacing_m) {
     throw;
   } catch (const std::exception& e) {
     throw io_detail::file_error(ErrorCategory::parse, path,
-                                std::string("malformed OpenEXR file: ") + e.what());
+                                "malformed OpenEXR file: " + io_detail::quoted(e.what(), 300));
   }
 }
 

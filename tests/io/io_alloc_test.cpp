@@ -144,6 +144,29 @@ TEST_F(ExrTest, HeaderLargerThanTheFileIsRefusedBeforeAllocating) {
             kSmallAllocation);
 }
 
+// Found by fuzz_read_exr: OpenEXR's C++ reader allocates the declared size of an attribute of
+// unknown type (1.7 GB in a few hundred bytes) before reading it, and a preview's sides.
+TEST_F(ExrTest, AttributeLargerThanTheFileIsRefusedBeforeAllocating) {
+  const fs::path valid = dir_ / "valid.exr";
+  write_exr(valid, Field2D(GridSpec{.width = 8, .height = 8, .spacing_m = 1.0}));
+  const std::string bytes = read(valid);
+  auto with_attribute = [&](const std::string& attribute) {
+    return bytes.substr(0, 8) + attribute + bytes.substr(8);
+  };
+  // name, type name, little-endian size, value
+  const fs::path p = write(
+      "opaque.exr", with_attribute(std::string("junk\0mytype\0\x78\x5e\x63\x68", 16) + "abc"));
+  EXPECT_LT(largest_allocation_refusing([&] { (void)read_exr(p); }, ErrorCategory::parse,
+                                        {p.string() + ": ", "attribute 'junk' declares 1751342712 bytes"}),
+            kSmallAllocation);
+  const fs::path q = write("preview.exr", with_attribute(std::string("preview\0preview\0\x08\0\0\0"
+                                                                     "\0\0\1\0\0\0\1\0",
+                                                                     28)));
+  EXPECT_LT(largest_allocation_refusing([&] { (void)read_exr(q); }, ErrorCategory::parse,
+                                        {q.string() + ": ", "a preview of 65536 x 65536 pixels"}),
+            kSmallAllocation);
+}
+
 TEST_F(NpyTest, HeaderLargerThanTheFileIsRefusedBeforeAllocating) {
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (16384, 65536), }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
