@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/io_internal.hpp"
@@ -42,6 +43,22 @@ void capture_core_error(exr_const_context_t ctxt, exr_result_t code, const char*
       errors->message = msg != nullptr ? msg : exr_get_error_code_as_string(code);
     }
   }
+}
+
+// The size of a value of a predefined OpenEXR attribute type with a fixed layout, -1 for the
+// others (chlist, preview, string, stringvector, floatvector, unknown types).
+std::int64_t fixed_value_size(const std::string& type) {
+  static constexpr std::pair<const char*, std::int64_t> kSizes[] = {
+      {"box2i", 16},        {"box2f", 16},     {"chromaticities", 32}, {"compression", 1},
+      {"double", 8},        {"envmap", 1},     {"float", 4},           {"int", 4},
+      {"keycode", 28},      {"lineOrder", 1},  {"m33f", 36},           {"m33d", 72},
+      {"m44f", 64},         {"m44d", 128},     {"rational", 8},        {"tiledesc", 9},
+      {"timecode", 8},      {"v2i", 8},        {"v2f", 8},             {"v2d", 16},
+      {"v3i", 12},          {"v3f", 12},       {"v3d", 24},            {"deepImageState", 1}};
+  for (const auto& [name, bytes] : kSizes) {
+    if (type == name) return bytes;
+  }
+  return -1;
 }
 
 // Walks the attributes of every header (name, type name, 32-bit size, value; a header ends with
@@ -95,6 +112,33 @@ void check_attribute_sizes(const fs::path& path, std::uintmax_t file_bytes) {
         throw malformed("attribute '" + io_detail::quoted(name) +
                         "' declares " + std::to_string(size) + " bytes, the file has " +
                         std::to_string(file_bytes - at) + " left");
+      }
+      // OpenEXR's C++ reader reads the value of a known type by its layout, not by the declared
+      // size, and goes on reading the next attribute where the value ended: a size that differs
+      // from the layout would make this walk and that reader disagree about where the following
+      // attributes are. So fixed-size types must declare their size, and a channel list must end
+      // exactly at its declared size.
+      if (const std::int64_t fixed = fixed_value_size(type); fixed >= 0 && size != fixed) {
+        throw malformed("attribute '" + io_detail::quoted(name) + "' of type " +
+                        io_detail::quoted(type) + " declares " + std::to_string(size) +
+                        " bytes; its type has " + std::to_string(fixed));
+      }
+      if (type == "chlist") {
+        std::string value(static_cast<std::size_t>(size), '\0');
+        if (std::fread(value.data(), 1, value.size(), file.get()) != value.size()) {
+          throw malformed("the header ends before its attributes do");
+        }
+        std::size_t k = 0;  // each channel: name, NUL, 16 bytes; the list ends with a NUL
+        while (k < value.size() && value[k] != '\0') {
+          const std::size_t end = value.find('\0', k);
+          if (end == std::string::npos) break;
+          k = end + 1 + 16;
+        }
+        if (k + 1 != value.size()) {
+          throw malformed("attribute '" + io_detail::quoted(name) +
+                          "': a channel list that does not end at its declared " +
+                          std::to_string(size) + " bytes");
+        }
       }
       if (type == "preview") {
         unsigned char sides[8] = {};

@@ -167,6 +167,34 @@ TEST_F(ExrTest, AttributeLargerThanTheFileIsRefusedBeforeAllocating) {
             kSmallAllocation);
 }
 
+// Found by fuzz_read_exr: OpenEXR's C++ reader reads a channel list (and a value of a fixed-size
+// type) by its layout, not by its declared size, so a channel list that ends before its declared
+// size makes it read the following attributes from elsewhere, where the fuzzer had placed an
+// attribute declaring 1.6 GB. Such sizes are refused: both walks agree on every attribute.
+TEST_F(ExrTest, AttributeSizeThatDisagreesWithItsLayoutIsRefused) {
+  const fs::path valid = dir_ / "valid.exr";
+  write_exr(valid, Field2D(GridSpec{.width = 8, .height = 8, .spacing_m = 1.0}));
+  const std::string bytes = read(valid);
+  // A channel list of one channel (2 + 16 bytes and the final NUL) declared as 40 bytes, whose
+  // last 21 bytes would be read as an attribute declaring 1.6 GB.
+  const std::string list = std::string("R\0", 2) + std::string(16, '\1') + std::string(1, '\0');
+  const std::string hidden = std::string("x\0y\0\x00\x00\x69\x61", 8) + std::string(13, 'z');
+  const fs::path p = write("chlist.exr", bytes.substr(0, 8) +
+                                             std::string("extra\0chlist\0\x28\0\0\0", 17) +
+                                             list + hidden + bytes.substr(8));
+  EXPECT_LT(largest_allocation_refusing([&] { (void)read_exr(p); }, ErrorCategory::parse,
+                                        {p.string() + ": ", "attribute 'extra'",
+                                         "does not end at its declared 40 bytes"}),
+            kSmallAllocation);
+  // A box2i declared with 4 bytes instead of 16.
+  const fs::path q = write("box.exr", bytes.substr(0, 8) +
+                                          std::string("box\0box2i\0\x04\0\0\0abcd", 18) +
+                                          bytes.substr(8));
+  test::expect_error([&] { (void)read_exr(q); }, ErrorCategory::parse,
+                     {q.string() + ": ", "attribute 'box' of type box2i declares 4 bytes; its "
+                                         "type has 16"});
+}
+
 TEST_F(NpyTest, HeaderLargerThanTheFileIsRefusedBeforeAllocating) {
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (16384, 65536), }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
