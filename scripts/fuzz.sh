@@ -26,10 +26,11 @@ for t in "${targets[@]}"; do
   dict=()
   [ -f "tests/fuzz/$t.dict" ] && dict=("-dict=tests/fuzz/$t.dict")
   echo "fuzz: $t for ${seconds}s" >&2
-  # A single allocation above 512 MiB or a process above 2 GiB is a failure (oom-*), as is an
+  # Inputs of up to 4 KiB. A single allocation above 512 MiB or a process above 2 GiB is a
+  # failure (oom-*), as is an
   # input taking more than 10 s (timeout-*); leaks are failures (ASan's leak check).
   if ! "build/fuzz/tests/fuzz/$t" -max_total_time="$seconds" -rss_limit_mb=2048 \
-      -malloc_limit_mb=512 -timeout=10 -print_final_stats=1 \
+      -malloc_limit_mb=512 -timeout=10 -max_len=4096 -print_final_stats=1 \
       -artifact_prefix="build/fuzz/artifacts/$t/" "${dict[@]}" \
       "build/fuzz/corpus/$t" "tests/fuzz/corpus/$t" > "build/fuzz/artifacts/$t.log" 2>&1; then
     failed+=("$t")
