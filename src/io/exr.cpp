@@ -49,12 +49,14 @@ void capture_core_error(exr_const_context_t ctxt, exr_result_t code, const char*
 // others (chlist, preview, string, stringvector, floatvector, unknown types).
 std::int64_t fixed_value_size(const std::string& type) {
   static constexpr std::pair<const char*, std::int64_t> kSizes[] = {
-      {"box2i", 16},        {"box2f", 16},     {"chromaticities", 32}, {"compression", 1},
-      {"double", 8},        {"envmap", 1},     {"float", 4},           {"int", 4},
-      {"keycode", 28},      {"lineOrder", 1},  {"m33f", 36},           {"m33d", 72},
-      {"m44f", 64},         {"m44d", 128},     {"rational", 8},        {"tiledesc", 9},
-      {"timecode", 8},      {"v2i", 8},        {"v2f", 8},             {"v2d", 16},
-      {"v3i", 12},          {"v3f", 12},       {"v3d", 24},            {"deepImageState", 1}};
+      {"box2i", 16},      {"box2f", 16},   {"chromaticities", 32},
+      {"compression", 1}, {"double", 8},   {"envmap", 1},
+      {"float", 4},       {"int", 4},      {"keycode", 28},
+      {"lineOrder", 1},   {"m33f", 36},    {"m33d", 72},
+      {"m44f", 64},       {"m44d", 128},   {"rational", 8},
+      {"tiledesc", 9},    {"timecode", 8}, {"v2i", 8},
+      {"v2f", 8},         {"v2d", 16},     {"v3i", 12},
+      {"v3f", 12},        {"v3d", 24},     {"deepImageState", 1}};
   for (const auto& [name, bytes] : kSizes) {
     if (type == name) return bytes;
   }
@@ -105,12 +107,12 @@ void check_attribute_sizes(const fs::path& path, std::uintmax_t file_bytes) {
         throw malformed("the header ends before its attributes do");
       }
       at += 4;
-      const std::int64_t size = std::int32_t(std::uint32_t(le[0]) | std::uint32_t(le[1]) << 8 |
-                                             std::uint32_t(le[2]) << 16 |
-                                             std::uint32_t(le[3]) << 24);
+      const std::int64_t size =
+          std::int32_t(std::uint32_t(le[0]) | std::uint32_t(le[1]) << 8 |
+                       std::uint32_t(le[2]) << 16 | std::uint32_t(le[3]) << 24);
       if (size < 0 || std::uintmax_t(size) > file_bytes - at) {
-        throw malformed("attribute '" + io_detail::quoted(name) +
-                        "' declares " + std::to_string(size) + " bytes, the file has " +
+        throw malformed("attribute '" + io_detail::quoted(name) + "' declares " +
+                        std::to_string(size) + " bytes, the file has " +
                         std::to_string(file_bytes - at) + " left");
       }
       // OpenEXR's C++ reader reads the value of a known type by its layout, not by the declared

@@ -179,7 +179,8 @@ Image16 read_png16(const fs::path& path) {
   struct stat st {};
   if (::fstat(::fileno(file.get()), &st) != 0) {
     const int e = errno;
-    throw io_detail::file_error(ErrorCategory::io, path, "cannot read: " + io_detail::errno_text(e));
+    throw io_detail::file_error(ErrorCategory::io, path,
+                                "cannot read: " + io_detail::errno_text(e));
   }
   const std::uint64_t filtered = std::uint64_t(ihdr.height) * (1 + std::uint64_t(ihdr.width) * 2);
   if (filtered > kMaxDeflateRatio * std::uint64_t(st.st_size)) {

@@ -161,8 +161,9 @@ int main(int argc, char** argv) {
     put(dir, "seed_name", std::string("\x00", 1) + "seed=42\nname=hills");
     put(dir, "node_param", std::string("\x00", 1) + "graph.nodes.hills.octaves=5");
     put(dir, "world", std::string("\x01", 1) + "world.size=65\nworld.cell_size_m=2.5");
-    put(dir, "post", std::string("\x00", 1) +
-                         R"(post=[{"op": "thermal", "iterations": 3}]
+    put(dir, "post",
+        std::string("\x00", 1) +
+            R"(post=[{"op": "thermal", "iterations": 3}]
 post.0.talus_deg=35)");
     put(dir, "surface", std::string("\x02", 1) + "surface.climate.lapse_rate_c_per_km=6");
     put(dir, "bad", std::string("\x03", 1) + "graph.nodes=1\n=x\nno_equals\nseed=\"big\"");

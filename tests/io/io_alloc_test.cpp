@@ -30,11 +30,21 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
-void* operator new[](std::size_t n) { return operator new(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void* operator new[](std::size_t n) {
+  return operator new(n);
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  std::free(p);
+}
 
 namespace terrane {
 namespace {
@@ -138,9 +148,9 @@ TEST_F(ExrTest, HeaderLargerThanTheFileIsRefusedBeforeAllocating) {
   const std::int32_t window[4] = {0, 0, 65535, 16383};
   std::memcpy(&bytes[at + attribute.size()], window, sizeof window);
   const fs::path p = write("short.exr", bytes);
-  EXPECT_LT(largest_allocation_refusing([&] { (void)read_exr(p); }, ErrorCategory::parse,
-                                        {p.string() + ": ", "65536 x 16384",
-                                         std::to_string(bytes.size()) + " bytes"}),
+  EXPECT_LT(largest_allocation_refusing(
+                [&] { (void)read_exr(p); }, ErrorCategory::parse,
+                {p.string() + ": ", "65536 x 16384", std::to_string(bytes.size()) + " bytes"}),
             kSmallAllocation);
 }
 
@@ -156,8 +166,9 @@ TEST_F(ExrTest, AttributeLargerThanTheFileIsRefusedBeforeAllocating) {
   // name, type name, little-endian size, value
   const fs::path p = write(
       "opaque.exr", with_attribute(std::string("junk\0mytype\0\x78\x5e\x63\x68", 16) + "abc"));
-  EXPECT_LT(largest_allocation_refusing([&] { (void)read_exr(p); }, ErrorCategory::parse,
-                                        {p.string() + ": ", "attribute 'junk' declares 1751342712 bytes"}),
+  EXPECT_LT(largest_allocation_refusing(
+                [&] { (void)read_exr(p); }, ErrorCategory::parse,
+                {p.string() + ": ", "attribute 'junk' declares 1751342712 bytes"}),
             kSmallAllocation);
   const fs::path q = write("preview.exr", with_attribute(std::string("preview\0preview\0\x08\0\0\0"
                                                                      "\0\0\1\0\0\0\1\0",
@@ -179,20 +190,21 @@ TEST_F(ExrTest, AttributeSizeThatDisagreesWithItsLayoutIsRefused) {
   // last 21 bytes would be read as an attribute declaring 1.6 GB.
   const std::string list = std::string("R\0", 2) + std::string(16, '\1') + std::string(1, '\0');
   const std::string hidden = std::string("x\0y\0\x00\x00\x69\x61", 8) + std::string(13, 'z');
-  const fs::path p = write("chlist.exr", bytes.substr(0, 8) +
-                                             std::string("extra\0chlist\0\x28\0\0\0", 17) +
-                                             list + hidden + bytes.substr(8));
-  EXPECT_LT(largest_allocation_refusing([&] { (void)read_exr(p); }, ErrorCategory::parse,
-                                        {p.string() + ": ", "attribute 'extra'",
-                                         "does not end at its declared 40 bytes"}),
+  const fs::path p =
+      write("chlist.exr", bytes.substr(0, 8) + std::string("extra\0chlist\0\x28\0\0\0", 17) + list +
+                              hidden + bytes.substr(8));
+  EXPECT_LT(largest_allocation_refusing(
+                [&] { (void)read_exr(p); }, ErrorCategory::parse,
+                {p.string() + ": ", "attribute 'extra'", "does not end at its declared 40 bytes"}),
             kSmallAllocation);
   // A box2i declared with 4 bytes instead of 16.
-  const fs::path q = write("box.exr", bytes.substr(0, 8) +
-                                          std::string("box\0box2i\0\x04\0\0\0abcd", 18) +
-                                          bytes.substr(8));
+  const fs::path q =
+      write("box.exr",
+            bytes.substr(0, 8) + std::string("box\0box2i\0\x04\0\0\0abcd", 18) + bytes.substr(8));
   test::expect_error([&] { (void)read_exr(q); }, ErrorCategory::parse,
-                     {q.string() + ": ", "attribute 'box' of type box2i declares 4 bytes; its "
-                                         "type has 16"});
+                     {q.string() + ": ",
+                      "attribute 'box' of type box2i declares 4 bytes; its "
+                      "type has 16"});
 }
 
 TEST_F(NpyTest, HeaderLargerThanTheFileIsRefusedBeforeAllocating) {
@@ -210,10 +222,10 @@ TEST_F(NpyTest, HeaderLargerThanTheFileIsRefusedBeforeAllocating) {
 TEST_F(Raw16Test, HeaderLargerThanTheFileIsRefusedBeforeAllocating) {
   // RAW16 has no header: the size the caller gives is checked against the file's.
   const fs::path p = write("short.r16", std::string(68, '\x7f'));
-  EXPECT_LT(largest_allocation_refusing([&] { (void)read_raw16(p, 65536, 16384); },
-                                        ErrorCategory::parse,
-                                        {p.string() + ": ", "size 68 bytes", "65536 x 16384"}),
-            kSmallAllocation);
+  EXPECT_LT(
+      largest_allocation_refusing([&] { (void)read_raw16(p, 65536, 16384); }, ErrorCategory::parse,
+                                  {p.string() + ": ", "size 68 bytes", "65536 x 16384"}),
+      kSmallAllocation);
 }
 
 }  // namespace

@@ -740,9 +740,10 @@ TEST_F(IoTest, NpyMalformedHeaderIsQuotedOnOneLine) {
   std::string dict = "{'descr':\n'<f4', \x01\xff 'fortran_order': False, 'shape': (2, 3) oops";
   dict += std::string(500, 'x');
   write_bytes(p, npy_bytes(dict, raw(std::vector<float>(6, 1.0f))));
-  const std::string message = test::expect_error(
-      [&] { read_npy(p); }, ErrorCategory::parse,
-      {p.string() + ": not a valid .npy header", "'{'descr':\\x0a'<f4', \\x01\\xff 'fortran", "...'"});
+  const std::string message =
+      test::expect_error([&] { read_npy(p); }, ErrorCategory::parse,
+                         {p.string() + ": not a valid .npy header",
+                          "'{'descr':\\x0a'<f4', \\x01\\xff 'fortran", "...'"});
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   EXPECT_LT(message.size(), p.string().size() + 200) << message;
   // A key or a type name from the file is quoted the same way.
