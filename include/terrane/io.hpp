@@ -130,6 +130,9 @@ void write_png16(const std::filesystem::path& path, const Field2D& heights,
                  const HeightRange& range);
 // Accepts only colour type 0 (greyscale) at bit depth 16; anything else is Error(parse) naming
 // what was found. Sizes above kMaxGridSide per side or kMaxGridSamples in all are Error(limit).
+// Before the image is allocated, the header is checked against the file's size: a file of S
+// bytes holds at most 1032 * S bytes of image data (deflate's densest ratio); a header declaring
+// more is Error(parse) with both figures.
 Image16 read_png16(const std::filesystem::path& path);
 Field2D read_png16(const std::filesystem::path& path, const HeightRange& range,
                    double spacing_m = 1.0);
@@ -163,7 +166,10 @@ Image16 read_raw16(const std::filesystem::path& path, int width = 0, int height 
 
 void write_exr(const std::filesystem::path& path, const Field2D& heights);
 // Reads channel R, or Y when there is no R (any pixel type, converted to float). The data
-// window size is checked against the caps before anything is allocated.
+// window size is checked against the caps before anything is allocated, and against the file's
+// size: a file of S bytes may declare at most 1376 * S bytes of samples (all channels; the
+// densest ratio of OpenEXR's lossless codecs, PXR24), more is Error(parse) with both figures
+// (so nearly constant DWAA / DWAB images, which compress further, are refused too).
 Field2D read_exr(const std::filesystem::path& path, double spacing_m = 1.0);
 
 // ---------------------------------------------------------------------------------------------

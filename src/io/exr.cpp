@@ -14,7 +14,11 @@
 #include <cerrno>
 #include <stdexcept>
 
+#include <algorithm>
+#include <cstdio>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/io_internal.hpp"
@@ -24,6 +28,13 @@ namespace terrane {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Densest expansion of OpenEXR's lossless codecs: ZIP / ZIPS deflate at most 1032:1, PXR24
+// deflates 3 of every 4 bytes of a float (1376:1); RLE (64:1), PIZ and B44 stay below. A file of
+// S bytes is taken to hold at most 1376 * S bytes of samples; a header declaring more is refused
+// before anything is allocated (issue 12, defect 10). Only lossy DWAA / DWAB images of nearly
+// constant value can exceed this, and are refused too.
+constexpr std::uint64_t kMaxExrInflation = 1376;
 
 struct CoreErrors {
   std::string message;
@@ -39,6 +50,126 @@ void capture_core_error(exr_const_context_t ctxt, exr_result_t code, const char*
   }
 }
 
+// The size of a value of a predefined OpenEXR attribute type with a fixed layout, -1 for the
+// others (chlist, preview, string, stringvector, floatvector, unknown types).
+std::int64_t fixed_value_size(const std::string& type) {
+  static constexpr std::pair<const char*, std::int64_t> kSizes[] = {
+      {"box2i", 16},      {"box2f", 16},   {"chromaticities", 32},
+      {"compression", 1}, {"double", 8},   {"envmap", 1},
+      {"float", 4},       {"int", 4},      {"keycode", 28},
+      {"lineOrder", 1},   {"m33f", 36},    {"m33d", 72},
+      {"m44f", 64},       {"m44d", 128},   {"rational", 8},
+      {"tiledesc", 9},    {"timecode", 8}, {"v2i", 8},
+      {"v2f", 8},         {"v2d", 16},     {"v3i", 12},
+      {"v3f", 12},        {"v3d", 24},     {"deepImageState", 1}};
+  for (const auto& [name, bytes] : kSizes) {
+    if (type == name) return bytes;
+  }
+  return -1;
+}
+
+// Walks the attributes of every header (name, type name, 32-bit size, value; a header ends with
+// an empty name, a multi-part file's list of headers with an empty header) and checks each
+// declared size against the bytes the file has left, and a preview's size against its sides.
+// OpenEXR's C++ reader allocates an attribute's declared size before reading it (a 1.7 GB
+// opaque attribute in a few hundred bytes, found by fuzz_read_exr), so this runs first.
+void check_attribute_sizes(const fs::path& path, std::uintmax_t file_bytes) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!file) {
+    const int e = errno;
+    throw io_detail::file_error(ErrorCategory::io, path,
+                                "cannot open for reading: " + io_detail::errno_text(e));
+  }
+  auto malformed = [&](const std::string& what) {
+    return io_detail::file_error(ErrorCategory::parse, path,
+                                 "not a readable OpenEXR file: " + what);
+  };
+  unsigned char head[8] = {};
+  if (std::fread(head, 1, 8, file.get()) != 8) throw malformed("shorter than its 8-byte preamble");
+  const bool multipart = (head[5] & 0x10) != 0;  // version flags, bit 12
+  std::uintmax_t at = 8;
+  // Reads a NUL-terminated name of at most 255 bytes; false at the end of the file.
+  auto read_name = [&](std::string& out) {
+    out.clear();
+    for (;;) {
+      const int c = std::fgetc(file.get());
+      if (c == EOF) return false;
+      ++at;
+      if (c == 0) return true;
+      if (out.size() == 255) throw malformed("an attribute name longer than 255 bytes");
+      out += char(c);
+    }
+  };
+  std::string name, type;
+  for (int header = 0;; ++header) {
+    int attributes = 0;
+    for (;; ++attributes) {
+      if (!read_name(name)) throw malformed("the header ends before its attributes do");
+      if (name.empty()) break;
+      if (!read_name(type)) throw malformed("the header ends before its attributes do");
+      unsigned char le[4] = {};
+      if (std::fread(le, 1, 4, file.get()) != 4) {
+        throw malformed("the header ends before its attributes do");
+      }
+      at += 4;
+      const std::int64_t size =
+          std::int32_t(std::uint32_t(le[0]) | std::uint32_t(le[1]) << 8 |
+                       std::uint32_t(le[2]) << 16 | std::uint32_t(le[3]) << 24);
+      if (size < 0 || std::uintmax_t(size) > file_bytes - at) {
+        throw malformed("attribute '" + io_detail::quoted(name) + "' declares " +
+                        std::to_string(size) + " bytes, the file has " +
+                        std::to_string(file_bytes - at) + " left");
+      }
+      // OpenEXR's C++ reader reads the value of a known type by its layout, not by the declared
+      // size, and goes on reading the next attribute where the value ended: a size that differs
+      // from the layout would make this walk and that reader disagree about where the following
+      // attributes are. So fixed-size types must declare their size, and a channel list must end
+      // exactly at its declared size.
+      if (const std::int64_t fixed = fixed_value_size(type); fixed >= 0 && size != fixed) {
+        throw malformed("attribute '" + io_detail::quoted(name) + "' of type " +
+                        io_detail::quoted(type) + " declares " + std::to_string(size) +
+                        " bytes; its type has " + std::to_string(fixed));
+      }
+      if (type == "chlist") {
+        std::string value(static_cast<std::size_t>(size), '\0');
+        if (std::fread(value.data(), 1, value.size(), file.get()) != value.size()) {
+          throw malformed("the header ends before its attributes do");
+        }
+        std::size_t k = 0;  // each channel: name, NUL, 16 bytes; the list ends with a NUL
+        while (k < value.size() && value[k] != '\0') {
+          const std::size_t end = value.find('\0', k);
+          if (end == std::string::npos) break;
+          k = end + 1 + 16;
+        }
+        if (k + 1 != value.size()) {
+          throw malformed("attribute '" + io_detail::quoted(name) +
+                          "': a channel list that does not end at its declared " +
+                          std::to_string(size) + " bytes");
+        }
+      }
+      if (type == "preview") {
+        unsigned char sides[8] = {};
+        if (size < 8 || std::fread(sides, 1, 8, file.get()) != 8) {
+          throw malformed("a preview attribute shorter than its sides");
+        }
+        auto u32 = [&](int k) {
+          return std::uint64_t(sides[k]) | std::uint64_t(sides[k + 1]) << 8 |
+                 std::uint64_t(sides[k + 2]) << 16 | std::uint64_t(sides[k + 3]) << 24;
+        };
+        const std::uint64_t w = u32(0), h = u32(4);
+        if ((w != 0 && h > std::uint64_t(size) / 4 / w) || 8 + 4 * w * h != std::uint64_t(size)) {
+          throw malformed("a preview of " + std::to_string(w) + " x " + std::to_string(h) +
+                          " pixels in an attribute of " + std::to_string(size) + " bytes");
+        }
+      }
+      at += std::uintmax_t(size);
+      if (std::fseek(file.get(), long(at), SEEK_SET) != 0) throw malformed("cannot seek");
+    }
+    // A single-part file has one header; a multi-part file's headers end with an empty one.
+    if (!multipart || attributes == 0) break;
+  }
+}
+
 // Parses the header with the core library and returns the data window; throws Error naming
 // the file for unreadable, malformed or oversize files.
 exr_attr_box2i_t checked_data_window(const fs::path& path) {
@@ -48,6 +179,9 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
         ErrorCategory::io, path,
         ec ? "cannot read: " + ec.message() : std::string("cannot read: no such regular file"));
   }
+  const std::uintmax_t file_bytes = fs::file_size(path, ec);
+  if (ec) throw io_detail::file_error(ErrorCategory::io, path, "cannot read: " + ec.message());
+  check_attribute_sizes(path, file_bytes);
   CoreErrors errors;
   exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
   init.error_handler_fn = &capture_core_error;
@@ -60,8 +194,26 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
   exr_result_t rc = exr_start_read(&ctx, path.c_str(), &init);
   exr_attr_box2i_t box{};
   int parts = 0;
+  const exr_attr_chlist_t* channels = nullptr;
   if (rc == EXR_ERR_SUCCESS) rc = exr_get_count(ctx, &parts);
   if (rc == EXR_ERR_SUCCESS) rc = exr_get_data_window(ctx, 0, &box);
+  if (rc == EXR_ERR_SUCCESS) rc = exr_get_channels(ctx, 0, &channels);
+  // Bytes of samples the first part declares (every channel, at its sampling) and the samples
+  // read_exr allocates (the data window), whichever is larger.
+  std::uint64_t declared = 0;
+  if (rc == EXR_ERR_SUCCESS) {
+    const std::uint64_t w = std::uint64_t(std::int64_t(box.max.x) - box.min.x + 1);
+    const std::uint64_t h = std::uint64_t(std::int64_t(box.max.y) - box.min.y + 1);
+    declared = w * h;
+    std::uint64_t channel_bytes = 0;
+    for (int c = 0; channels != nullptr && c < channels->num_channels; ++c) {
+      const exr_attr_chlist_entry_t& e = channels->entries[c];
+      const std::uint64_t xs = std::uint64_t(std::max(e.x_sampling, 1));
+      const std::uint64_t ys = std::uint64_t(std::max(e.y_sampling, 1));
+      channel_bytes += (w / xs) * (h / ys) * (e.pixel_type == EXR_PIXEL_HALF ? 2 : 4);
+    }
+    declared = std::max(declared, channel_bytes);
+  }
   exr_finish(&ctx);
   if (rc != EXR_ERR_SUCCESS) {
     const std::string detail =
@@ -70,13 +222,23 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
     const bool window = detail.find("window") != std::string::npos;
     throw io_detail::file_error(
         ErrorCategory::parse, path,
-        "not a readable OpenEXR file: " + detail +
+        "not a readable OpenEXR file: " + io_detail::quoted(detail, 300) +
             (window ? " (the data window must be 1.." + std::to_string(kMaxGridSide) +
                           " samples per side)"
                     : std::string()));
   }
   io_detail::check_image_size(path, std::int64_t(box.max.x) - box.min.x + 1,
                               std::int64_t(box.max.y) - box.min.y + 1, ErrorCategory::parse);
+  if (declared > kMaxExrInflation * std::uint64_t(file_bytes)) {
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        "the OpenEXR header declares a data window of " +
+            std::to_string(std::int64_t(box.max.x) - box.min.x + 1) + " x " +
+            std::to_string(std::int64_t(box.max.y) - box.min.y + 1) + " (" +
+            std::to_string(declared) + " bytes of samples), more than a file of " +
+            std::to_string(file_bytes) + " bytes can hold (at most " +
+            std::to_string(kMaxExrInflation) + " bytes per byte of file): truncated or corrupt");
+  }
   return box;
 }
 
@@ -166,7 +328,7 @@ Field2D read_exr(const fs::path& path, double spacing_m) {
     throw;
   } catch (const std::exception& e) {
     throw io_detail::file_error(ErrorCategory::parse, path,
-                                std::string("malformed OpenEXR file: ") + e.what());
+                                "malformed OpenEXR file: " + io_detail::quoted(e.what(), 300));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "terrane/core.hpp"
@@ -20,6 +21,26 @@ namespace terrane::io_detail {
 inline Error file_error(ErrorCategory category, const std::filesystem::path& path,
                         const std::string& reason) {
   return Error(category, path.string() + ": " + reason);
+}
+
+// Text from a file as quoted in messages: at most `max_bytes` bytes (then "..."), control and
+// non-ASCII bytes and the backslash as \xNN, so that a message stays one line of plain text
+// whatever the file holds.
+inline std::string quoted(std::string_view text, std::size_t max_bytes = 80) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t k = 0; k < text.size() && k < max_bytes; ++k) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      out += char(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (text.size() > max_bytes) out += "...";
+  return out;
 }
 
 inline std::string errno_text(int err) {

@@ -29,7 +29,7 @@ class HeaderParser {
   [[noreturn]] void fail(const std::string& what) const {
     throw io_detail::file_error(
         ErrorCategory::parse, path_,
-        "not a valid .npy header (" + what + "): '" + std::string(s_) + "'");
+        "not a valid .npy header (" + what + "): '" + io_detail::quoted(s_) + "'");
   }
   void skip_ws() {
     while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\t')) ++pos_;
@@ -164,7 +164,7 @@ Field2D read_npy(const fs::path& path, double spacing_m) {
     else if (key == "shape" && !shape)
       shape = parser.tuple();
     else
-      parser.fail("unexpected or repeated key '" + key + "'");
+      parser.fail("unexpected or repeated key '" + io_detail::quoted(key) + "'");
     if (!parser.eat(',')) {
       parser.expect('}');
       break;
@@ -180,7 +180,7 @@ Field2D read_npy(const fs::path& path, double spacing_m) {
     item = 8;
   else {
     throw io_detail::file_error(ErrorCategory::parse, path,
-                                "array type '" + *descr +
+                                "array type '" + io_detail::quoted(*descr) +
                                     "' is not supported (a height grid is little-endian float32 "
                                     "'<f4' or float64 '<f8')");
   }

@@ -2,6 +2,7 @@
 // (PNG) Specification", 2nd ed., 2003). 16-bit samples are stored big-endian in the file
 // (spec §7.1); libspng 0.7 takes and returns them in host order for SPNG_FMT_PNG and swaps.
 #include <spng.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <fstream>
@@ -44,6 +45,10 @@ const char* color_type_name(int t) {
 // Largest chunk (and total cached ancillary chunk data) accepted: far above any real IDAT
 // split, far below an allocation that could hurt.
 constexpr std::size_t kMaxChunkBytes = std::size_t{64} << 20;
+
+// Deflate (RFC 1951) expands at most 1032:1 (a 258-byte match in 2 bits), so a file of S bytes
+// holds at most 1032 * S bytes of filtered image data (spec §7.3: one filter byte per row).
+constexpr std::uint64_t kMaxDeflateRatio = 1032;
 
 }  // namespace
 
@@ -169,6 +174,23 @@ Image16 read_png16(const fs::path& path) {
                                     std::to_string(ihdr.color_type) + ")");
   }
   io_detail::check_image_size(path, ihdr.width, ihdr.height, ErrorCategory::parse);
+  // The header is checked against the data actually present before the image is allocated: a
+  // 69-byte file declaring 65536 x 16384 samples must not cost 2 GiB (issue 12, defect 10).
+  struct stat st {};
+  if (::fstat(::fileno(file.get()), &st) != 0) {
+    const int e = errno;
+    throw io_detail::file_error(ErrorCategory::io, path,
+                                "cannot read: " + io_detail::errno_text(e));
+  }
+  const std::uint64_t filtered = std::uint64_t(ihdr.height) * (1 + std::uint64_t(ihdr.width) * 2);
+  if (filtered > kMaxDeflateRatio * std::uint64_t(st.st_size)) {
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        "the PNG header declares " + std::to_string(ihdr.width) + " x " +
+            std::to_string(ihdr.height) + " 16-bit samples (" + std::to_string(filtered) +
+            " bytes of image data), more than a file of " + std::to_string(st.st_size) +
+            " bytes can hold (deflate compresses at most 1032:1): truncated or corrupt");
+  }
   std::size_t len = 0;
   rc = spng_decoded_image_size(ctx.get(), SPNG_FMT_PNG, &len);
   const std::size_t expected = std::size_t(ihdr.width) * ihdr.height * 2;

@@ -733,5 +733,28 @@ TEST_F(IoTest, NpyRejectsWhatIsNotATwoDimensionalFloatGrid) {
   test::expect_error([&] { read_npy(dir_ / "missing.npy"); }, ErrorCategory::io, {"missing.npy"});
 }
 
+// Regression (issue 12, found by fuzz_read_npy): a malformed header was quoted whole in the
+// message, up to 64 KiB with its newlines and control bytes, so the message was not one line.
+// It is quoted to 80 bytes, control and non-ASCII bytes as \xNN.
+TEST_F(IoTest, NpyMalformedHeaderIsQuotedOnOneLine) {
+  const fs::path p = dir_ / "bad.npy";
+  std::string dict = "{'descr':\n'<f4', \x01\xff 'fortran_order': False, 'shape': (2, 3) oops";
+  dict += std::string(500, 'x');
+  write_bytes(p, npy_bytes(dict, raw(std::vector<float>(6, 1.0f))));
+  const std::string message =
+      test::expect_error([&] { read_npy(p); }, ErrorCategory::parse,
+                         {p.string() + ": not a valid .npy header",
+                          "'{'descr':\\x0a'<f4', \\x01\\xff 'fortran", "...'"});
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_LT(message.size(), p.string().size() + 200) << message;
+  // A key or a type name from the file is quoted the same way.
+  write_bytes(p, npy_bytes("{'de\nscr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+                           raw(std::vector<float>(6, 1.0f))));
+  test::expect_error([&] { read_npy(p); }, ErrorCategory::parse, {"key 'de\\x0ascr'"});
+  write_bytes(p, npy_bytes("{'descr': '<\tf4', 'fortran_order': False, 'shape': (2, 3), }",
+                           raw(std::vector<float>(6, 1.0f))));
+  test::expect_error([&] { read_npy(p); }, ErrorCategory::parse, {"array type '<\\x09f4'"});
+}
+
 }  // namespace
 }  // namespace terrane
