@@ -11,8 +11,10 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "number_options.hpp"
 #include "terrane/core.hpp"
 #include "terrane/io.hpp"
+#include "terrane/world.hpp"
 
 namespace {
 
@@ -43,14 +45,19 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   g->add_option("-o,--out", gen.out_dir, "output directory (created if missing)")
       ->capture_default_str();
-  auto* seed_opt = g->add_option("--seed", gen.seed, "world seed (overrides the preset's)");
-  auto* size_opt = g->add_option("--size", gen.size,
-                                 "map size in samples per side (default: preset world.size)");
-  auto* width_opt = g->add_option("--width", gen.width, "map width in samples (with --height)");
-  auto* height_opt = g->add_option("--height", gen.height, "map height in samples (with --width)");
+  auto* seed_opt = g->add_option("--seed", gen.seed, "world seed (overrides the preset's)")
+                       ->check(cli::unsigned64());
+  auto* size_opt =
+      g->add_option("--size", gen.size, "map size in samples per side (default: preset world.size)")
+          ->check(cli::integer_in(1, kMaxGridSide));
+  auto* width_opt = g->add_option("--width", gen.width, "map width in samples (with --height)")
+                        ->check(cli::integer_in(1, kMaxGridSide));
+  auto* height_opt = g->add_option("--height", gen.height, "map height in samples (with --width)")
+                         ->check(cli::integer_in(1, kMaxGridSide));
   g->add_option("--origin", origin, "world position of sample (0,0) in metres: X,Z");
   auto* cell_opt = g->add_option("--cell", gen.cell_m,
-                                 "sample spacing in metres (default: preset world.cell_size_m)");
+                                 "sample spacing in metres (default: preset world.cell_size_m)")
+                       ->check(cli::real_in(0.0, 10000.0, true));
   g->add_option("--set", gen.overrides, "override a preset field: a.b.c=value (repeatable)");
   g->add_option("--formats", gen.formats,
                 "comma-separated outputs: png16,raw16,exr,normals,preview, hydrology masks "
@@ -64,21 +71,24 @@ int run_cli(int argc, char** argv) {
                 "thermal,droplets,stream_power,blur (applied in the order given)");
   g->add_option("--river-area", gen.river_area_m2,
                 "drainage area in m^2 from which a cell counts as river (rivers output)")
-      ->check(CLI::PositiveNumber)
+      ->check(cli::real_in(0.0, cli::kUnbounded, true))
       ->capture_default_str();
   g->add_option("--max-memory", gen.max_memory_gib,
                 "refuse the bake up front when its estimated memory exceeds this many GiB")
-      ->check(CLI::Range(0.0625, 4096.0))
+      ->check(cli::real_in(0.0625, 4096.0))
       ->capture_default_str();
   g->add_option("--lod", gen.lod, "mesh level of detail: glb/obj sample every 2^L cells")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::integer_in(0, 16));
   auto* simplify_opt = g->add_option("--simplify-error", gen.simplify_error_m,
                                      "simplify glb/obj meshes to this max error in metres (> 0); "
-                                     "tile borders are kept exact");
+                                     "tile borders are kept exact")
+                          ->check(cli::real_in(0.0, cli::kUnbounded, true));
   g->add_option("--tiles", gen.tiles,
                 "split glb/obj meshes into N x N tiles NAME_x{i}_z{j}.* plus NAME_tiles.json; N "
                 "must divide the map's cells")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::integer_in(1, kMaxGridSide - 1));
   g->add_option("--engine", gen.engine,
                 "also write a heightmap for an engine's terrain importer: unity (RAW16, 2^n+1), "
                 "unreal (PNG16, recommended sizes), godot (EXR for Terrain3D); see README");
@@ -95,7 +105,7 @@ int run_cli(int argc, char** argv) {
                 "pitch (< 0 looks down) and vertical field of view (default 40) in degrees")
       ->capture_default_str();
   g->add_option("--threads", gen.threads, "worker threads (0 = all cores)")
-      ->check(CLI::Range(0, kMaxThreads))
+      ->check(cli::integer_in(0, kMaxThreads))
       ->capture_default_str();
   g->add_flag("-q,--quiet", gen.quiet, "no progress bar");
   g->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
@@ -107,22 +117,31 @@ int run_cli(int argc, char** argv) {
   sc->add_option("preset", st.preset, "built-in preset name or path to a preset JSON file")
       ->capture_default_str();
   sc->add_option("--set", st.overrides, "override a preset field: a.b.c=value (repeatable)");
-  auto* st_seed = sc->add_option("--seed", st.seed, "world seed (overrides the preset's)");
+  auto* st_seed = sc->add_option("--seed", st.seed, "world seed (overrides the preset's)")
+                      ->check(cli::unsigned64());
   sc->add_option("--path", st.path, "viewer path: line | circle | random")->capture_default_str();
-  sc->add_option("--speed", st.speed, "viewer speed in m/s")->capture_default_str();
+  sc->add_option("--speed", st.speed, "viewer speed in m/s")
+      ->capture_default_str()
+      ->check(cli::real_in(0.0, kMaxViewerSpeed));
   sc->add_option("--seconds", st.seconds, "simulated seconds (60 frames each)")
-      ->capture_default_str();
-  sc->add_option("--view", st.view_m, "view distance in metres")->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::real_in(0.0, 86400.0, true));
+  sc->add_option("--view", st.view_m, "view distance in metres")
+      ->capture_default_str()
+      ->check(cli::real_in(0.0, 1.0e6, true));
   sc->add_option("--budget", st.budget_mb,
                  "chunk memory budget in MiB (default 256; with --surface 512, or 256 plus the "
-                 "workers' scratch if more)");
+                 "workers' scratch if more)")
+      ->check(cli::real_in(0.0, 1048576.0));
   sc->add_option("--threads", st.threads, "worker threads (0 = all cores)")
-      ->check(CLI::Range(0, kMaxThreads))
+      ->check(cli::integer_in(0, kMaxThreads))
       ->capture_default_str();
   sc->add_option("--cells", st.cells, "cells per chunk side (power of two, 8..1024)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::integer_in(8, 1024));
   sc->add_option("--poll-ms", st.poll_ms, "poll() time budget per frame in ms")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::real_in(0.0, 1000.0, true));
   sc->add_option("--csv", st.csv, "write one row per frame to this CSV file");
   sc->add_flag("--json", st.json, "print only the summary JSON line");
   sc->add_flag("--fast", st.fast, "do not pace frames in real time (stress test)");
@@ -141,25 +160,32 @@ int run_cli(int argc, char** argv) {
                  "2-D float .npy (with --cell)")
       ->capture_default_str();
   ss->add_option("--set", so.overrides, "override a preset field: a.b.c=value (repeatable)");
-  auto* ss_seed = ss->add_option("--seed", so.seed, "world seed (presets)");
-  auto* ss_size = ss->add_option("--size", so.size, "map size in samples per side (presets)");
-  auto* ss_width = ss->add_option("--width", so.width, "map width in samples (with --height)");
-  auto* ss_height = ss->add_option("--height", so.height, "map height in samples (with --width)");
+  auto* ss_seed =
+      ss->add_option("--seed", so.seed, "world seed (presets)")->check(cli::unsigned64());
+  auto* ss_size = ss->add_option("--size", so.size, "map size in samples per side (presets)")
+                      ->check(cli::integer_in(1, kMaxGridSide));
+  auto* ss_width = ss->add_option("--width", so.width, "map width in samples (with --height)")
+                       ->check(cli::integer_in(1, kMaxGridSide));
+  auto* ss_height = ss->add_option("--height", so.height, "map height in samples (with --width)")
+                        ->check(cli::integer_in(1, kMaxGridSide));
   auto* ss_cell = ss->add_option("--cell", so.cell_m,
-                                 "cell size in metres (presets: spacing; .npy: along x, required)");
+                                 "cell size in metres (presets: spacing; .npy: along x, required)")
+                      ->check(cli::real_in(0.0, 10000.0, true));
   auto* ss_cell_z =
-      ss->add_option("--cell-z", so.cell_z_m, ".npy: cell size along z (rows) when not square");
+      ss->add_option("--cell-z", so.cell_z_m, ".npy: cell size along z (rows) when not square")
+          ->check(cli::real_in(0.0, 10000.0, true));
   auto* ss_sea = ss->add_option("--sea", so.sea_m,
                                 "sea level in metres (land is above it); default: the preset's or "
-                                "sidecar's, none for .npy");
+                                "sidecar's, none for .npy")
+                     ->check(cli::real_in(-1.0e9, 1.0e9));
   ss->add_flag("--graph-only", so.graph_only,
                "presets: skip the post operations (the heights the streamed world evaluates)");
   ss->add_option("--agent-slope", so.agent_slope_deg, "walkable slope limit in degrees")
-      ->check(CLI::Range(0.0, 90.0))
+      ->check(cli::real_in(0.0, 90.0))
       ->capture_default_str();
   ss->add_flag("--json", so.json, "print one JSON line (keys as in docs/REALISM.md)");
   ss->add_option("--threads", so.threads, "worker threads (0 = all cores)")
-      ->check(CLI::Range(0, kMaxThreads))
+      ->check(cli::integer_in(0, kMaxThreads))
       ->capture_default_str();
 
   app.add_subcommand("presets", "list the built-in presets");
@@ -170,7 +196,7 @@ int run_cli(int argc, char** argv) {
   b->require_subcommand(1);
   bn->add_option("--workload", bench.only, "run only this workload (W1..W5)");
   bn->add_option("--repeats", bench.repeats, "timed runs per workload; the median is printed")
-      ->check(CLI::Range(1, 1000))
+      ->check(cli::integer_in(1, 1000))
       ->capture_default_str();
   bn->add_flag("--all-targets", bench.all_targets, "repeat for every supported SIMD target");
   bn->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
@@ -181,11 +207,11 @@ int run_cli(int argc, char** argv) {
                                "thermal, stream power (docs/PERFORMANCE.md)");
   be->add_option("--workload", bench_e.only, "run only this method: droplets|thermal|stream_power");
   be->add_option("--repeats", bench_e.repeats, "timed runs per workload; the median is printed")
-      ->check(CLI::Range(1, 1000))
+      ->check(cli::integer_in(1, 1000))
       ->capture_default_str();
   be->add_option("--threads", bench_e.threads, "worker threads of the terrane runs (0 = all)")
 
-      ->check(CLI::Range(0, kMaxThreads))
+      ->check(cli::integer_in(0, kMaxThreads))
       ->capture_default_str();
 
   try {

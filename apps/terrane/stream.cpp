@@ -19,6 +19,7 @@
 #include "commands.hpp"
 #include "terrane/io.hpp"
 #include "terrane/preset.hpp"
+#include "terrane/schema.hpp"
 #include "terrane/world.hpp"
 
 namespace terrane::cli {
@@ -127,22 +128,22 @@ int run_stream(const StreamOptions& opt) {
                 "--path '" + opt.path + "': expected line, circle or random");
   }
   if (!(std::isfinite(opt.speed) && opt.speed >= 0.0 && opt.speed <= kMaxViewerSpeed)) {
-    throw Error(ErrorCategory::invalid_argument, "--speed " + std::to_string(opt.speed) +
+    throw Error(ErrorCategory::invalid_argument, "--speed " + format_number(opt.speed) +
                                                      " m/s must be in [0, " +
-                                                     std::to_string(int(kMaxViewerSpeed)) + "]");
+                                                     format_number(kMaxViewerSpeed) + "]");
   }
   if (!(std::isfinite(opt.seconds) && opt.seconds > 0.0 && opt.seconds <= 86400.0)) {
     throw Error(ErrorCategory::invalid_argument,
-                "--seconds " + std::to_string(opt.seconds) + " must be in (0, 86400]");
+                "--seconds " + format_number(opt.seconds) + " must be in (0, 86400]");
   }
   const double budget_mb = opt.budget_mb == 0.0 ? 256.0 : opt.budget_mb;
   if (!(std::isfinite(budget_mb) && budget_mb > 0.0 && budget_mb <= 1048576.0)) {
     throw Error(ErrorCategory::invalid_argument,
-                "--budget " + std::to_string(opt.budget_mb) + " MiB must be in (0, 1048576]");
+                "--budget " + format_number(opt.budget_mb) + " MiB must be in (0, 1048576]");
   }
   if (!(std::isfinite(opt.poll_ms) && opt.poll_ms > 0.0 && opt.poll_ms <= 1000.0)) {
     throw Error(ErrorCategory::invalid_argument,
-                "--poll-ms " + std::to_string(opt.poll_ms) + " must be in (0, 1000]");
+                "--poll-ms " + format_number(opt.poll_ms) + " must be in (0, 1000]");
   }
   WorkerPriority priority = WorkerPriority::background;
   if (opt.workers == "normal") {

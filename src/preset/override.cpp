@@ -7,6 +7,28 @@
 namespace terrane::preset_detail {
 namespace {
 
+// Whether `text` has the syntax of a JSON number (json::accept refuses one that overflows).
+bool looks_like_json_number(std::string_view text) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  if (!digits()) return false;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == text.size();
+}
+
 std::vector<std::string> split_path(std::string_view path) {
   std::vector<std::string> parts;
   std::size_t start = 0;
@@ -140,14 +162,20 @@ void apply_override(json& doc, std::string_view assignment, std::string_view sou
   // A value is JSON when it parses as JSON, otherwise a bare string (so name=alps works).
   // json::accept validates without building anything (and without recursion); a value that is
   // JSON is then read with the preset reader's checks (nesting bounded, duplicate keys refused).
-  const json value = json::accept(text.begin(), text.end()) ? parse_json_text(text, where)
-                                                            : json(std::string(text));
+  const bool is_json = json::accept(text.begin(), text.end());
+  if (!is_json && looks_like_json_number(text)) {
+    // JSON syntax that a double cannot hold (1e400): not quietly a string.
+    throw Error(ErrorCategory::invalid_argument,
+                where +
+                    ": the number is beyond what a double holds (magnitude up to about "
+                    "1.8e308)");
+  }
+  const json value = is_json ? parse_json_text(text, where) : json(std::string(text));
   if (value.is_string()) {
     try {
       (void)value.dump();  // a bare string is kept as given: its bytes must be UTF-8
     } catch (const json::type_error&) {
-      throw Error(ErrorCategory::invalid_argument,
-                  where + ": the value is not valid UTF-8 text");
+      throw Error(ErrorCategory::invalid_argument, where + ": the value is not valid UTF-8 text");
     }
   }
 
