@@ -28,6 +28,7 @@ struct GenerateOptions {
   std::string formats = "png16,preview";
   std::string erode;             // --erode thermal,droplets,...: appended to the preset's post
   double river_area_m2 = 1.0e6;  // --river-area: drainage area of a river cell (rivers mask)
+  bool whole_map_hydrology = false;  // --whole-map-hydrology: surface outputs use the map's water
   int threads = 0;
   bool quiet = false;
   // Meshes (--formats glb,obj) and engine heightmaps.

@@ -66,6 +66,10 @@ int run_cli(int argc, char** argv) {
                 "drainage area in m^2 from which a cell counts as river (rivers output)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  g->add_flag("--whole-map-hydrology", gen.whole_map_hydrology,
+              "surface outputs (splat, biomes, scatter, --preview biomes) use this map's rivers "
+              "and lakes (moisture, water): NOT seamless across maps or tiles; default: only "
+              "the sea below sea level, a function of location");
   g->add_option("--lod", gen.lod, "mesh level of detail: glb/obj sample every 2^L cells")
       ->capture_default_str();
   auto* simplify_opt = g->add_option("--simplify-error", gen.simplify_error_m,

@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -291,12 +292,17 @@ struct ScatterMesh {
 
 // What scatter reads: heights and biome weights on one grid (same GridSpec), covering the query
 // region expanded by scatter_margin_m() (plus one cell); `water` is empty or one byte per cell;
-// `mesh`: the triangulation whose height, slope and normal the points take.
+// `mesh`: the triangulation whose height and normal the points take. `rule_mesh`: the
+// triangulation whose height and slope the species' height, slope and water rules test (which
+// points exist); none: `mesh`. A bake passes a world-anchored one (the streamed world's chunk
+// triangulation) so that which points a map holds does not depend on the map's extent, while
+// each point still sits on the map's own exported mesh.
 struct ScatterInput {
   const Field2D* heights = nullptr;
   const BiomeWeights* biomes = nullptr;
   std::span<const std::uint8_t> water;
   ScatterMesh mesh;
+  std::optional<ScatterMesh> rule_mesh;
 };
 
 // Extra distance around a query region that ScatterInput must cover.
