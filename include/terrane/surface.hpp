@@ -16,7 +16,8 @@
 // the exclusion distance, decided the same way), so a region gives the same points whether it is
 // generated whole or as chunks in any order, on any number of threads. The exception is the
 // optional hydrology input (moisture boost, water exclusion by rivers/lakes): hydrology is a
-// whole-map computation, so results that use it are functions of that map.
+// whole-map computation, so results that use it are functions of that map (a bake passes it
+// only with BakeRequest::whole_map_hydrology).
 //
 // Threading: all functions are reentrant; parameters are immutable inputs. Scratch objects
 // (ScatterScratch) belong to one call at a time. Noise runs on ExecContext::simd's target.
