@@ -40,8 +40,7 @@ bool wants_hydrology(const BakeRequest& request, const SurfacePlan& surface) {
       f.count(OutputFormat::preview) != 0U && request.preview != PreviewMode::biomes;
   return f.count(OutputFormat::rivers) != 0U || f.count(OutputFormat::lakes) != 0U ||
          f.count(OutputFormat::flow) != 0U || relief_preview ||
-         f.count(OutputFormat::perspective) != 0U ||
-         (surface.any() && surface.whole_map_hydrology);
+         f.count(OutputFormat::perspective) != 0U || (surface.any() && surface.whole_map_hydrology);
 }
 
 // `message` with the staging directory's paths replaced by the paths the files are published

@@ -140,8 +140,7 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   const Hydrology* water = plan.whole_map_hydrology ? hydro : nullptr;
   // One sample of margin at least: slopes at the map's border are central differences, as
   // inside a larger map.
-  const int margin =
-      want_points ? int(std::ceil(scatter_margin_m(params) / g.spacing_m)) + 2 : 1;
+  const int margin = want_points ? int(std::ceil(scatter_margin_m(params) / g.spacing_m)) + 2 : 1;
   const Expanded ex = expand(graph, heights, water, margin, ctx);
   Climate climate;
   const ClimateSources sources = compile_climate_sources(preset.generator(), params.climate);
@@ -160,9 +159,9 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
                            (g.height - 1) / plan.mesh_tiles};
     const int chunk = ChunkSettings{}.cells;
     const ScatterMesh rules{0, 0, chunk, chunk};
-    scatter_region(params, preset.seed, ScatterInput{&ex.heights, &ex_biomes, ex.water, mesh, rules},
-                   g.x_m(0), g.z_m(0), g.x_m(g.width - 1) + g.spacing_m,
-                   g.z_m(g.height - 1) + g.spacing_m, points, ctx);
+    scatter_region(
+        params, preset.seed, ScatterInput{&ex.heights, &ex_biomes, ex.water, mesh, rules}, g.x_m(0),
+        g.z_m(0), g.x_m(g.width - 1) + g.spacing_m, g.z_m(g.height - 1) + g.spacing_m, points, ctx);
   }
   if (summary != nullptr) {
     std::vector<std::int64_t> dominant(params.biomes.size(), 0);

@@ -77,8 +77,12 @@ std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
 class InputSampler {
  public:
   explicit InputSampler(const ScatterInput& in)
-      : h_(*in.heights), b_(*in.biomes), water_(in.water), g_(in.heights->grid),
-        mesh_(resolved(in.mesh)), rules_(in.rule_mesh ? resolved(*in.rule_mesh) : mesh_),
+      : h_(*in.heights),
+        b_(*in.biomes),
+        water_(in.water),
+        g_(in.heights->grid),
+        mesh_(resolved(in.mesh)),
+        rules_(in.rule_mesh ? resolved(*in.rule_mesh) : mesh_),
         separate_rules_(in.rule_mesh.has_value()) {}
 
   // The surface of the rule mesh (ScatterInput::rule_mesh): what the rules test.
@@ -115,9 +119,9 @@ class InputSampler {
     const double x0 = g_.origin_x_m + double(gi) * s, z0 = g_.origin_z_m + double(gj) * s;
     const double sx = (g_.origin_x_m + double(gi + 1) * s) - x0;
     const double sz = (g_.origin_z_m + double(gj + 1) * s) - z0;
-    const bool main = mesh_detail::main_diagonal(
-        int(floor_mod(gi - mesh.index_x0, mesh.cells_x)),
-        int(floor_mod(gj - mesh.index_z0, mesh.cells_z)), mesh.cells_x, mesh.cells_z);
+    const bool main = mesh_detail::main_diagonal(int(floor_mod(gi - mesh.index_x0, mesh.cells_x)),
+                                                 int(floor_mod(gj - mesh.index_z0, mesh.cells_z)),
+                                                 mesh.cells_x, mesh.cells_z);
     const double u = (x - x0) / sx, v = (z - z0) / sz;
     const int tri = mesh_detail::cell_triangle(main, u, v);
     const std::size_t W = std::size_t(g_.width);

@@ -36,8 +36,8 @@ Rgba read_rgba(const fs::path& p) {
   spng_set_png_buffer(ctx, bytes.data(), bytes.size());
   spng_ihdr ihdr{};
   std::size_t size = 0;
-  const bool ok = spng_get_ihdr(ctx, &ihdr) == 0 &&
-                  spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &size) == 0;
+  const bool ok =
+      spng_get_ihdr(ctx, &ihdr) == 0 && spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &size) == 0;
   if (ok) {
     img.width = int(ihdr.width);
     img.height = int(ihdr.height);
@@ -80,8 +80,8 @@ class ExtentTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() / (std::string("terrane_extent_") + info->name() + "_" +
-                                         std::to_string(::getpid()));
+    root_ = fs::temp_directory_path() /
+            (std::string("terrane_extent_") + info->name() + "_" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_);
   }
@@ -132,7 +132,8 @@ TEST_F(ExtentTest, SurfaceOutputsDoNotDependOnTheMapExtent) {
     const Rgba w = read_rgba(root_ / "whole" / f.name);
     const bool per_cell = w.width == 2 * kHalfCells;
     ASSERT_EQ(w.width, per_cell ? 2 * kHalfCells : 2 * kHalfCells + 1) << f.name;
-    for (const auto& [half, first_column] : {std::pair{"left", 0}, std::pair{"right", kHalfCells}}) {
+    for (const auto& [half, first_column] :
+         {std::pair{"left", 0}, std::pair{"right", kHalfCells}}) {
       const Rgba h = read_rgba(root_ / half / f.name);
       ASSERT_EQ(h.width, per_cell ? kHalfCells : kHalfCells + 1) << half << "/" << f.name;
       ASSERT_EQ(h.height, w.height) << half << "/" << f.name;
@@ -140,10 +141,11 @@ TEST_F(ExtentTest, SurfaceOutputsDoNotDependOnTheMapExtent) {
       for (int j = 0; j < h.height; ++j) {
         for (int i = 0; i < h.width; ++i) {
           for (int c = 0; c < 4; ++c) {
-            const auto hv = h.px[(std::size_t(j) * std::size_t(h.width) + std::size_t(i)) * 4 +
-                                 std::size_t(c)];
-            const auto wv = w.px[(std::size_t(j) * std::size_t(w.width) +
-                                  std::size_t(i + first_column)) * 4 + std::size_t(c)];
+            const auto hv =
+                h.px[(std::size_t(j) * std::size_t(h.width) + std::size_t(i)) * 4 + std::size_t(c)];
+            const auto wv =
+                w.px[(std::size_t(j) * std::size_t(w.width) + std::size_t(i + first_column)) * 4 +
+                     std::size_t(c)];
             if (hv != wv) ++differing;
           }
         }
@@ -204,7 +206,8 @@ TEST_F(ExtentTest, WholeMapHydrologyFeedsTheSurfaceOutputs) {
     std::ifstream in(p, std::ios::binary);
     return std::string{std::istreambuf_iterator<char>(in), {}};
   };
-  for (const std::string name : {"default_biomes.png", "default_splat0.png", "default_scatter.csv"}) {
+  for (const std::string name :
+       {"default_biomes.png", "default_splat0.png", "default_scatter.csv"}) {
     EXPECT_NE(bytes(root_ / "local" / name), bytes(root_ / "hydro" / name))
         << name << " does not change with whole-map hydrology";
   }
