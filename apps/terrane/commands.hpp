@@ -29,6 +29,7 @@ struct GenerateOptions {
   std::string erode;             // --erode thermal,droplets,...: appended to the preset's post
   double river_area_m2 = 1.0e6;  // --river-area: drainage area of a river cell (rivers mask)
   double max_memory_gib = 16.0;  // --max-memory: the bake's memory budget
+  bool whole_map_hydrology = false;  // --whole-map-hydrology: surface outputs use the map's water
   int threads = 0;
   bool quiet = false;
   // Meshes (--formats glb,obj) and engine heightmaps.

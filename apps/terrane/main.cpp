@@ -77,6 +77,10 @@ int run_cli(int argc, char** argv) {
                 "refuse the bake up front when its estimated memory exceeds this many GiB")
       ->check(cli::real_in(0.0625, 4096.0))
       ->capture_default_str();
+  g->add_flag("--whole-map-hydrology", gen.whole_map_hydrology,
+              "surface outputs (splat, biomes, scatter, --preview biomes) use this map's rivers "
+              "and lakes (moisture, water): NOT seamless across maps or tiles; default: only "
+              "the sea below sea level, a function of location");
   g->add_option("--lod", gen.lod, "mesh level of detail: glb/obj sample every 2^L cells")
       ->capture_default_str()
       ->check(cli::integer_in(0, 16));

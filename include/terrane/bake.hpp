@@ -165,9 +165,16 @@ struct BakeRequest {
   // Region operations appended with their defaults to the preset's post list (as an override
   // "post=[...]", so the hash covers them); applied after the preset's own, in this order.
   std::vector<RegionOpKind> erode;
-  // Drainage area from which a cell counts as river (rivers output, surface water)
-  // [Units: m^2] [Limit: > 0].
+  // Drainage area from which a cell counts as river (rivers output; surface water with
+  // whole_map_hydrology) [Units: m^2] [Limit: > 0].
   double river_area_m2 = 1.0e6;
+  // Surface outputs (splat, biomes, scatter, the biome preview) from the map's own hydrology
+  // (--whole-map-hydrology): rivers, lakes and sea boost moisture, scatter avoids river and
+  // lake cells, the biome preview draws them. Hydrology is a whole-map computation, so these
+  // outputs then depend on the map's extent: NOT seamless across maps or tiles (the bake adds a
+  // warning saying so). Default (false): they depend only on location; the only water is what
+  // lies below the world's sea level (no moisture boost), as in the streamed world.
+  bool whole_map_hydrology = false;
 
   // Meshes (glb / obj only; an error otherwise when not at their defaults):
   int lod = 0;                             // samples every 2^lod cells [Limit: 0..levels]

@@ -16,7 +16,8 @@
 // the exclusion distance, decided the same way), so a region gives the same points whether it is
 // generated whole or as chunks in any order, on any number of threads. The exception is the
 // optional hydrology input (moisture boost, water exclusion by rivers/lakes): hydrology is a
-// whole-map computation, so results that use it are functions of that map.
+// whole-map computation, so results that use it are functions of that map (a bake passes it
+// only with BakeRequest::whole_map_hydrology).
 //
 // Threading: all functions are reentrant; parameters are immutable inputs. Scratch objects
 // (ScatterScratch) belong to one call at a time. Noise runs on ExecContext::simd's target.
@@ -28,6 +29,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -291,12 +293,17 @@ struct ScatterMesh {
 
 // What scatter reads: heights and biome weights on one grid (same GridSpec), covering the query
 // region expanded by scatter_margin_m() (plus one cell); `water` is empty or one byte per cell;
-// `mesh`: the triangulation whose height, slope and normal the points take.
+// `mesh`: the triangulation whose height and normal the points take. `rule_mesh`: the
+// triangulation whose height and slope the species' height, slope and water rules test (which
+// points exist); none: `mesh`. A bake passes a world-anchored one (the streamed world's chunk
+// triangulation) so that which points a map holds does not depend on the map's extent, while
+// each point still sits on the map's own exported mesh.
 struct ScatterInput {
   const Field2D* heights = nullptr;
   const BiomeWeights* biomes = nullptr;
   std::span<const std::uint8_t> water;
   ScatterMesh mesh;
+  std::optional<ScatterMesh> rule_mesh;
 };
 
 // Extra distance around a query region that ScatterInput must cover.

@@ -34,10 +34,13 @@ void add_warning(BakeReport& report, const ExecContext& ctx, std::string text) {
 
 bool wants_hydrology(const BakeRequest& request, const SurfacePlan& surface) {
   const auto& f = request.formats;
-  // Previews and the perspective draw lakes and rivers.
+  // The relief preview and the perspective draw lakes and rivers; the surface outputs use them
+  // only when asked to (whole-map hydrology).
+  const bool relief_preview =
+      f.count(OutputFormat::preview) != 0U && request.preview != PreviewMode::biomes;
   return f.count(OutputFormat::rivers) != 0U || f.count(OutputFormat::lakes) != 0U ||
-         f.count(OutputFormat::flow) != 0U || f.count(OutputFormat::preview) != 0U ||
-         f.count(OutputFormat::perspective) != 0U || surface.any();
+         f.count(OutputFormat::flow) != 0U || relief_preview ||
+         f.count(OutputFormat::perspective) != 0U || (surface.any() && surface.whole_map_hydrology);
 }
 
 // `message` with the staging directory's paths replaced by the paths the files are published
@@ -78,6 +81,17 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   const std::string base = preset.name.empty() ? "terrain" : preset.name;
   const MeshPlan mesh_plan = plan_meshes(request, grid, dir, base);
   const SurfacePlan surface_plan = plan_surface(request, preset);
+  if (request.whole_map_hydrology && !surface_plan.any()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "--whole-map-hydrology: applies to the surface outputs (splat, biomes, scatter, "
+                "--preview biomes), and none is requested");
+  }
+  if (surface_plan.any() && surface_plan.whole_map_hydrology) {
+    add_warning(report, ctx,
+                "--whole-map-hydrology: the surface outputs use this map's rivers and lakes, "
+                "which depend on the map's extent: they are not seamless with neighbouring maps "
+                "or tiles");
+  }
   if (surface_plan.any() && (grid.width < 2 || grid.height < 2)) {
     throw Error(
         ErrorCategory::invalid_argument,

@@ -101,6 +101,9 @@ struct SurfacePlan {
   int mesh_tiles = 1;
   // --engine unity: Unity control maps per Unity terrain (unity_terrains_per_side).
   bool unity_terrains = false;
+  // BakeRequest::whole_map_hydrology: the map's hydrology feeds moisture, scatter and preview
+  // water. Otherwise the outputs are functions of location only.
+  bool whole_map_hydrology = false;
   bool any() const { return splat || biomes || scatter || biome_preview; }
 };
 // Parses the preset's surface section (only when a surface output is requested).
@@ -111,6 +114,7 @@ struct SurfaceSummary {
   std::vector<std::pair<std::string, double>> splat_shares;     // mean layer weight (splat)
   std::vector<std::pair<std::string, double>> scatter_per_km2;  // instances per km^2 (scatter)
 };
+// hydro: the map's hydrology; used only with plan.whole_map_hydrology (then required).
 std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Preset& preset,
                                                const CompiledGraph& graph, const Field2D& heights,
                                                const Hydrology* hydro, const ExecContext& ctx,

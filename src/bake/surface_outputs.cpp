@@ -8,6 +8,7 @@
 
 #include "bake/bake_internal.hpp"
 #include "terrane/field.hpp"
+#include "terrane/world.hpp"
 
 namespace terrane::bake_detail {
 namespace {
@@ -20,9 +21,10 @@ struct Expanded {
   int margin_cells = 0;
 };
 
-// The map plus a margin of graph-evaluated samples on every side, so that scatter near the map's
-// border sees the same neighbourhood as everywhere else. The interior is the map itself (which
-// may have been eroded); water comes from the map's hydrology when there is one.
+// The map plus a margin of graph-evaluated samples on every side, so that slopes and scatter near
+// the map's border see the same neighbourhood as everywhere else. The interior is the map itself
+// (which may have been eroded); water comes from the map's hydrology when one is given (whole-map
+// hydrology only).
 Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrology* hydro,
                 int margin_cells, const ExecContext& ctx) {
   Expanded e;
@@ -68,6 +70,16 @@ Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrol
   return e;
 }
 
+// The map's samples of a field of the expanded grid.
+Field2D interior(const Field2D& in, int m, const GridSpec& map) {
+  Field2D out(map);
+  for (int j = 0; j < map.height; ++j) {
+    const auto row = in.row(j + m);
+    std::copy_n(row.begin() + m, map.width, out.row(j).begin());
+  }
+  return out;
+}
+
 // The map's rows of a field of the expanded grid.
 BiomeWeights interior(const BiomeWeights& in, int m, const GridSpec& map) {
   BiomeWeights out;
@@ -104,6 +116,7 @@ SurfacePlan plan_surface(const BakeRequest& request, const Preset& preset) {
   if (plan.any()) plan.params = preset.surface;
   plan.mesh_tiles = request.tiles;
   plan.unity_terrains = request.engine == Engine::unity;
+  plan.whole_map_hydrology = request.whole_map_hydrology;
   return plan;
 }
 
@@ -119,23 +132,36 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   // The biome preview draws the scatter from its density (its cost follows its pixels), so
   // only the scatter output needs the points.
   const bool want_points = plan.scatter;
-  const int margin = want_points ? int(std::ceil(scatter_margin_m(params) / g.spacing_m)) + 2 : 0;
-  const Expanded ex = expand(graph, heights, hydro, margin, ctx);
+  // Outputs are functions of location unless the map's hydrology is asked for: no water but the
+  // sea below sea level (scatter's height rule), no moisture boost (as in the streamed world).
+  if (plan.whole_map_hydrology && hydro == nullptr) {
+    throw Error(ErrorCategory::internal, "write_surface_outputs: whole-map hydrology not computed");
+  }
+  const Hydrology* water = plan.whole_map_hydrology ? hydro : nullptr;
+  // One sample of margin at least: slopes at the map's border are central differences, as
+  // inside a larger map.
+  const int margin = want_points ? int(std::ceil(scatter_margin_m(params) / g.spacing_m)) + 2 : 1;
+  const Expanded ex = expand(graph, heights, water, margin, ctx);
   Climate climate;
   const ClimateSources sources = compile_climate_sources(preset.generator(), params.climate);
   compute_climate(params.climate, preset.seed, ex.heights, ex.water, climate, ctx, &sources);
   BiomeWeights ex_biomes;
   compute_biome_weights(params, ex.heights, climate, ex_biomes, ctx);
-  const BiomeWeights biomes = margin == 0 ? ex_biomes : interior(ex_biomes, margin, g);
+  const BiomeWeights biomes = interior(ex_biomes, margin, g);
 
   std::vector<ScatterInstance> points;
   if (want_points) {
     // On the exported level-0 mesh: the map's tiles, each triangulated by its own radial rule.
+    // Which points exist is decided on the streamed world's level-0 chunk triangulation (world
+    // anchored, default chunk size), so that it does not depend on the map's extent; each
+    // point then takes the height and normal of the exported mesh under it.
     const ScatterMesh mesh{g.index_x0, g.index_z0, (g.width - 1) / plan.mesh_tiles,
                            (g.height - 1) / plan.mesh_tiles};
-    scatter_region(params, preset.seed, ScatterInput{&ex.heights, &ex_biomes, ex.water, mesh}, g.x_m(0),
-                   g.z_m(0), g.x_m(g.width - 1) + g.spacing_m, g.z_m(g.height - 1) + g.spacing_m,
-                   points, ctx);
+    const int chunk = ChunkSettings{}.cells;
+    const ScatterMesh rules{0, 0, chunk, chunk};
+    scatter_region(
+        params, preset.seed, ScatterInput{&ex.heights, &ex_biomes, ex.water, mesh, rules}, g.x_m(0),
+        g.z_m(0), g.x_m(g.width - 1) + g.spacing_m, g.z_m(g.height - 1) + g.spacing_m, points, ctx);
   }
   if (summary != nullptr) {
     std::vector<std::int64_t> dominant(params.biomes.size(), 0);
@@ -163,8 +189,9 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   std::vector<Job> jobs;
   SplatMap splat;
   if (plan.splat) {
-    Field2D slope;
-    slope_deg_clamped(heights, slope, ctx);
+    Field2D ex_slope;
+    slope_deg_clamped(ex.heights, ex_slope, ctx);
+    const Field2D slope = interior(ex_slope, margin, g);
     compute_splat(params, preset.seed, heights, slope, biomes, splat, ctx);
     if (summary != nullptr) {
       const std::size_t cells = g.sample_count();
@@ -237,10 +264,10 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   }
   if (plan.biome_preview) {
     jobs.push_back({[&] {
-      PreviewWater water;
-      if (hydro != nullptr) water = PreviewWater{hydro->water_level_m.data, hydro->river};
+      PreviewWater preview_water;
+      if (water != nullptr) preview_water = PreviewWater{water->water_level_m.data, water->river};
       write_biome_preview_png(dir / (base + "_preview.png"), params, preset.seed, heights, biomes,
-                              water, ctx);
+                              preview_water, ctx);
       return std::vector<WrittenFile>{{base + "_preview.png", "biome_preview_png"}};
     }});
   }

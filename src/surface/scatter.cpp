@@ -77,13 +77,30 @@ std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
 class InputSampler {
  public:
   explicit InputSampler(const ScatterInput& in)
-      : h_(*in.heights), b_(*in.biomes), water_(in.water), g_(in.heights->grid), mesh_(in.mesh) {
-    if (mesh_.cells_x == 0) {
-      mesh_ = {g_.index_x0, g_.index_z0, g_.width - 1, g_.height - 1};
-    }
+      : h_(*in.heights),
+        b_(*in.biomes),
+        water_(in.water),
+        g_(in.heights->grid),
+        mesh_(resolved(in.mesh)),
+        rules_(in.rule_mesh ? resolved(*in.rule_mesh) : mesh_),
+        separate_rules_(in.rule_mesh.has_value()) {}
+
+  // The surface of the rule mesh (ScatterInput::rule_mesh): what the rules test.
+  SurfaceSample at(double x, double z) const { return at(x, z, rules_); }
+  // The surface of the output mesh (ScatterInput::mesh): where the points sit.
+  SurfaceSample on_mesh(double x, double z) const { return at(x, z, mesh_); }
+  // Whether the two differ (the points' height and normal are then taken again on the mesh).
+  bool separate_rules() const { return separate_rules_; }
+  float biome_weight(int b, std::size_t c) const { return b_.weight(b, c); }
+  bool water(std::size_t c) const { return !water_.empty() && water_[c] != 0; }
+
+ private:
+  ScatterMesh resolved(const ScatterMesh& m) const {
+    if (m.cells_x != 0) return m;
+    return {g_.index_x0, g_.index_z0, g_.width - 1, g_.height - 1};
   }
 
-  SurfaceSample at(double x, double z) const {
+  SurfaceSample at(double x, double z, const ScatterMesh& mesh) const {
     const double s = g_.spacing_m;
     // The lattice cell holding (x, z): x_m(gi) <= x < x_m(gi + 1) as the grid computes x_m.
     const auto cell = [s](double v, double origin) {
@@ -102,9 +119,9 @@ class InputSampler {
     const double x0 = g_.origin_x_m + double(gi) * s, z0 = g_.origin_z_m + double(gj) * s;
     const double sx = (g_.origin_x_m + double(gi + 1) * s) - x0;
     const double sz = (g_.origin_z_m + double(gj + 1) * s) - z0;
-    const bool main = mesh_detail::main_diagonal(
-        int(floor_mod(gi - mesh_.index_x0, mesh_.cells_x)),
-        int(floor_mod(gj - mesh_.index_z0, mesh_.cells_z)), mesh_.cells_x, mesh_.cells_z);
+    const bool main = mesh_detail::main_diagonal(int(floor_mod(gi - mesh.index_x0, mesh.cells_x)),
+                                                 int(floor_mod(gj - mesh.index_z0, mesh.cells_z)),
+                                                 mesh.cells_x, mesh.cells_z);
     const double u = (x - x0) / sx, v = (z - z0) / sz;
     const int tri = mesh_detail::cell_triangle(main, u, v);
     const std::size_t W = std::size_t(g_.width);
@@ -123,15 +140,13 @@ class InputSampler {
     out.nearest = at[std::size_t((v >= 0.5 ? 2 : 0) + (u >= 0.5 ? 1 : 0))];
     return out;
   }
-  float biome_weight(int b, std::size_t c) const { return b_.weight(b, c); }
-  bool water(std::size_t c) const { return !water_.empty() && water_[c] != 0; }
 
- private:
   const Field2D& h_;
   const BiomeWeights& b_;
   std::span<const std::uint8_t> water_;
   const GridSpec& g_;
-  ScatterMesh mesh_;
+  ScatterMesh mesh_, rules_;
+  bool separate_rules_ = false;
 };
 
 std::int64_t cell_of(double x, double cell) {
@@ -381,13 +396,18 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
       inst.x_m = c.x;
       inst.z_m = c.z;
       inst.y_m = c.y;
+      inst.normal = {c.nx, c.ny, c.nz};
+      if (sampler.separate_rules()) {
+        const SurfaceSample on = sampler.on_mesh(c.x, c.z);
+        inst.y_m = float(on.y);
+        if (S.align_to_normal) inst.normal = on.normal;
+      }
       inst.yaw_deg = float(S.yaw_min_deg +
                            (S.yaw_max_deg - S.yaw_min_deg) * double(unit_float(mix64(c.hash + 5))));
       inst.scale_xz = float(S.scale_xz_min + (S.scale_xz_max - S.scale_xz_min) *
                                                  double(unit_float(mix64(c.hash + 6))));
       inst.scale_y = float(S.scale_y_min +
                            (S.scale_y_max - S.scale_y_min) * double(unit_float(mix64(c.hash + 7))));
-      inst.normal = {c.nx, c.ny, c.nz};
       inst.species = int(s);
       out.push_back(inst);
     }
@@ -433,11 +453,13 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
   }
   if (g.width < 2 || g.height < 2)
     fail("scatter_region", "the input grid needs at least 2 x 2 samples");
-  if (input.mesh.cells_x < 0 || input.mesh.cells_z < 0 ||
-      (input.mesh.cells_x == 0) != (input.mesh.cells_z == 0)) {
-    fail("scatter_region", "mesh blocks of " + std::to_string(input.mesh.cells_x) + " x " +
-                               std::to_string(input.mesh.cells_z) +
-                               " cells: both must be >= 1, or both 0 (the input grid)");
+  for (const ScatterMesh* m : {&input.mesh, input.rule_mesh ? &*input.rule_mesh : nullptr}) {
+    if (m == nullptr) continue;
+    if (m->cells_x < 0 || m->cells_z < 0 || (m->cells_x == 0) != (m->cells_z == 0)) {
+      fail("scatter_region", "mesh blocks of " + std::to_string(m->cells_x) + " x " +
+                                 std::to_string(m->cells_z) +
+                                 " cells: both must be >= 1, or both 0 (the input grid)");
+    }
   }
   const std::vector<Plan> plans = make_plans(params, seed);
   double margin = 0.0;
