@@ -333,12 +333,10 @@ TEST_F(CliTest, MeshBadInputExitsTwoAndWritesNothing) {
   expect_failure(pre + "--lod 7",
                  "--lod 7 is beyond the levels of a tile of 64 x 64 cells (allowed 0..6");
   expect_failure(pre + "--tiles 4 --lod 5", "allowed 0..4");
-  expect_failure(pre + "--simplify-error 0",
-                 "--simplify-error: simplification error 0 m is invalid");
-  expect_failure(pre + "--simplify-error -1", "error -1 m is invalid");
+  expect_failure(pre + "--simplify-error 0", "--simplify-error: '0' must be a finite number > 0");
+  expect_failure(pre + "--simplify-error -1", "--simplify-error: '-1' must be a finite number > 0");
   expect_failure(pre + "--simplify-error nan",
-                 {"--simplify-error: simplification error nan m is invalid: it must be a finite "
-                  "number of metres > 0"});
+                 {"--simplify-error: 'nan' is not a number (allowed: > 0)"});
   expect_failure(pre + "--size 16385", "more than the format's limit of 4294967295 bytes");
   expect_failure("generate " + p.string() + " --tiles 2", "add glb and/or obj to --formats");
   expect_failure("generate " + p.string() + " --engine cryengine",
@@ -603,10 +601,10 @@ TEST_F(CliTest, StreamRefusesBadInput) {
           << "missing '" << needle << "' in: " << r.out;
     }
   };
-  fails("--view 0", {"view_distance_m 0 m must be in (0, 1e6]"});
-  fails("--view -5", {"view_distance_m -5 m must be in (0, 1e6] m"});
+  fails("--view 0", {"--view: '0' is outside the allowed range (0, 1000000]"});
+  fails("--view -5", {"--view: '-5' is outside the allowed range (0, 1000000]"});
   fails("--budget 1", {"budget 1.0 MiB is too small", "with 128-cell chunks", "needs at least"});
-  fails("--speed 1e9", {"--speed 1000000000", "must be in [0, 20000]"});
+  fails("--speed 1e9", {"--speed: '1e9' is outside the allowed range [0, 20000]"});
   fails("--path zigzag", {"--path 'zigzag': expected line, circle or random"});
   fails("no_such_preset", {"no_such_preset: not a builtin preset (default, alpine,"});
   fails("--cells 100", {"chunk.cells 100 must be a power of two in [8, 1024]"});
