@@ -33,6 +33,19 @@ Result run(const std::string& args) {
   return test::run_command(std::string(TERRANE_CLI_PATH) + " " + args + " 2>&1");
 }
 
+// Name -> bytes of every entry of `dir` (directories read as empty), sorted: equal snapshots
+// mean the directory is exactly as it was.
+std::vector<std::pair<std::string, std::string>> directory_contents(const fs::path& dir) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::ifstream in(e.path(), std::ios::binary);
+    files.emplace_back(e.path().filename().string(),
+                       std::string(std::istreambuf_iterator<char>(in), {}));
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -420,16 +433,7 @@ TEST_F(CliTest, UnwritableStandardOutputExitsTwo) {
 TEST_F(CliTest, BadInputTableLeavesTheOutputDirectoryAsItWas) {
   const fs::path out = dir_ / "out";
   ASSERT_EQ(run("generate islands --size 33 --formats png16 -q -o " + out.string()).code, 0);
-  auto snapshot = [&] {
-    std::vector<std::pair<std::string, std::string>> files;
-    for (const auto& e : fs::directory_iterator(out)) {
-      std::ifstream in(e.path(), std::ios::binary);
-      files.emplace_back(e.path().filename().string(),
-                         std::string(std::istreambuf_iterator<char>(in), {}));
-    }
-    std::sort(files.begin(), files.end());
-    return files;
-  };
+  const auto snapshot = [&] { return directory_contents(out); };
   const auto before = snapshot();
   // Inputs some cases read.
   std::string nodes = R"({"name": "big", "graph": {"output": "n0", "nodes": {)";
@@ -515,16 +519,7 @@ TEST_F(CliTest, InterruptedBakeLeavesTheDirectoryAsItWas) {
   const Result first =
       run("generate islands --size 65 --formats png16,raw16 -q -o " + out.string());
   ASSERT_EQ(first.code, 0) << first.out;
-  auto snapshot = [&] {
-    std::vector<std::pair<std::string, std::string>> files;
-    for (const auto& e : fs::directory_iterator(out)) {
-      std::ifstream in(e.path(), std::ios::binary);
-      files.emplace_back(e.path().filename().string(),
-                         std::string(std::istreambuf_iterator<char>(in), {}));
-    }
-    std::sort(files.begin(), files.end());
-    return files;
-  };
+  const auto snapshot = [&] { return directory_contents(out); };
   const auto before = snapshot();
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
     SCOPED_TRACE(sig);
