@@ -149,9 +149,10 @@ struct Selector {
     return id;
   }
 
-  // Splits leaf `id` (in view) into its children that touch a view disc (not a distance split:
-  // it is not recorded for hysteresis), each expanded by the distance rule.
-  void force_split(int id) {
+  // Splits leaf `id` (in view) into its children that touch a view disc, each expanded by the
+  // distance rule. The caller records a distance split for hysteresis; a forced split (balance)
+  // is not recorded.
+  void split_into_children(int id) {
     const ChunkKey key = out.nodes[std::size_t(id)].key;
     out.nodes[std::size_t(id)].leaf = false;
     for (int q = 0; q < 4; ++q) {
@@ -189,7 +190,7 @@ struct Selector {
         const ChunkKey key = out.nodes[i].key;
         for (int e = 0; e < 4; ++e) {
           for (int id; (id = too_coarse_neighbour(key, Edge(e))) >= 0;) {
-            force_split(id);
+            split_into_children(id);
             changed = any = true;
           }
         }
@@ -224,15 +225,7 @@ struct Selector {
       return;
     }
     out.split.put(key, id);
-    out.nodes[std::size_t(id)].leaf = false;
-    for (int q = 0; q < 4; ++q) {
-      const ChunkKey c = key.child(q);
-      const double cd = distance(c);
-      if (!(cd < g.view_m)) continue;
-      const int cid = add(c, cd, true);
-      out.nodes[std::size_t(id)].child[q] = cid;
-      expand(cid);
-    }
+    split_into_children(id);
   }
 };
 
