@@ -8,6 +8,9 @@
 #include <ImfIO.h>
 #include <ImfInputFile.h>
 #include <ImfOutputFile.h>
+#include <ImfStdIO.h>
+#include <ImfTileDescription.h>
+#include <ImfXdr.h>
 #include <openexr.h>
 #include <unistd.h>
 
@@ -35,6 +38,11 @@ namespace fs = std::filesystem;
 // before anything is allocated (issue 12, defect 10). Only lossy DWAA / DWAB images of nearly
 // constant value can exceed this, and are refused too.
 constexpr std::uint64_t kMaxExrInflation = 1376;
+
+// The largest buffer of one block (a block of scan lines or a tile, every channel) read_exr lets
+// OpenEXR allocate: 256 lines of a 65536-sample RGBA float image (DWAB), which no height map
+// needs to exceed.
+constexpr std::uint64_t kMaxExrBlockBytes = std::uint64_t{256} << 20;
 
 struct CoreErrors {
   std::string message;
@@ -170,6 +178,77 @@ void check_attribute_sizes(const fs::path& path, std::uintmax_t file_bytes) {
   }
 }
 
+// OpenEXR's lines per compressed block of scan lines, for each compression.
+int lines_per_block(Imf::Compression c) {
+  switch (c) {
+    case Imf::ZIP_COMPRESSION: return 16;
+    case Imf::PIZ_COMPRESSION:
+    case Imf::B44_COMPRESSION:
+    case Imf::B44A_COMPRESSION:
+    case Imf::DWAA_COMPRESSION: return 32;
+    case Imf::DWAB_COMPRESSION: return 256;
+    case Imf::PXR24_COMPRESSION: return 16;
+    default: return 1;
+  }
+}
+
+// The C++ reader that read_exr opens parses the header again, with its own parser, and the core
+// library's reading can differ from it: fuzz_read_exr found a header (an attribute with an empty
+// type name) that the core library read with a default 64 x 64 data window and the C++ library
+// with a window 7.8 million samples wide, whose 16-line ZIP buffer (1.5 GB) InputFile allocated
+// in its constructor. So the header the C++ reader will use is read first, with that same parser
+// (the first header of the file is the part InputFile opens), and its window, its tiles and its
+// buffer of one compressed block are checked before InputFile exists.
+void check_cxx_header(const fs::path& path, const exr_attr_box2i_t& core_box) {
+  Imf::Header header;
+  try {
+    Imf::StdIFStream stream(path.c_str());
+    int magic = 0, version = 0;
+    Imf::Xdr::read<Imf::StreamIO>(stream, magic);
+    Imf::Xdr::read<Imf::StreamIO>(stream, version);
+    header.readFrom(stream, version);
+  } catch (const std::exception& e) {
+    throw io_detail::file_error(ErrorCategory::parse, path,
+                                "malformed OpenEXR file: " + io_detail::quoted(e.what(), 300));
+  }
+  const Imath::Box2i dw = header.dataWindow();
+  if (dw.min.x != core_box.min.x || dw.min.y != core_box.min.y || dw.max.x != core_box.max.x ||
+      dw.max.y != core_box.max.y) {
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        "not a readable OpenEXR file: its header reads as two different data windows (" +
+            std::to_string(std::int64_t(core_box.max.x) - core_box.min.x + 1) + " x " +
+            std::to_string(std::int64_t(core_box.max.y) - core_box.min.y + 1) + " and " +
+            std::to_string(std::int64_t(dw.max.x) - dw.min.x + 1) + " x " +
+            std::to_string(std::int64_t(dw.max.y) - dw.min.y + 1) + "): corrupt");
+  }
+  std::uint64_t pixel_bytes = 0;
+  for (auto it = header.channels().begin(); it != header.channels().end(); ++it) {
+    pixel_bytes += it.channel().type == Imf::HALF ? 2 : 4;
+  }
+  const std::uint64_t w = std::uint64_t(std::int64_t(dw.max.x) - dw.min.x + 1);
+  std::uint64_t block = w * pixel_bytes * std::uint64_t(lines_per_block(header.compression()));
+  if (header.hasTileDescription()) {
+    const Imf::TileDescription& tiles = header.tileDescription();
+    if (tiles.xSize == 0 || tiles.ySize == 0 || tiles.xSize > unsigned(kMaxGridSide) ||
+        tiles.ySize > unsigned(kMaxGridSide)) {
+      throw io_detail::file_error(
+          ErrorCategory::parse, path,
+          "not a readable OpenEXR file: tiles of " + std::to_string(tiles.xSize) + " x " +
+              std::to_string(tiles.ySize) + " (each side must be 1.." +
+              std::to_string(kMaxGridSide) + ")");
+    }
+    block = std::uint64_t(tiles.xSize) * tiles.ySize * pixel_bytes;
+  }
+  if (block > kMaxExrBlockBytes) {
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        "the OpenEXR file's blocks of " + std::to_string(block) + " bytes (its width, channels "
+        "and compression) exceed the reader's limit of " + std::to_string(kMaxExrBlockBytes) +
+            " bytes per block");
+  }
+}
+
 // Parses the header with the core library and returns the data window; throws Error naming
 // the file for unreadable, malformed or oversize files.
 exr_attr_box2i_t checked_data_window(const fs::path& path) {
@@ -239,6 +318,7 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
             std::to_string(file_bytes) + " bytes can hold (at most " +
             std::to_string(kMaxExrInflation) + " bytes per byte of file): truncated or corrupt");
   }
+  check_cxx_header(path, box);
   return box;
 }
 

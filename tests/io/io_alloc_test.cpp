@@ -207,6 +207,29 @@ TEST_F(ExrTest, AttributeSizeThatDisagreesWithItsLayoutIsRefused) {
                       "type has 16"});
 }
 
+// Found by fuzz_read_exr (CI, 2026-12-01): an attribute with an empty type name makes OpenEXR's
+// core library and its C++ library read different data windows (64 x 64 and 7864328 x 1); the
+// C++ InputFile then allocated a 1.5 GB ZIP buffer for one block of 16 lines in its constructor.
+TEST_F(ExrTest, HeaderTheTwoOpenExrParsersReadDifferentlyIsRefused) {
+  // The fuzzer's input, in hex (its tail of 0xff bytes is what the data window claims to hold).
+  const std::string hex =
+      "762f3101020000006368616e6e656c730063686c6973740037000000420002000000000000000100"
+      "00000100000047000200000000000000010000000100000050000200000000000000010000000100"
+      "000000636f6d70726573736901000000000000856f6e00636f6d7072657373696f6e000100000003"
+      "6461746157696e646f7700626f783269001000000001000000000000000800780000000000000000"
+      "0006000000646973706c617957696c6f617400040000000000803f004101000000000000000000ff"
+      "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+      "ffff";
+  std::string bytes;
+  for (std::size_t k = 0; k + 1 < hex.size(); k += 2) {
+    bytes += char(std::stoi(hex.substr(k, 2), nullptr, 16));
+  }
+  const fs::path p = write("parsers.exr", bytes);
+  EXPECT_LT(largest_allocation_refusing([&] { (void)read_exr(p); }, ErrorCategory::parse,
+                                        {p.string() + ": ", "two different data windows"}),
+            kSmallAllocation);
+}
+
 TEST_F(NpyTest, HeaderLargerThanTheFileIsRefusedBeforeAllocating) {
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (16384, 65536), }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
