@@ -1,0 +1,56 @@
+// The ImGui panel: preset picker, seed, the graph's node parameters (edited live as overrides of
+// the preset), layer toggles, overlays, camera, growth animation and frame statistics.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "camera.hpp"
+#include "session.hpp"
+#include "world_renderer.hpp"
+
+namespace terrane::view {
+
+// What the panel asks the application to do this frame.
+struct PanelRequests {
+  bool rebuild = false;     // the preset, its overrides or the seed changed
+  bool screenshot = false;
+  bool grow = false;        // start the growth animation
+  std::optional<glm::dvec2> teleport;  // x, z
+};
+
+// The preset being viewed, as a source (builtin name or file) and overrides in order: the
+// command line's, then the panel's edits (one per parameter path, latest value).
+struct PresetSource {
+  std::string name_or_path;
+  std::vector<std::string> cli_overrides;
+  std::map<std::string, std::string> edits;  // "graph.nodes.base.frequency" -> "0.002"
+
+  std::vector<std::string> overrides() const;
+  Preset load() const;  // throws terrane::Error
+};
+
+struct PanelState {
+  DrawSettings draw;
+  bool walk = false;
+  double speed_m_s = 120.0;
+  std::string error;  // the last preset error, shown until a preset loads
+  double teleport[2] = {0.0, 0.0};
+  std::string path_input;
+};
+
+struct FrameReport {
+  double frame_ms = 0.0;
+  FrameTimes times;
+  StreamerStats stream;
+  std::size_t gpu_bytes = 0;
+  std::string renderer;
+};
+
+// Draws the panel (inside an ImGui frame) and returns the requests.
+PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& preset,
+                         const Camera& camera, const FrameReport& report);
+
+}  // namespace terrane::view

@@ -1,0 +1,59 @@
+#include "session.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace terrane::view {
+
+Session::Session(Preset preset, const WorldOptions& options)
+    : preset_(std::move(preset)), options_(options) {
+  StreamerParams params;
+  params.chunk.cells = options.cells;
+  params.chunk.surface = true;
+  params.view_distance_m = options.view_distance_m;
+  params.threads = options.threads;
+  params.budget_bytes = 0;  // automatic: grows with the view
+  streamer_ = std::make_unique<Streamer>(preset_, params);
+  renderer_ = std::make_unique<WorldRenderer>(preset_, streamer_->generator(),
+                                              streamer_->lod0_distance_m());
+}
+
+FrameTimes Session::frame(const Camera& camera, const glm::dvec3& velocity, int width, int height,
+                          const DrawSettings& settings) {
+  FrameTimes t;
+  t.stream_us = stream(camera, velocity);
+  t.upload = renderer_->upload(streamer_->visible(), options_.upload_budget_ms);
+  t.draw = renderer_->draw(camera, width, height, streamer_->visible(), settings,
+                           options_.view_distance_m);
+  return t;
+}
+
+double Session::stream(const Camera& camera, const glm::dvec3& velocity) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Viewer viewer;
+  viewer.x_m = camera.x_m;
+  viewer.y_m = camera.y_m;
+  viewer.z_m = camera.z_m;
+  const double speed = glm::length(velocity);
+  const double scale = speed > kMaxViewerSpeed ? kMaxViewerSpeed / speed : 1.0;
+  viewer.vx_m_s = velocity.x * scale;
+  viewer.vy_m_s = velocity.y * scale;
+  viewer.vz_m_s = velocity.z * scale;
+  const glm::dvec3 f = camera.forward();
+  if (std::abs(f.x) + std::abs(f.z) > 1e-6) {
+    // The horizontal half-angle covering the screen's diagonal.
+    viewer.frustum = ViewFrustum{f.x, f.z, std::min(3.14159, glm::radians(camera.fov_deg) * 1.2)};
+  }
+  streamer_->set_viewers({&viewer, 1});
+  streamer_->update();
+  streamer_->poll(PollBudget{.max_chunks = SIZE_MAX, .max_ms = 1.0});
+  renderer_->take_events(streamer_->events());
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double Session::ground_m(double x_m, double z_m) const {
+  return streamer_->query().height_at(x_m, z_m);
+}
+
+}  // namespace terrane::view

@@ -1,0 +1,57 @@
+// One world being viewed: the preset (with the panel's overrides), its Streamer and the renderer
+// of its chunks, and the step every frame takes (viewer -> update -> poll -> upload -> draw).
+// A new preset builds a new Session; the old one keeps rendering when the new one fails.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "camera.hpp"
+#include "terrane/preset.hpp"
+#include "terrane/world.hpp"
+#include "world_renderer.hpp"
+
+namespace terrane::view {
+
+struct WorldOptions {
+  double view_distance_m = 4000.0;
+  int cells = 64;
+  int threads = 0;
+  double upload_budget_ms = 2.0;  // per frame, for ready chunks outside the visible set
+};
+
+struct FrameTimes {
+  double stream_us = 0.0;  // set_viewers + update + poll + events, on the frame thread
+  UploadStats upload;
+  DrawStats draw;
+};
+
+class Session {
+ public:
+  // Throws terrane::Error for a preset the streamer refuses.
+  Session(Preset preset, const WorldOptions& options);
+
+  const Preset& preset() const { return preset_; }
+  Streamer& streamer() { return *streamer_; }
+  const WorldOptions& options() const { return options_; }
+  WorldRenderer& renderer() { return *renderer_; }
+
+  // Streams around the camera moving at velocity (vx, vy, vz) m/s, uploads, and draws into the
+  // bound framebuffer of width x height.
+  FrameTimes frame(const Camera& camera, const glm::dvec3& velocity, int width, int height,
+                   const DrawSettings& settings);
+  // Streams only (set_viewers, update, poll, events): what frame() does before it uploads.
+  // Returns the frame thread's time in it [us].
+  double stream(const Camera& camera, const glm::dvec3& velocity);
+  // Height of the level-0 surface under (x, z).
+  double ground_m(double x_m, double z_m) const;
+
+ private:
+  Preset preset_;
+  WorldOptions options_;
+  std::unique_ptr<Streamer> streamer_;
+  std::unique_ptr<WorldRenderer> renderer_;
+};
+
+}  // namespace terrane::view

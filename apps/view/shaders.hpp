@@ -1,0 +1,219 @@
+// GLSL 3.30 core sources of terrane-view's programs.
+//
+// Positions reach the GPU relative to a reference point R near the camera that lies on a
+// 4096 m lattice: a chunk's origin minus R is an exact float (integer metres below 2^24 for any
+// view) and its local vertex positions are exact too, so (origin - R) + local is the same float
+// for a vertex two chunks share, and subtracting the camera's offset from R (the same uniform
+// for every chunk) keeps it identical: shared border vertices rasterise bit-identically (no
+// sparkle cracks), and a camera 1e8 m from the origin renders without jitter.
+#pragma once
+
+namespace terrane::view::shaders {
+
+inline constexpr const char* kTerrainVertex = R"(#version 330 core
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in float a_morph;
+layout(location = 3) in vec4 a_colour;
+uniform mat4 u_view_proj;
+uniform vec3 u_origin_rel;   // chunk origin - reference point (exact)
+uniform vec3 u_cam_offset;   // camera - reference point
+uniform vec2 u_origin_mod;   // chunk origin modulo 512 m (detail noise, seamless)
+uniform vec2 u_morph;        // geomorph start and end distance [m]
+uniform int u_pin;           // bit e: edge e borders a finer chunk, whose stitch needs it unmorphed
+uniform int u_cells;
+uniform float u_grow;        // growth animation: 0 = flat at sea level, 1 = full height
+uniform float u_sea;
+out vec3 v_rel;
+out vec3 v_normal;
+out vec4 v_colour;
+out vec2 v_cell;
+out vec2 v_detail;
+out float v_height;
+void main() {
+  int n1 = u_cells + 1;
+  int i = gl_VertexID % n1;
+  int j = gl_VertexID / n1;
+  vec3 rel = (u_origin_rel + a_pos) - u_cam_offset;
+  float k = clamp((length(rel.xz) - u_morph.x) / (u_morph.y - u_morph.x), 0.0, 1.0);
+  bool pinned = ((u_pin & 1) != 0 && i == 0) || ((u_pin & 2) != 0 && i == u_cells) ||
+                ((u_pin & 4) != 0 && j == 0) || ((u_pin & 8) != 0 && j == u_cells);
+  if (pinned) k = 0.0;
+  float y = mix(a_pos.y, a_morph, k);
+  y = u_sea + (y - u_sea) * u_grow;
+  rel.y = (u_origin_rel.y + y) - u_cam_offset.y;
+  v_rel = rel;
+  v_normal = normalize(vec3(a_normal.x * u_grow, a_normal.y, a_normal.z * u_grow));
+  v_colour = a_colour;
+  v_cell = vec2(float(i), float(j));
+  v_detail = u_origin_mod + a_pos.xz;
+  v_height = y;
+  gl_Position = u_view_proj * vec4(rel, 1.0);
+}
+)";
+
+inline constexpr const char* kTerrainFragment = R"(#version 330 core
+in vec3 v_rel;
+in vec3 v_normal;
+in vec4 v_colour;
+in vec2 v_cell;
+in vec2 v_detail;
+in float v_height;
+uniform vec3 u_sun;
+uniform vec3 u_fog_colour;
+uniform float u_fog_density;  // 0 = no fog
+uniform int u_overlay;        // 0 none, 1 lod, 2 chunk borders, 3 slope classes, 4 layer ids,
+                              // 5 wireframe lines (flat dark)
+uniform vec3 u_lod_colour;
+uniform float u_walkable_deg;
+uniform int u_cells;
+out vec4 o_colour;
+vec3 layer_colour(float id) {
+  float h = fract(id * 0.618034 + 0.13);
+  return clamp(abs(fract(h + vec3(0.0, 0.667, 0.333)) * 6.0 - 3.0) - 1.0, 0.0, 1.0) * 0.8 + 0.1;
+}
+void main() {
+  if (u_overlay == 5) {
+    o_colour = vec4(0.05, 0.05, 0.05, 1.0);
+    return;
+  }
+  vec3 n = normalize(v_normal);
+  vec3 base = v_colour.rgb;
+  // Procedural detail: a few sines of world position, periodic in 512 m (seamless).
+  vec2 p = v_detail * (6.2831853 / 512.0);
+  float d = sin(p.x * 37.0 + sin(p.y * 23.0)) * sin(p.y * 41.0 + sin(p.x * 19.0)) +
+            0.5 * sin(p.x * 157.0 - p.y * 131.0);
+  base *= 1.0 + 0.06 * d;
+  float slope = degrees(acos(clamp(n.y, -1.0, 1.0)));
+  if (u_overlay == 1) {
+    base = mix(base, u_lod_colour, 0.65);
+  } else if (u_overlay == 3) {
+    vec3 c = slope < 15.0 ? vec3(0.2, 0.7, 0.25)
+           : slope < 30.0 ? vec3(0.75, 0.8, 0.2)
+           : slope < u_walkable_deg ? vec3(0.95, 0.55, 0.15) : vec3(0.85, 0.15, 0.15);
+    base = c;
+  } else if (u_overlay == 4) {
+    base = layer_colour(floor(v_colour.a * 255.0 + 0.5));
+  }
+  float diffuse = max(dot(n, u_sun), 0.0);
+  float sky = 0.5 + 0.5 * n.y;
+  vec3 lit = base * (0.28 * sky + 0.9 * diffuse);
+  if (u_overlay == 2) {
+    vec2 e = min(v_cell, vec2(float(u_cells)) - v_cell);
+    vec2 w = fwidth(v_cell) * 1.5;
+    if (e.x < w.x || e.y < w.y) lit = vec3(1.0, 0.9, 0.1);
+  }
+  if (u_fog_density > 0.0) {
+    float f = 1.0 - exp(-length(v_rel) * u_fog_density);
+    lit = mix(lit, u_fog_colour, f);
+  }
+  o_colour = vec4(lit, 1.0);
+}
+)";
+
+// Full-screen triangle: sky gradient and sun from the view direction.
+inline constexpr const char* kSkyVertex = R"(#version 330 core
+uniform mat4 u_inv_view_proj;
+out vec3 v_dir;
+void main() {
+  vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2)) * 2.0 - 1.0;
+  vec4 w = u_inv_view_proj * vec4(p, 1.0, 1.0);
+  v_dir = w.xyz / w.w;
+  gl_Position = vec4(p, 1.0, 1.0);
+}
+)";
+
+inline constexpr const char* kSkyFragment = R"(#version 330 core
+in vec3 v_dir;
+uniform vec3 u_sun;
+uniform vec3 u_fog_colour;
+out vec4 o_colour;
+void main() {
+  vec3 d = normalize(v_dir);
+  vec3 zenith = vec3(0.22, 0.42, 0.78);
+  vec3 c = mix(u_fog_colour, zenith, pow(clamp(d.y, 0.0, 1.0), 0.45));
+  if (d.y < 0.0) c = u_fog_colour * 0.92;
+  float s = max(dot(d, u_sun), 0.0);
+  c += vec3(1.0, 0.9, 0.7) * (pow(s, 600.0) * 2.0 + pow(s, 12.0) * 0.15);
+  o_colour = vec4(c, 1.0);
+}
+)";
+
+// Sea: a disc of quads at sea level around the camera (camera-relative positions).
+inline constexpr const char* kWaterVertex = R"(#version 330 core
+layout(location = 0) in vec2 a_xz;   // unit disc
+uniform mat4 u_view_proj;
+uniform float u_radius;
+uniform float u_height_rel;          // sea level - camera height
+out vec3 v_rel;
+void main() {
+  v_rel = vec3(a_xz.x * u_radius, u_height_rel, a_xz.y * u_radius);
+  gl_Position = u_view_proj * vec4(v_rel, 1.0);
+}
+)";
+
+inline constexpr const char* kWaterFragment = R"(#version 330 core
+in vec3 v_rel;
+uniform vec3 u_sun;
+uniform vec3 u_fog_colour;
+uniform float u_fog_density;
+out vec4 o_colour;
+void main() {
+  vec3 v = normalize(-v_rel);
+  vec3 n = vec3(0.0, 1.0, 0.0);
+  float fresnel = 0.04 + 0.96 * pow(1.0 - max(v.y, 0.0), 5.0);
+  vec3 deep = vec3(0.03, 0.16, 0.26);
+  vec3 sky = mix(u_fog_colour, vec3(0.22, 0.42, 0.78), 0.5);
+  vec3 c = mix(deep, sky, fresnel);
+  vec3 h = normalize(v + u_sun);
+  c += vec3(1.0, 0.9, 0.7) * pow(max(dot(n, h), 0.0), 400.0) * 1.5;
+  if (u_fog_density > 0.0) c = mix(c, u_fog_colour, 1.0 - exp(-length(v_rel) * u_fog_density));
+  o_colour = vec4(c, 0.82);
+}
+)";
+
+// Scatter instances: one small mesh per species kind, instanced.
+inline constexpr const char* kScatterVertex = R"(#version 330 core
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec3 a_colour;
+layout(location = 3) in vec3 i_pos;     // relative to the chunk origin
+layout(location = 4) in vec3 i_shape;   // yaw [rad], scale_xz, scale_y
+uniform mat4 u_view_proj;
+uniform vec3 u_origin_rel;
+uniform vec3 u_cam_offset;
+uniform float u_grow;
+uniform float u_sea;
+out vec3 v_rel;
+out vec3 v_normal;
+out vec3 v_colour;
+void main() {
+  float c = cos(i_shape.x), s = sin(i_shape.x);
+  vec3 p = vec3(a_pos.x * i_shape.y, a_pos.y * i_shape.z, a_pos.z * i_shape.y);
+  p = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) * u_grow;
+  vec3 base = vec3(i_pos.x, u_sea + (i_pos.y - u_sea) * u_grow, i_pos.z);
+  vec3 rel = (u_origin_rel + base) - u_cam_offset + p;
+  v_rel = rel;
+  v_normal = vec3(c * a_normal.x + s * a_normal.z, a_normal.y, -s * a_normal.x + c * a_normal.z);
+  v_colour = a_colour;
+  gl_Position = u_view_proj * vec4(rel, 1.0);
+}
+)";
+
+inline constexpr const char* kScatterFragment = R"(#version 330 core
+in vec3 v_rel;
+in vec3 v_normal;
+in vec3 v_colour;
+uniform vec3 u_sun;
+uniform vec3 u_fog_colour;
+uniform float u_fog_density;
+out vec4 o_colour;
+void main() {
+  vec3 n = normalize(v_normal);
+  vec3 lit = v_colour * (0.3 * (0.5 + 0.5 * n.y) + 0.85 * max(dot(n, u_sun), 0.0));
+  if (u_fog_density > 0.0) lit = mix(lit, u_fog_colour, 1.0 - exp(-length(v_rel) * u_fog_density));
+  o_colour = vec4(lit, 1.0);
+}
+)";
+
+}  // namespace terrane::view::shaders
