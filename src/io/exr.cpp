@@ -1,16 +1,15 @@
-// OpenEXR height maps (OpenEXR file layout: "OpenEXR File Layout", openexr.com). The header is
-// first parsed by the OpenEXR core library with image-size limits, so a hostile data window
-// is refused before the C++ reader allocates for it; OpenEXR exceptions are wrapped in
-// terrane::Error naming the file.
+// OpenEXR height maps (OpenEXR file layout: "OpenEXR File Layout", openexr.com). Files are
+// written with the C++ library and read with the core library (OpenEXRCore) alone: its parser
+// has image-size limits and validates what it reads, while the C++ reader allocates sizes it
+// reads from the file before checking them, and parses some headers differently from the core
+// library (fuzz_read_exr found both: a 1.5 GB line buffer, a 1.6 GB attribute). Before decoding,
+// every attribute's declared size is checked against the file and the data window against
+// what the file can hold. Errors are terrane::Error naming the file.
 #include <ImfChannelList.h>
 #include <ImfFrameBuffer.h>
 #include <ImfHeader.h>
 #include <ImfIO.h>
-#include <ImfInputFile.h>
 #include <ImfOutputFile.h>
-#include <ImfStdIO.h>
-#include <ImfTileDescription.h>
-#include <ImfXdr.h>
 #include <openexr.h>
 #include <unistd.h>
 
@@ -38,11 +37,6 @@ namespace fs = std::filesystem;
 // before anything is allocated (issue 12, defect 10). Only lossy DWAA / DWAB images of nearly
 // constant value can exceed this, and are refused too.
 constexpr std::uint64_t kMaxExrInflation = 1376;
-
-// The largest buffer of one block (a block of scan lines or a tile, every channel) read_exr lets
-// OpenEXR allocate: 256 lines of a 65536-sample RGBA float image (DWAB), which no height map
-// needs to exceed.
-constexpr std::uint64_t kMaxExrBlockBytes = std::uint64_t{256} << 20;
 
 struct CoreErrors {
   std::string message;
@@ -178,77 +172,6 @@ void check_attribute_sizes(const fs::path& path, std::uintmax_t file_bytes) {
   }
 }
 
-// OpenEXR's lines per compressed block of scan lines, for each compression.
-int lines_per_block(Imf::Compression c) {
-  switch (c) {
-    case Imf::ZIP_COMPRESSION: return 16;
-    case Imf::PIZ_COMPRESSION:
-    case Imf::B44_COMPRESSION:
-    case Imf::B44A_COMPRESSION:
-    case Imf::DWAA_COMPRESSION: return 32;
-    case Imf::DWAB_COMPRESSION: return 256;
-    case Imf::PXR24_COMPRESSION: return 16;
-    default: return 1;
-  }
-}
-
-// The C++ reader that read_exr opens parses the header again, with its own parser, and the core
-// library's reading can differ from it: fuzz_read_exr found a header (an attribute with an empty
-// type name) that the core library read with a default 64 x 64 data window and the C++ library
-// with a window 7.8 million samples wide, whose 16-line ZIP buffer (1.5 GB) InputFile allocated
-// in its constructor. So the header the C++ reader will use is read first, with that same parser
-// (the first header of the file is the part InputFile opens), and its window, its tiles and its
-// buffer of one compressed block are checked before InputFile exists.
-void check_cxx_header(const fs::path& path, const exr_attr_box2i_t& core_box) {
-  Imf::Header header;
-  try {
-    Imf::StdIFStream stream(path.c_str());
-    int magic = 0, version = 0;
-    Imf::Xdr::read<Imf::StreamIO>(stream, magic);
-    Imf::Xdr::read<Imf::StreamIO>(stream, version);
-    header.readFrom(stream, version);
-  } catch (const std::exception& e) {
-    throw io_detail::file_error(ErrorCategory::parse, path,
-                                "malformed OpenEXR file: " + io_detail::quoted(e.what(), 300));
-  }
-  const Imath::Box2i dw = header.dataWindow();
-  if (dw.min.x != core_box.min.x || dw.min.y != core_box.min.y || dw.max.x != core_box.max.x ||
-      dw.max.y != core_box.max.y) {
-    throw io_detail::file_error(
-        ErrorCategory::parse, path,
-        "not a readable OpenEXR file: its header reads as two different data windows (" +
-            std::to_string(std::int64_t(core_box.max.x) - core_box.min.x + 1) + " x " +
-            std::to_string(std::int64_t(core_box.max.y) - core_box.min.y + 1) + " and " +
-            std::to_string(std::int64_t(dw.max.x) - dw.min.x + 1) + " x " +
-            std::to_string(std::int64_t(dw.max.y) - dw.min.y + 1) + "): corrupt");
-  }
-  std::uint64_t pixel_bytes = 0;
-  for (auto it = header.channels().begin(); it != header.channels().end(); ++it) {
-    pixel_bytes += it.channel().type == Imf::HALF ? 2 : 4;
-  }
-  const std::uint64_t w = std::uint64_t(std::int64_t(dw.max.x) - dw.min.x + 1);
-  std::uint64_t block = w * pixel_bytes * std::uint64_t(lines_per_block(header.compression()));
-  if (header.hasTileDescription()) {
-    const Imf::TileDescription& tiles = header.tileDescription();
-    if (tiles.xSize == 0 || tiles.ySize == 0 || tiles.xSize > unsigned(kMaxGridSide) ||
-        tiles.ySize > unsigned(kMaxGridSide)) {
-      throw io_detail::file_error(
-          ErrorCategory::parse, path,
-          "not a readable OpenEXR file: tiles of " + std::to_string(tiles.xSize) + " x " +
-              std::to_string(tiles.ySize) + " (each side must be 1.." +
-              std::to_string(kMaxGridSide) + ")");
-    }
-    block = std::uint64_t(tiles.xSize) * tiles.ySize * pixel_bytes;
-  }
-  if (block > kMaxExrBlockBytes) {
-    throw io_detail::file_error(
-        ErrorCategory::parse, path,
-        "the OpenEXR file's blocks of " + std::to_string(block) + " bytes (its width, channels "
-        "and compression) exceed the reader's limit of " + std::to_string(kMaxExrBlockBytes) +
-            " bytes per block");
-  }
-}
-
 // Parses the header with the core library and returns the data window; throws Error naming
 // the file for unreadable, malformed or oversize files.
 exr_attr_box2i_t checked_data_window(const fs::path& path) {
@@ -318,7 +241,6 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
             std::to_string(file_bytes) + " bytes can hold (at most " +
             std::to_string(kMaxExrInflation) + " bytes per byte of file): truncated or corrupt");
   }
-  check_cxx_header(path, box);
   return box;
 }
 
@@ -377,39 +299,132 @@ void write_exr(const fs::path& path, const Field2D& heights) {
 Field2D read_exr(const fs::path& path, double spacing_m) {
   const exr_attr_box2i_t box = checked_data_window(path);
   const int w = box.max.x - box.min.x + 1, h = box.max.y - box.min.y + 1;
-  try {
-    Imf::InputFile file(path.c_str());
-    const Imath::Box2i dw = file.header().dataWindow();
-    if (dw.min.x != box.min.x || dw.min.y != box.min.y || dw.max.x != box.max.x ||
-        dw.max.y != box.max.y) {
-      throw io_detail::file_error(ErrorCategory::parse, path, "inconsistent data window");
+  CoreErrors errors;
+  exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+  init.error_handler_fn = &capture_core_error;
+  init.user_data = &errors;
+  init.max_image_width = kMaxGridSide;
+  init.max_image_height = kMaxGridSide;
+  init.max_tile_width = kMaxGridSide;
+  init.max_tile_height = kMaxGridSide;
+  exr_context_t ctx = nullptr;
+  exr_decode_pipeline_t decoder = EXR_DECODE_PIPELINE_INITIALIZER;
+  bool decoder_ready = false;
+  struct Finish {
+    exr_context_t& ctx;
+    exr_decode_pipeline_t& decoder;
+    bool& ready;
+    ~Finish() {
+      if (ready) exr_decoding_destroy(ctx, &decoder);
+      exr_finish(&ctx);
     }
-    const Imf::ChannelList& channels = file.header().channels();
-    const char* name = channels.findChannel("R") != nullptr   ? "R"
-                       : channels.findChannel("Y") != nullptr ? "Y"
-                                                              : nullptr;
-    if (name == nullptr) {
-      std::string found;
-      for (auto it = channels.begin(); it != channels.end(); ++it) {
-        found += (found.empty() ? "" : ", ") + std::string(it.name());
-      }
-      throw io_detail::file_error(ErrorCategory::parse, path,
-                                  "expected a channel named R or Y, found: " +
-                                      (found.empty() ? std::string("no channels") : found));
-    }
-    Field2D out(GridSpec{.width = w, .height = h, .spacing_m = spacing_m});
-    Imf::FrameBuffer fb;
-    fb.insert(name, Imf::Slice::Make(Imf::FLOAT, out.data.data(), dw, sizeof(float),
-                                     sizeof(float) * std::size_t(w)));
-    file.setFrameBuffer(fb);
-    file.readPixels(dw.min.y, dw.max.y);
-    return out;
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
+  } finish{ctx, decoder, decoder_ready};
+  auto check = [&](exr_result_t rc, const char* what) {
+    if (rc == EXR_ERR_SUCCESS) return;
+    const std::string detail =
+        errors.message.empty() ? exr_get_error_code_as_string(rc) : errors.message;
     throw io_detail::file_error(ErrorCategory::parse, path,
-                                "malformed OpenEXR file: " + io_detail::quoted(e.what(), 300));
+                                std::string("malformed OpenEXR file (") + what +
+                                    "): " + io_detail::quoted(detail, 300));
+  };
+  check(exr_start_read(&ctx, path.c_str(), &init), "header");
+  exr_storage_t storage = EXR_STORAGE_SCANLINE;
+  check(exr_get_storage(ctx, 0, &storage), "storage");
+  if (storage != EXR_STORAGE_SCANLINE && storage != EXR_STORAGE_TILED) {
+    throw io_detail::file_error(ErrorCategory::parse, path,
+                                "deep OpenEXR images are not height maps (expected scan lines "
+                                "or tiles)");
   }
+  const exr_attr_chlist_t* channels = nullptr;
+  check(exr_get_channels(ctx, 0, &channels), "channels");
+  int chosen = -1;
+  for (const char* want : {"R", "Y"}) {
+    for (int c = 0; chosen < 0 && channels != nullptr && c < channels->num_channels; ++c) {
+      if (std::string_view(channels->entries[c].name.str,
+                           std::size_t(channels->entries[c].name.length)) == want) {
+        chosen = c;
+      }
+    }
+  }
+  if (chosen < 0) {
+    std::string found;
+    for (int c = 0; channels != nullptr && c < channels->num_channels; ++c) {
+      if (!found.empty()) found += ", ";
+      found += std::string(channels->entries[c].name.str,
+                           std::size_t(channels->entries[c].name.length));
+    }
+    throw io_detail::file_error(ErrorCategory::parse, path,
+                                "expected a channel named R or Y, found: " +
+                                    (found.empty() ? std::string("no channels") : found));
+  }
+  const exr_attr_chlist_entry_t& channel = channels->entries[chosen];
+  if (channel.x_sampling != 1 || channel.y_sampling != 1 || channel.pixel_type == EXR_PIXEL_UINT) {
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        "channel " + std::string(channel.name.str, std::size_t(channel.name.length)) +
+            " must be a HALF or FLOAT channel sampled at every pixel (found sampling " +
+            std::to_string(channel.x_sampling) + " x " + std::to_string(channel.y_sampling) +
+            (channel.pixel_type == EXR_PIXEL_UINT ? ", UINT samples)" : ")"));
+  }
+  const std::string channel_name(channel.name.str, std::size_t(channel.name.length));
+
+  Field2D out(GridSpec{.width = w, .height = h, .spacing_m = spacing_m});
+  // Decodes one chunk (a block of scan lines, or a tile) whose first pixel is (x0, y0) of the
+  // data window into `out`, converting HALF samples to float.
+  auto decode = [&](const exr_chunk_info_t& chunk, int x0, int y0) {
+    if (x0 < 0 || y0 < 0 || chunk.width <= 0 || chunk.height <= 0 || x0 + chunk.width > w ||
+        y0 + chunk.height > h) {
+      throw io_detail::file_error(ErrorCategory::parse, path,
+                                  "malformed OpenEXR file: a block outside the data window");
+    }
+    if (!decoder_ready) {
+      check(exr_decoding_initialize(ctx, 0, &chunk, &decoder), "decoder");
+      decoder_ready = true;
+    } else {
+      check(exr_decoding_update(ctx, 0, &chunk, &decoder), "decoder");
+    }
+    for (int c = 0; c < decoder.channel_count; ++c) {
+      exr_coding_channel_info_t& info = decoder.channels[c];
+      if (channel_name == info.channel_name) {
+        info.decode_to_ptr = reinterpret_cast<std::uint8_t*>(
+            out.data.data() + std::size_t(y0) * std::size_t(w) + std::size_t(x0));
+        info.user_pixel_stride = int32_t(sizeof(float));
+        info.user_line_stride = int32_t(sizeof(float) * std::size_t(w));
+        info.user_bytes_per_element = int16_t(sizeof(float));
+        info.user_data_type = EXR_PIXEL_FLOAT;
+      } else {
+        info.decode_to_ptr = nullptr;
+      }
+    }
+    check(exr_decoding_choose_default_routines(ctx, 0, &decoder), "decoder");
+    check(exr_decoding_run(ctx, 0, &decoder), "pixels");
+  };
+  if (storage == EXR_STORAGE_SCANLINE) {
+    int lines = 1;
+    check(exr_get_scanlines_per_chunk(ctx, 0, &lines), "scan lines");
+    if (lines < 1) lines = 1;
+    for (std::int64_t y = box.min.y; y <= box.max.y; y += lines) {
+      exr_chunk_info_t chunk{};
+      check(exr_read_scanline_chunk_info(ctx, 0, int(y), &chunk), "scan line block");
+      decode(chunk, chunk.start_x - box.min.x, chunk.start_y - box.min.y);
+    }
+  } else {
+    std::uint32_t tw = 0, th = 0;
+    exr_tile_level_mode_t levels{};
+    exr_tile_round_mode_t round{};
+    check(exr_get_tile_descriptor(ctx, 0, &tw, &th, &levels, &round), "tiles");
+    if (tw == 0 || th == 0) {
+      throw io_detail::file_error(ErrorCategory::parse, path, "malformed OpenEXR file: empty tiles");
+    }
+    for (std::int64_t ty = 0; ty * std::int64_t(th) < h; ++ty) {
+      for (std::int64_t tx = 0; tx * std::int64_t(tw) < w; ++tx) {
+        exr_chunk_info_t chunk{};
+        check(exr_read_tile_chunk_info(ctx, 0, int(tx), int(ty), 0, 0, &chunk), "tile");
+        decode(chunk, int(tx * std::int64_t(tw)), int(ty * std::int64_t(th)));
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace terrane
