@@ -46,6 +46,7 @@ struct Options {
   std::string size = "1280x720";
   int width = 1280, height = 720;
   std::vector<double> camera;  // x,y,z
+  std::optional<double> above_ground;
   std::vector<double> look;    // yaw,pitch
   std::vector<double> velocity;
   double fov_deg = 60.0;
@@ -55,6 +56,7 @@ struct Options {
   std::string screenshot;
   std::string stats;
   bool no_drain = false;
+  bool preload = false;
   bool walk = false;
   bool watch = false;
   bool key_colour = false;
@@ -154,6 +156,9 @@ int main(int argc, char** argv) {
   app.add_flag("--offscreen", o.offscreen, "render without showing a window (CI, docs)");
   app.add_option("--size", o.size, "WIDTHxHEIGHT of the picture or window (default 1280x720)");
   app.add_option("--camera", o.camera, "x,y,z of the camera [m]")->delimiter(',')->expected(3);
+  app.add_option("--above-ground", o.above_ground,
+                 "put the camera this high above the ground (or the sea) at its x, z [m]")
+      ->check(CLI::Range(0.5, 1.0e6));
   app.add_option("--look", o.look, "yaw,pitch [deg]: yaw 0 looks along +Z, 90 along +X; pitch < 0 down")
       ->delimiter(',')
       ->expected(2);
@@ -168,6 +173,7 @@ int main(int argc, char** argv) {
   app.add_option("--screenshot", o.screenshot, "PNG to write (offscreen: after the last frame)");
   app.add_option("--stats", o.stats, "JSON file of frame timings (offscreen)");
   app.add_flag("--no-drain", o.no_drain, "take the picture without waiting for the view to load");
+  app.add_flag("--preload", o.preload, "load the view at the start position before the frames");
   app.add_flag("--walk", o.walk, "walk 1.8 m above the ground");
   app.add_flag("--watch", o.watch, "reload the preset file when it changes");
   app.add_flag("--key-colour", o.key_colour, "magenta background, terrain only (crack tests)");
@@ -233,8 +239,14 @@ int main(int argc, char** argv) {
     camera.x_m = o.camera[0];
     camera.y_m = o.camera[1];
     camera.z_m = o.camera[2];
-  } else {
-    camera.y_m = std::max(session->ground_m(0.0, 0.0), preset.world.sea_level_m) + 250.0;
+  }
+  try {
+    if (o.above_ground || o.camera.empty()) {
+      camera.y_m = std::max(session->ground_m(camera.x_m, camera.z_m), preset.world.sea_level_m) +
+                   o.above_ground.value_or(250.0);
+    }
+  } catch (const std::exception& e) {
+    fail(e.what());
   }
   if (!o.look.empty()) {
     camera.yaw_deg = o.look[0];
@@ -250,7 +262,10 @@ int main(int argc, char** argv) {
   if (o.offscreen) {
     auto target = std::make_unique<terrane::view::OffscreenTarget>(o.width, o.height);
     target->bind();
+    // Offscreen frames advance the camera by 1/30 s each; while it flies they are also paced
+    // at 30 per second of real time, so the streamer's workers see a real flight.
     const double dt = 1.0 / 30.0;
+    const bool paced = glm::length(velocity) > 0.0;
     auto step = [&] {
       const auto t0 = Clock::now();
       if (o.walk) camera.y_m = session->ground_m(camera.x_m, camera.z_m) + 1.8;
@@ -263,22 +278,27 @@ int main(int argc, char** argv) {
       camera.x_m += velocity.x * dt;
       camera.y_m += velocity.y * dt;
       camera.z_m += velocity.z * dt;
+      if (paced) std::this_thread::sleep_until(t0 + std::chrono::microseconds(33333));
+    };
+    // Streams without drawing until the view is complete: llvmpipe's rasteriser threads would
+    // otherwise take the cores from the streamer's background-priority workers.
+    auto drain = [&] {
+      const auto t0 = Clock::now();
+      while (!session->streamer().stats().view_complete) {
+        if (std::chrono::duration<double>(Clock::now() - t0).count() > o.drain_timeout_s) {
+          fail("the view did not finish loading within " + std::to_string(o.drain_timeout_s) + " s");
+        }
+        session->stream(camera, glm::dvec3(0.0));
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
     };
     try {
+      if (o.preload) drain();
       for (int f = 0; f < o.frames; ++f) step();
       if (!o.no_drain) {
-        const auto t0 = Clock::now();
         const glm::dvec3 keep = velocity;
         velocity = glm::dvec3(0.0);
-        // Draining streams without drawing: llvmpipe's rasteriser threads would otherwise take
-        // the cores from the streamer's background-priority workers.
-        while (!session->streamer().stats().view_complete) {
-          if (std::chrono::duration<double>(Clock::now() - t0).count() > o.drain_timeout_s) {
-            fail("the view did not finish loading within " + std::to_string(o.drain_timeout_s) + " s");
-          }
-          session->stream(camera, velocity);
-          std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
+        drain();
         step();  // the complete view, drawn
         velocity = keep;
       }

@@ -67,12 +67,14 @@ uniform int u_overlay;        // 0 none, 1 lod, 2 chunk borders, 3 slope classes
 uniform vec3 u_lod_colour;
 uniform float u_walkable_deg;
 uniform int u_cells;
+uniform float u_clip_m;       // > 0: nothing beyond this horizontal distance (crack tests)
 out vec4 o_colour;
 vec3 layer_colour(float id) {
   float h = fract(id * 0.618034 + 0.13);
   return clamp(abs(fract(h + vec3(0.0, 0.667, 0.333)) * 6.0 - 3.0) - 1.0, 0.0, 1.0) * 0.8 + 0.1;
 }
 void main() {
+  if (u_clip_m > 0.0 && length(v_rel.xz) > u_clip_m) discard;
   if (u_overlay == 5) {
     o_colour = vec4(0.05, 0.05, 0.05, 1.0);
     return;
@@ -80,10 +82,10 @@ void main() {
   vec3 n = normalize(v_normal);
   vec3 base = v_colour.rgb;
   // Procedural detail: a few sines of world position, periodic in 512 m (seamless).
+  // Wavelengths of 40 to 100 m, faded out with distance before they alias.
   vec2 p = v_detail * (6.2831853 / 512.0);
-  float d = sin(p.x * 37.0 + sin(p.y * 23.0)) * sin(p.y * 41.0 + sin(p.x * 19.0)) +
-            0.5 * sin(p.x * 157.0 - p.y * 131.0);
-  base *= 1.0 + 0.06 * d;
+  float d = sin(p.x * 11.0 + 2.0 * sin(p.y * 5.0)) * sin(p.y * 13.0 + 2.0 * sin(p.x * 7.0));
+  base *= 1.0 + 0.08 * d * exp(-length(v_rel) / 1500.0);
   float slope = degrees(acos(clamp(n.y, -1.0, 1.0)));
   if (u_overlay == 1) {
     base = mix(base, u_lod_colour, 0.65);

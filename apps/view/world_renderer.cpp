@@ -371,6 +371,10 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
     glUniform3fv(uniform(p, "u_fog_colour"), 1, glm::value_ptr(fog_colour));
     glUniform1f(uniform(p, "u_fog_density"), fog_density);
     glUniform1f(uniform(p, "u_walkable_deg"), float(settings.walkable_deg));
+    // Key-colour pictures end at the view disc, which the visible set always covers: the
+    // terrain is then one surface from the camera outwards (coarse chunks overhanging the disc
+    // could show a far ridge with key colour below it, which is no crack).
+    glUniform1f(uniform(p, "u_clip_m"), key ? float(view_distance_m) : 0.0f);
     const GLint u_origin_rel = uniform(p, "u_origin_rel"), u_origin_mod = uniform(p, "u_origin_mod"),
                 u_morph = uniform(p, "u_morph"), u_pin = uniform(p, "u_pin"),
                 u_overlay = uniform(p, "u_overlay"), u_lod_colour = uniform(p, "u_lod_colour");

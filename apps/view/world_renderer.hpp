@@ -28,7 +28,8 @@ struct DrawSettings {
   double walkable_deg = 45.0;       // slope overlay: the agent's walkable limit
   double grow = 1.0;                // growth animation, 0..1
   double scatter_distance_m = 1500.0;
-  // Key-colour mode (crack tests): clear to pure magenta, no sky, fog, water or scatter.
+  // Key-colour mode (crack tests): clear to pure magenta, no sky, fog, water or scatter, and the
+  // terrain clipped to the view disc.
   bool key_colour = false;
 };
 
