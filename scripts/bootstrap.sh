@@ -12,6 +12,10 @@ packages=(
   # The fuzz preset (scripts/fuzz.sh): clang 14 and its runtimes (libFuzzer, ASan, UBSan), which
   # clang only recommends. ThreadSanitizer (the tsan preset) uses GCC's libtsan2, part of g++.
   clang libclang-rt-14-dev
+  # terrane-view (apps/view): GLFW, OpenGL through libepoxy, Dear ImGui, glm; its tests render
+  # offscreen under Xvfb with Mesa's software rasteriser (llvmpipe).
+  libglfw3-dev libepoxy-dev libimgui-dev libglm-dev
+  xvfb xauth libgl1-mesa-dri libglx-mesa0
 )
 
 missing=()

@@ -63,6 +63,8 @@ struct Options {
   std::vector<std::string> hide;
   double grow = 1.0;
   double drain_timeout_s = 300.0;
+  std::string worker_priority = "normal";
+  double max_fps = 60.0;
   terrane::view::WorldOptions world;
 };
 
@@ -185,9 +187,17 @@ int main(int argc, char** argv) {
   app.add_option("--upload-budget-ms", o.world.upload_budget_ms,
                  "time per frame for uploading ready chunks outside the view [ms]")
       ->check(CLI::Range(0.0, 1000.0));
+  app.add_option("--worker-priority", o.worker_priority,
+                 "streamer workers: normal (default), low (nice 10) or background (SCHED_IDLE)")
+      ->check(CLI::IsMember({"normal", "low", "background"}));
+  app.add_option("--max-fps", o.max_fps, "interactive frame-rate cap (leaves the workers time)")
+      ->check(CLI::Range(1.0, 1000.0));
   app.add_option("--drain-timeout", o.drain_timeout_s, "seconds to wait for the view to load")
       ->check(CLI::Range(1.0, 3600.0));
   CLI11_PARSE(app, argc, argv);
+  o.world.worker_priority = o.worker_priority == "low"          ? terrane::WorkerPriority::low
+                            : o.worker_priority == "background" ? terrane::WorkerPriority::background
+                                                                : terrane::WorkerPriority::normal;
 
   if (std::sscanf(o.size.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 16 ||
       o.height < 16 || o.width > 8192 || o.height > 8192) {
@@ -213,6 +223,9 @@ int main(int argc, char** argv) {
   draw.wireframe = o.wireframe;
   draw.key_colour = o.key_colour;
   draw.grow = o.grow;
+  // Interactive: --frames N closes the window after N frames (writing --screenshot first), so
+  // tests and docs can run the panel too.
+  const int interactive_frames = o.frames;
   if (o.frames < 0) o.frames = 1;
 
   terrane::view::PresetSource source{o.preset, o.overrides, {}};
@@ -241,9 +254,29 @@ int main(int argc, char** argv) {
     camera.z_m = o.camera[2];
   }
   try {
+    if (o.camera.empty()) {
+      // Start over land: the nearest of rings of points around the origin whose ground is 20 m
+      // above the sea (islands start at sea otherwise).
+      const double sea = preset.world.sea_level_m;
+      bool found = session->ground_m(0.0, 0.0) > sea + 20.0;
+      for (int ring = 1; ring <= 60 && !found; ++ring) {
+        for (int k = 0; k < 24 && !found; ++k) {
+          const double a = 6.283185307179586 * k / 24.0, r = 500.0 * ring;
+          if (session->ground_m(r * std::cos(a), r * std::sin(a)) > sea + 20.0) {
+            camera.x_m = r * std::cos(a);
+            camera.z_m = r * std::sin(a);
+            found = true;
+          }
+        }
+      }
+    }
     if (o.above_ground || o.camera.empty()) {
-      camera.y_m = std::max(session->ground_m(camera.x_m, camera.z_m), preset.world.sea_level_m) +
-                   o.above_ground.value_or(250.0);
+      // By default half-way from the ground to the preset's highest height (at least 250 m up):
+      // over mountains, 250 m above a valley floor looks into a wall.
+      const double ground =
+          std::max(session->ground_m(camera.x_m, camera.z_m), preset.world.sea_level_m);
+      camera.y_m = ground + o.above_ground.value_or(
+                                std::max(250.0, 0.5 * (preset.world.height_max_m - ground)));
     }
   } catch (const std::exception& e) {
     fail(e.what());
@@ -376,6 +409,7 @@ int main(int argc, char** argv) {
   auto last_watch = Clock::now();
   double grow_t = -1.0;  // growth animation time, < 0 when not running
   int shot = 0;
+  int frame_count = 0;
   double last_x = 0.0, last_y = 0.0;
   bool looking = false;
   auto previous = Clock::now();
@@ -455,8 +489,14 @@ int main(int argc, char** argv) {
     terrane::view::PanelRequests req;
     if (show_panel) req = draw_panel(panel, source, session->preset(), camera, report);
     ImGui::Render();
-    if (g_input.screenshot || req.screenshot) {
-      const std::string name = "terrane-view-" + std::to_string(++shot) + ".png";
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    ++frame_count;
+    const bool last_frame = interactive_frames > 0 && frame_count >= interactive_frames;
+    if (last_frame) glfwSetWindowShouldClose(window, GLFW_TRUE);
+    if (g_input.screenshot || req.screenshot || (last_frame && !o.screenshot.empty())) {
+      const std::string name = last_frame && !o.screenshot.empty()
+                                   ? o.screenshot
+                                   : "terrane-view-" + std::to_string(++shot) + ".png";
       try {
         write_screenshot(name, fw, fh);
         std::cerr << "terrane-view: wrote " << name << "\n";
@@ -465,9 +505,9 @@ int main(int argc, char** argv) {
       }
       g_input.screenshot = false;
     }
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     glfwSwapBuffers(window);
     report.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    std::this_thread::sleep_until(now + std::chrono::microseconds(std::int64_t(1e6 / o.max_fps)));
 
     if (req.grow) grow_t = 0.0, panel.draw.grow = 0.0;
     if (req.teleport) {

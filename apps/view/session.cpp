@@ -14,6 +14,7 @@ Session::Session(Preset preset, const WorldOptions& options)
   params.view_distance_m = options.view_distance_m;
   params.threads = options.threads;
   params.budget_bytes = 0;  // automatic: grows with the view
+  params.worker_priority = options.worker_priority;
   streamer_ = std::make_unique<Streamer>(preset_, params);
   renderer_ = std::make_unique<WorldRenderer>(preset_, streamer_->generator(),
                                               streamer_->lod0_distance_m());

@@ -19,6 +19,10 @@ struct WorldOptions {
   int cells = 64;
   int threads = 0;
   double upload_budget_ms = 2.0;  // per frame, for ready chunks outside the visible set
+  // The streamer's workers. The library's default (background) suits a game whose frame
+  // thread waits on a GPU; a software rasteriser (llvmpipe) keeps every core busy drawing, and
+  // background workers would then never run, so the viewer uses normal.
+  WorkerPriority worker_priority = WorkerPriority::normal;
 };
 
 struct FrameTimes {
