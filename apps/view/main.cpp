@@ -238,12 +238,14 @@ int main(int argc, char** argv) {
   }
 
   GLFWwindow* window = open_window(o);
+  const auto t_start = Clock::now();
   std::unique_ptr<terrane::view::Session> session;
   try {
     session = std::make_unique<terrane::view::Session>(preset, o.world);
   } catch (const std::exception& e) {
     fail(e.what());
   }
+  const double session_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   const std::string renderer_name = terrane::view::context_description();
 
   Camera camera;
@@ -299,11 +301,21 @@ int main(int argc, char** argv) {
     // at 30 per second of real time, so the streamer's workers see a real flight.
     const double dt = 1.0 / 30.0;
     const bool paced = glm::length(velocity) > 0.0;
+    // Milliseconds from the session's start to the first view without holes, and to the
+    // complete view (every selected chunk resident and visible).
+    double first_view_ms = -1.0, complete_view_ms = -1.0;
+    auto note_view = [&] {
+      const terrane::StreamerStats st = session->streamer().stats();
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+      if (first_view_ms < 0.0 && st.visible > 0 && st.holes == 0) first_view_ms = ms;
+      if (complete_view_ms < 0.0 && st.view_complete) complete_view_ms = ms;
+    };
     auto step = [&] {
       const auto t0 = Clock::now();
       if (o.walk) camera.y_m = session->ground_m(camera.x_m, camera.z_m) + 1.8;
       last = session->frame(camera, velocity, o.width, o.height, draw);
       glFinish();
+      note_view();
       frame_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
       stream_us.push_back(last.stream_us);
       upload_ms.push_back(last.upload.ms);
@@ -322,6 +334,7 @@ int main(int argc, char** argv) {
           fail("the view did not finish loading within " + std::to_string(o.drain_timeout_s) + " s");
         }
         session->stream(camera, glm::dvec3(0.0));
+        note_view();
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     };
@@ -358,6 +371,9 @@ int main(int argc, char** argv) {
         {"upload_ms_p50", percentile(upload_ms, 0.5)},
         {"upload_ms_p99", percentile(upload_ms, 0.99)},
         {"upload_budget_ms", o.world.upload_budget_ms},
+        {"session_ms", session_ms},
+        {"first_view_ms", first_view_ms},
+        {"complete_view_ms", complete_view_ms},
         {"forced_uploads", forced},
         {"chunks_drawn", last.draw.chunks_drawn},
         {"triangles", last.draw.triangles},
@@ -534,11 +550,17 @@ int main(int argc, char** argv) {
       dirty = false;
       last_rebuild = now;
       try {
+        const auto t_load = Clock::now();
         auto next = std::make_unique<terrane::view::Session>(source.load(), o.world);
         session = std::move(next);
         panel.error.clear();
+        std::cerr << "terrane-view: loaded " << source.name_or_path << " ("
+                  << source.overrides().size() << " overrides) in "
+                  << std::chrono::duration<double, std::milli>(Clock::now() - t_load).count()
+                  << " ms\n";
       } catch (const std::exception& e) {
         panel.error = e.what();
+        std::cerr << "terrane-view: " << e.what() << " (the last valid world keeps rendering)\n";
       }
     }
   }

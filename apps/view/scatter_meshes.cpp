@@ -67,29 +67,45 @@ constexpr Rgb kBark{0.33f, 0.24f, 0.16f};
 
 }  // namespace
 
-KindGeometry conifer_geometry() {
+KindGeometry conifer_geometry(bool far) {
   KindGeometry g;
+  if (far) {
+    add_frustum(g, 0.0, 16.0, 3.0, 0.0, 3, {0.11f, 0.29f, 0.15f});
+    return g;
+  }
   add_frustum(g, 0.0, 3.0, 0.35, 0.25, 6, kBark);
   add_frustum(g, 2.0, 11.0, 3.2, 0.0, 8, {0.10f, 0.27f, 0.14f});
   add_frustum(g, 7.0, 16.0, 2.3, 0.0, 8, {0.12f, 0.31f, 0.16f});
   return g;
 }
 
-KindGeometry broadleaf_geometry() {
+KindGeometry broadleaf_geometry(bool far) {
   KindGeometry g;
+  if (far) {
+    add_ellipsoid(g, 7.5, 4.2, 4.4, 4.2, 3, 2, {0.22f, 0.42f, 0.15f}, 0.0);
+    return g;
+  }
   add_frustum(g, 0.0, 5.0, 0.4, 0.3, 6, kBark);
   add_ellipsoid(g, 8.0, 4.2, 3.6, 4.2, 10, 6, {0.22f, 0.42f, 0.15f}, 0.25);
   return g;
 }
 
-KindGeometry bush_geometry() {
+KindGeometry bush_geometry(bool far) {
   KindGeometry g;
+  if (far) {
+    add_ellipsoid(g, 0.6, 1.2, 0.9, 1.2, 3, 2, {0.30f, 0.40f, 0.16f}, 0.0);
+    return g;
+  }
   add_ellipsoid(g, 0.6, 1.2, 0.9, 1.2, 8, 5, {0.30f, 0.40f, 0.16f}, 0.3);
   return g;
 }
 
-KindGeometry boulder_geometry() {
+KindGeometry boulder_geometry(bool far) {
   KindGeometry g;
+  if (far) {
+    add_ellipsoid(g, 0.35, 1.1, 0.8, 0.9, 3, 2, {0.47f, 0.46f, 0.44f}, 0.0);
+    return g;
+  }
   add_ellipsoid(g, 0.35, 1.1, 0.8, 0.9, 7, 4, {0.47f, 0.46f, 0.44f}, 0.45);
   return g;
 }

@@ -16,7 +16,7 @@ namespace terrane::view {
 
 struct WorldOptions {
   double view_distance_m = 4000.0;
-  int cells = 64;
+  int cells = 32;
   int threads = 0;
   double upload_budget_ms = 2.0;  // per frame, for ready chunks outside the visible set
   // The streamer's workers. The library's default (background) suits a game whose frame

@@ -106,7 +106,10 @@ void main() {
     if (e.x < w.x || e.y < w.y) lit = vec3(1.0, 0.9, 0.1);
   }
   if (u_fog_density > 0.0) {
-    float f = 1.0 - exp(-length(v_rel) * u_fog_density);
+    // Exponential fog, reaching the horizon colour at the view distance (where the streamed
+    // world ends).
+    float dist = length(v_rel);
+    float f = max(1.0 - exp(-dist * u_fog_density), smoothstep(0.75, 1.0, dist * u_fog_density / 1.5));
     lit = mix(lit, u_fog_colour, f);
   }
   o_colour = vec4(lit, 1.0);
@@ -134,7 +137,7 @@ void main() {
   vec3 d = normalize(v_dir);
   vec3 zenith = vec3(0.22, 0.42, 0.78);
   vec3 c = mix(u_fog_colour, zenith, pow(clamp(d.y, 0.0, 1.0), 0.45));
-  if (d.y < 0.0) c = u_fog_colour * 0.92;
+  if (d.y < 0.0) c = u_fog_colour;
   float s = max(dot(d, u_sun), 0.0);
   c += vec3(1.0, 0.9, 0.7) * (pow(s, 600.0) * 2.0 + pow(s, 12.0) * 0.15);
   o_colour = vec4(c, 1.0);
@@ -169,8 +172,12 @@ void main() {
   vec3 c = mix(deep, sky, fresnel);
   vec3 h = normalize(v + u_sun);
   c += vec3(1.0, 0.9, 0.7) * pow(max(dot(n, h), 0.0), 400.0) * 1.5;
-  if (u_fog_density > 0.0) c = mix(c, u_fog_colour, 1.0 - exp(-length(v_rel) * u_fog_density));
-  o_colour = vec4(c, 0.82);
+  float dist = length(v_rel);
+  float f = u_fog_density > 0.0
+                ? max(1.0 - exp(-dist * u_fog_density), smoothstep(0.75, 1.0, dist * u_fog_density / 1.5))
+                : 0.0;
+  c = mix(c, u_fog_colour, f);
+  o_colour = vec4(c, mix(0.82, 1.0, f));
 }
 )";
 
@@ -186,14 +193,16 @@ uniform vec3 u_origin_rel;
 uniform vec3 u_cam_offset;
 uniform float u_grow;
 uniform float u_sea;
+uniform float u_reach;  // instances shrink away over the last fifth of the scatter distance
 out vec3 v_rel;
 out vec3 v_normal;
 out vec3 v_colour;
 void main() {
   float c = cos(i_shape.x), s = sin(i_shape.x);
   vec3 p = vec3(a_pos.x * i_shape.y, a_pos.y * i_shape.z, a_pos.z * i_shape.y);
-  p = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) * u_grow;
   vec3 base = vec3(i_pos.x, u_sea + (i_pos.y - u_sea) * u_grow, i_pos.z);
+  float fade = 1.0 - smoothstep(0.8 * u_reach, u_reach, length(((u_origin_rel + base) - u_cam_offset).xz));
+  p = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) * (u_grow * fade);
   vec3 rel = (u_origin_rel + base) - u_cam_offset + p;
   v_rel = rel;
   v_normal = vec3(c * a_normal.x + s * a_normal.z, a_normal.y, -s * a_normal.x + c * a_normal.z);

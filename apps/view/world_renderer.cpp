@@ -125,9 +125,11 @@ WorldRenderer::WorldRenderer(const Preset& preset, const ChunkGenerator& generat
   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 8, nullptr);
   glBindVertexArray(0);
 
-  const KindGeometry geometry[4] = {conifer_geometry(), broadleaf_geometry(), bush_geometry(),
-                                    boulder_geometry()};
-  for (int k = 0; k < 4; ++k) {
+  const KindGeometry geometry[8] = {conifer_geometry(false), broadleaf_geometry(false),
+                                    bush_geometry(false),    boulder_geometry(false),
+                                    conifer_geometry(true),  broadleaf_geometry(true),
+                                    bush_geometry(true),     boulder_geometry(true)};
+  for (int k = 0; k < 8; ++k) {
     kinds_[std::size_t(k)].vbo = GlBuffer(true);
     kinds_[std::size_t(k)].ibo = GlBuffer(true);
     glBindBuffer(GL_ARRAY_BUFFER, kinds_[std::size_t(k)].vbo.id());
@@ -320,7 +322,7 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
   const glm::vec3 sun = glm::normalize(glm::vec3(0.45f, 0.6f, 0.35f));
   const glm::vec3 fog_colour(0.70f, 0.78f, 0.86f);
   const bool key = settings.key_colour;
-  const float fog_density = (settings.fog && !key) ? float(2.2 / view_distance_m) : 0.0f;
+  const float fog_density = (settings.fog && !key) ? float(1.5 / view_distance_m) : 0.0f;
 
   glViewport(0, 0, width, height);
   if (key) {
@@ -445,7 +447,7 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
     glDepthMask(GL_FALSE);
     glUseProgram(water_program_);
     glUniformMatrix4fv(uniform(water_program_, "u_view_proj"), 1, GL_FALSE, glm::value_ptr(view_proj));
-    glUniform1f(uniform(water_program_, "u_radius"), float(far_m * 0.95));
+    glUniform1f(uniform(water_program_, "u_radius"), float(view_distance_m));
     glUniform1f(uniform(water_program_, "u_height_rel"), float(sea_level_m_ - camera.y_m));
     glUniform3fv(uniform(water_program_, "u_sun"), 1, glm::value_ptr(sun));
     glUniform3fv(uniform(water_program_, "u_fog_colour"), 1, glm::value_ptr(fog_colour));
@@ -475,14 +477,17 @@ void WorldRenderer::draw_scatter(const glm::mat4& view_proj, const glm::dvec3& r
   glUniform3fv(uniform(p, "u_sun"), 1, glm::value_ptr(sun));
   glUniform3f(uniform(p, "u_fog_colour"), 0.70f, 0.78f, 0.86f);
   glUniform1f(uniform(p, "u_fog_density"), settings.fog ? float(2.2 / 4000.0) : 0.0f);
+  glUniform1f(uniform(p, "u_reach"), float(settings.scatter_distance_m));
   const GLint u_origin_rel = uniform(p, "u_origin_rel");
   glBindVertexArray(scatter_vao_.id());
   for (int a = 0; a < 5; ++a) glEnableVertexAttribArray(GLuint(a));
   glVertexAttribDivisor(3, 1);
   glVertexAttribDivisor(4, 1);
   const double reach = settings.scatter_distance_m;
-  for (int kind = 0; kind < 4; ++kind) {
-    const KindMesh& km = kinds_[std::size_t(kind)];
+  for (int mesh = 0; mesh < 8; ++mesh) {
+    const int kind = mesh % 4;
+    const bool far = mesh >= 4;
+    const KindMesh& km = kinds_[std::size_t(mesh)];
     glBindBuffer(GL_ARRAY_BUFFER, km.vbo.id());
     glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 36, nullptr);
     glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 36, reinterpret_cast<void*>(12));
@@ -505,7 +510,8 @@ void WorldRenderer::draw_scatter(const glm::mat4& view_proj, const glm::dvec3& r
       for (const InstanceRange& r : g.ranges) {
         if (r.kind != kind) continue;
         const double dx = rel0.x + r.cx, dz = rel0.z + r.cz;
-        if (std::sqrt(dx * dx + dz * dz) - half_tile > reach) continue;
+        const double d = std::sqrt(dx * dx + dz * dz) - half_tile;
+        if (d > reach || (d > settings.scatter_near_m) != far) continue;
         const std::size_t base = std::size_t(r.first) * kInstanceFloats * 4;
         glVertexAttribPointer(3, 3, GL_FLOAT, GL_FALSE, kInstanceFloats * 4,
                               reinterpret_cast<void*>(base));

@@ -27,7 +27,8 @@ struct DrawSettings {
   Overlay overlay = Overlay::none;
   double walkable_deg = 45.0;       // slope overlay: the agent's walkable limit
   double grow = 1.0;                // growth animation, 0..1
-  double scatter_distance_m = 1500.0;
+  double scatter_distance_m = 1000.0;
+  double scatter_near_m = 250.0;  // detailed meshes within this distance, low-poly beyond
   // Key-colour mode (crack tests): clear to pure magenta, no sky, fog, water or scatter, and the
   // terrain clipped to the view disc.
   bool key_colour = false;
@@ -117,7 +118,7 @@ class WorldRenderer {
   GlVertexArray empty_vao_, water_vao_, scatter_vao_;
   GlBuffer water_vbo_;
   GLsizei water_vertices_ = 0;
-  std::array<KindMesh, 4> kinds_;
+  std::array<KindMesh, 8> kinds_;  // [lod * 4 + kind]: lod 0 near, 1 far
 };
 
 }  // namespace terrane::view
