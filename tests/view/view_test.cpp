@@ -35,6 +35,11 @@ std::string read_text(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
+// Under ASan, LeakSanitizer reports what Mesa and the X libraries keep until exit: suppressed by
+// library (tests/view/lsan.supp), never the viewer's own allocations. Ignored without ASan.
+const std::string kLeakSuppressions =
+    std::string("LSAN_OPTIONS=suppressions=") + TERRANE_SOURCE_DIR + "/tests/view/lsan.supp ";
+
 class ViewTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -52,7 +57,7 @@ class ViewTest : public ::testing::Test {
   Shot render(const std::string& args, const std::string& env = "") {
     Shot s;
     const fs::path png = dir_ / "shot.png", json = dir_ / "stats.json", log = dir_ / "log.txt";
-    const std::string cmd = env + " " TERRANE_XVFB_RUN " -a -s '-screen 0 1024x768x24' " +
+    const std::string cmd = kLeakSuppressions + env + " " TERRANE_XVFB_RUN " -a -s '-screen 0 1024x768x24' " +
                             TERRANE_VIEW_PATH + " " + args + " --offscreen --screenshot " +
                             png.string() + " --stats " + json.string() + " > " + log.string() +
                             " 2>&1";
@@ -168,6 +173,54 @@ TEST_F(ViewTest, SkyAboveGroundBelow) {
   EXPECT_GT(ground[1], ground[2] + 10.0) << "the bottom of the picture is not vegetated ground";
   EXPECT_TRUE(s.stats.value("view_complete", false));
   EXPECT_GT(s.stats.value("instances", 0), 0) << "no scatter instances drawn near the camera";
+}
+
+// --watch: a preset file edited into an invalid state shows the error (panel and stderr) and the
+// last valid world keeps rendering; fixing the file loads it again.
+TEST_F(ViewTest, PresetEditedIntoAnInvalidStateKeepsTheLastWorld) {
+  const fs::path preset = dir_ / "watched.json";
+  fs::copy_file(fs::path(TERRANE_SOURCE_DIR) / "presets" / "default.json", preset);
+  const std::string valid = read_text(preset);
+  const fs::path broken = dir_ / "broken.json", fixed = dir_ / "fixed.json";
+  std::ofstream(broken) << "{\"name\": \"watched\", \"graph\": ";
+  // Another seed: "seed": N becomes "seed": 9N.
+  const std::size_t seed = valid.find("\"seed\": ");
+  ASSERT_NE(seed, std::string::npos);
+  std::ofstream(fixed) << valid.substr(0, seed + 8) << '9' << valid.substr(seed + 8);
+  const fs::path png = dir_ / "watch.png", log = dir_ / "log.txt";
+  // Interactive mode (the panel), 420 frames at up to 60 a second: the file breaks after 2 s
+  // and is fixed 2 s later.
+  const std::string script = std::string(TERRANE_VIEW_PATH) + " " + preset.string() +
+                             " --watch --size 800x450 --hide scatter --frames 420 --screenshot " +
+                             png.string() + " & pid=$!; sleep 2; cp " + broken.string() + " " +
+                             preset.string() + "; sleep 2; cp " + fixed.string() + " " +
+                             preset.string() + "; wait $pid";
+  const std::string cmd = kLeakSuppressions + TERRANE_XVFB_RUN + " -a -s '-screen 0 1024x768x24' sh -c '" +
+                          script + "' > " + log.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  const std::string text = read_text(log);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  EXPECT_NE(text.find("(the last valid world keeps rendering)"), std::string::npos) << text;
+  EXPECT_NE(text.find(preset.string()), std::string::npos) << text;
+  EXPECT_NE(text.find("loaded " + preset.string()), std::string::npos) << text;
+  // The world beside the panel: sky at the top, ground at the bottom.
+  Shot s;
+  const std::string bytes = read_text(png);
+  spng_ctx* ctx = spng_ctx_new(0);
+  spng_set_png_buffer(ctx, bytes.data(), bytes.size());
+  spng_ihdr ihdr{};
+  ASSERT_EQ(spng_get_ihdr(ctx, &ihdr), 0);
+  std::size_t size = 0;
+  spng_decoded_image_size(ctx, SPNG_FMT_RGB8, &size);
+  s.rgb.resize(size);
+  spng_decode_image(ctx, s.rgb.data(), size, SPNG_FMT_RGB8, 0);
+  spng_ctx_free(ctx);
+  s.width = int(ihdr.width);
+  s.height = int(ihdr.height);
+  const unsigned char* sky = s.at(s.width - 20, 10);
+  const unsigned char* ground = s.at(s.width - 20, s.height - 10);
+  EXPECT_GT(int(sky[2]), int(sky[0]) + 30) << "no sky beside the panel";
+  EXPECT_GT(int(ground[1]), int(ground[2])) << "no ground beside the panel";
 }
 
 TEST_F(ViewTest, NoDisplayNamesXvfbRun) {
