@@ -9,7 +9,7 @@ run() { xvfb-run -a -s '-screen 0 1280x1024x24' "$view" "$@" --offscreen --size 
 for p in default alpine islands dunes canyons ranges; do
   run "$p" --look 35,-22 --screenshot "docs/images/view_$p.png"
 done
-for overlay in lod borders slope layers; do
+for overlay in lod borders slope layers biomes; do
   run default --cells 32 --view 8000 --camera 0,0,0 --above-ground 600 --look 35,-25 \
     --overlay "$overlay" --hide scatter --screenshot "docs/images/view_overlay_$overlay.png"
 done

@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->expected(3);
   app.add_option("--fov", o.fov_deg, "vertical field of view [deg]")->check(CLI::Range(10.0, 120.0));
-  app.add_option("--overlay", o.overlay, "none, lod, borders, slope or layers");
+  app.add_option("--overlay", o.overlay, "none, lod, borders, slope, layers or biomes");
   app.add_flag("--wireframe", o.wireframe, "draw the triangles' edges");
   app.add_option("--frames", o.frames, "frames to render offscreen before the picture (default 1)")
       ->check(CLI::Range(1, 100000));
@@ -206,10 +206,12 @@ int main(int argc, char** argv) {
   terrane::view::DrawSettings draw;
   {
     int k = 0;
-    for (; k < 5; ++k) {
+    for (; k < terrane::view::kOverlayCount; ++k) {
       if (o.overlay == terrane::view::kOverlayNames[k]) break;
     }
-    if (k == 5) fail("--overlay '" + o.overlay + "' must be one of none, lod, borders, slope, layers");
+    if (k == terrane::view::kOverlayCount) {
+      fail("--overlay '" + o.overlay + "' must be one of none, lod, borders, slope, layers, biomes");
+    }
     draw.overlay = terrane::view::Overlay(k);
   }
   for (const std::string& h : o.hide) {
@@ -530,7 +532,9 @@ int main(int argc, char** argv) {
       camera.x_m = req.teleport->x;
       camera.z_m = req.teleport->y;
       try {
-        camera.y_m = std::max(session->ground_m(camera.x_m, camera.z_m), preset.world.sea_level_m) + 250.0;
+        camera.y_m = std::max(session->ground_m(camera.x_m, camera.z_m),
+                              session->preset().world.sea_level_m) +
+                     250.0;
       } catch (const std::exception& e) {
         panel.error = e.what();
       }

@@ -149,8 +149,8 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
     ImGui::SameLine();
     ImGui::Checkbox("wireframe", &d.wireframe);
     int overlay = int(d.overlay);
-    for (int k = 0; k < 5; ++k) {
-      if (k > 0) ImGui::SameLine();
+    for (int k = 0; k < kOverlayCount; ++k) {
+      if (k > 0 && k != 4) ImGui::SameLine();
       ImGui::RadioButton(kOverlayNames[k], &overlay, k);
     }
     d.overlay = Overlay(overlay);

@@ -14,7 +14,8 @@ inline constexpr const char* kTerrainVertex = R"(#version 330 core
 layout(location = 0) in vec3 a_pos;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in float a_morph;
-layout(location = 3) in vec4 a_colour;
+layout(location = 3) in vec4 a_colour;  // splat colour; a = dominant splat layer / 255
+layout(location = 4) in vec4 a_biome;   // dominant biome's colour; a = its index / 255
 uniform mat4 u_view_proj;
 uniform vec3 u_origin_rel;   // chunk origin - reference point (exact)
 uniform vec3 u_cam_offset;   // camera - reference point
@@ -27,6 +28,7 @@ uniform float u_sea;
 out vec3 v_rel;
 out vec3 v_normal;
 out vec4 v_colour;
+out vec3 v_biome;
 out vec2 v_cell;
 out vec2 v_detail;
 out float v_height;
@@ -45,6 +47,7 @@ void main() {
   v_rel = rel;
   v_normal = normalize(vec3(a_normal.x * u_grow, a_normal.y, a_normal.z * u_grow));
   v_colour = a_colour;
+  v_biome = a_biome.rgb;
   v_cell = vec2(float(i), float(j));
   v_detail = u_origin_mod + a_pos.xz;
   v_height = y;
@@ -56,6 +59,7 @@ inline constexpr const char* kTerrainFragment = R"(#version 330 core
 in vec3 v_rel;
 in vec3 v_normal;
 in vec4 v_colour;
+in vec3 v_biome;
 in vec2 v_cell;
 in vec2 v_detail;
 in float v_height;
@@ -63,7 +67,7 @@ uniform vec3 u_sun;
 uniform vec3 u_fog_colour;
 uniform float u_fog_density;  // 0 = no fog
 uniform int u_overlay;        // 0 none, 1 lod, 2 chunk borders, 3 slope classes, 4 layer ids,
-                              // 5 wireframe lines (flat dark)
+                              // 5 biomes, 9 wireframe lines (flat dark)
 uniform vec3 u_lod_colour;
 uniform float u_walkable_deg;
 uniform int u_cells;
@@ -75,7 +79,7 @@ vec3 layer_colour(float id) {
 }
 void main() {
   if (u_clip_m > 0.0 && length(v_rel.xz) > u_clip_m) discard;
-  if (u_overlay == 5) {
+  if (u_overlay == 9) {
     o_colour = vec4(0.05, 0.05, 0.05, 1.0);
     return;
   }
@@ -96,6 +100,8 @@ void main() {
     base = c;
   } else if (u_overlay == 4) {
     base = layer_colour(floor(v_colour.a * 255.0 + 0.5));
+  } else if (u_overlay == 5) {
+    base = v_biome;
   }
   float diffuse = max(dot(n, u_sun), 0.0);
   float sky = 0.5 + 0.5 * n.y;

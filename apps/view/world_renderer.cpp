@@ -15,7 +15,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kVertexFloats = 8;    // position 3, normal 3, morph 1, colour (4 bytes) 1
+// position 3, normal 3, morph 1, splat colour (4 bytes) 1, biome colour (4 bytes) 1
+constexpr int kVertexFloats = 9;
 constexpr int kInstanceFloats = 6;  // position 3, yaw, scale_xz, scale_y
 constexpr int kScatterTiles = 8;    // a level-0 chunk's instances in 8 x 8 tiles, culled by distance
 
@@ -70,6 +71,7 @@ WorldRenderer::WorldRenderer(const Preset& preset, const ChunkGenerator& generat
   for (const SplatLayer& l : preset.surface.layers) {
     layer_colours_.push_back({l.colour[0] / 255.0f, l.colour[1] / 255.0f, l.colour[2] / 255.0f});
   }
+  for (const Biome& b : preset.surface.biomes) biome_colours_.push_back(b.colour);
   for (std::size_t s = 0; s < preset.surface.species.size(); ++s) {
     species_kind_.push_back(int(kind_of(preset.surface.species[s].name, int(s))));
   }
@@ -235,6 +237,17 @@ void WorldRenderer::upload_chunk(const ChunkKey& key, const ChunkData& data) {
                                   std::uint8_t(std::clamp(c[2], 0.0f, 1.0f) * 255.0f + 0.5f),
                                   std::uint8_t(dominant)};
     std::memcpy(out + 7, rgba, 4);
+    std::uint8_t biome[4] = {128, 128, 128, 0};
+    if (data.biome.size() == std::size_t(w) * std::size_t(w) && v < std::size_t(n1) * std::size_t(n1)) {
+      const std::uint8_t b = data.biome[std::size_t(j + 1) * std::size_t(w) + std::size_t(i + 1)];
+      if (b < biome_colours_.size()) {
+        biome[0] = biome_colours_[b][0];
+        biome[1] = biome_colours_[b][1];
+        biome[2] = biome_colours_[b][2];
+      }
+      biome[3] = b;
+    }
+    std::memcpy(out + 8, biome, 4);
   }
   GpuChunk g;
   g.vbo = GlBuffer(true);
@@ -256,6 +269,8 @@ void WorldRenderer::upload_chunk(const ChunkKey& key, const ChunkData& data) {
   glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(24));
   glEnableVertexAttribArray(3);
   glVertexAttribPointer(3, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, reinterpret_cast<void*>(28));
+  glEnableVertexAttribArray(4);
+  glVertexAttribPointer(4, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, reinterpret_cast<void*>(32));
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, indices_.id());
   glBindVertexArray(0);
   g.bytes = staging_.size() * 4;
@@ -387,7 +402,7 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
         glEnable(GL_POLYGON_OFFSET_LINE);
         glPolygonOffset(-1.0f, -1.0f);
       }
-      glUniform1i(u_overlay, pass == 1 ? 5 : int(settings.overlay));
+      glUniform1i(u_overlay, pass == 1 ? 9 : int(settings.overlay));
       for (const VisibleChunk& v : visible) {
         const auto it = chunks_.find(v.key);
         if (it == chunks_.end()) continue;
@@ -439,7 +454,9 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
     }
   }
 
-  if (settings.scatter && !key) draw_scatter(view_proj, ref, camera, visible, settings, stats);
+  if (settings.scatter && !key) {
+    draw_scatter(view_proj, ref, camera, visible, settings, view_distance_m, stats);
+  }
 
   if (settings.water && !key) {
     glEnable(GL_BLEND);
@@ -464,7 +481,8 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
 
 void WorldRenderer::draw_scatter(const glm::mat4& view_proj, const glm::dvec3& ref,
                                  const Camera& camera, std::span<const VisibleChunk> visible,
-                                 const DrawSettings& settings, DrawStats& stats) {
+                                 const DrawSettings& settings, double view_distance_m,
+                                 DrawStats& stats) {
   const GLuint p = scatter_program_;
   glUseProgram(p);
   glUniformMatrix4fv(uniform(p, "u_view_proj"), 1, GL_FALSE, glm::value_ptr(view_proj));
@@ -476,7 +494,7 @@ void WorldRenderer::draw_scatter(const glm::mat4& view_proj, const glm::dvec3& r
   const glm::vec3 sun = glm::normalize(glm::vec3(0.45f, 0.6f, 0.35f));
   glUniform3fv(uniform(p, "u_sun"), 1, glm::value_ptr(sun));
   glUniform3f(uniform(p, "u_fog_colour"), 0.70f, 0.78f, 0.86f);
-  glUniform1f(uniform(p, "u_fog_density"), settings.fog ? float(2.2 / 4000.0) : 0.0f);
+  glUniform1f(uniform(p, "u_fog_density"), settings.fog ? float(1.5 / view_distance_m) : 0.0f);
   glUniform1f(uniform(p, "u_reach"), float(settings.scatter_distance_m));
   const GLint u_origin_rel = uniform(p, "u_origin_rel");
   glBindVertexArray(scatter_vao_.id());

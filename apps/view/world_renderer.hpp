@@ -18,8 +18,10 @@
 
 namespace terrane::view {
 
-enum class Overlay { none = 0, lod = 1, chunk_borders = 2, slope = 3, layer_ids = 4 };
-inline constexpr const char* kOverlayNames[] = {"none", "lod", "borders", "slope", "layers"};
+enum class Overlay { none = 0, lod = 1, chunk_borders = 2, slope = 3, layer_ids = 4, biomes = 5 };
+inline constexpr int kOverlayCount = 6;
+inline constexpr const char* kOverlayNames[kOverlayCount] = {"none",  "lod",    "borders",
+                                                             "slope", "layers", "biomes"};
 
 struct DrawSettings {
   bool terrain = true, water = true, scatter = true, sky = true, fog = true;
@@ -95,13 +97,14 @@ class WorldRenderer {
   void upload_chunk(const ChunkKey& key, const ChunkData& data);
   void draw_scatter(const glm::mat4& view_proj, const glm::dvec3& ref, const Camera& camera,
                     std::span<const VisibleChunk> visible, const DrawSettings& settings,
-                    DrawStats& stats);
+                    double view_distance_m, DrawStats& stats);
 
   const ChunkGenerator& generator_;
   int cells_ = 0;
   double lod0_m_ = 0.0;
   float sea_level_m_ = 0.0f;
   std::vector<std::array<float, 3>> layer_colours_;
+  std::vector<std::array<std::uint8_t, 3>> biome_colours_;
   std::vector<int> species_kind_;
   std::unordered_map<ChunkKey, GpuChunk, KeyHash> chunks_;
   std::unordered_map<ChunkKey, const ChunkData*, KeyHash> ready_;

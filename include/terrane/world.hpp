@@ -100,12 +100,15 @@ struct ChunkData {
   // whose position lies in the node (the same instances a whole-map scatter places there).
   int splat_layers = 0;
   std::vector<std::uint8_t> splat;
+  // With ChunkSettings::surface: the dominant biome (index into the surface's biomes, lowest on
+  // ties) of every sample of `heights`, seamless across chunks like the splat weights.
+  std::vector<std::uint8_t> biome;
   std::vector<ScatterInstance> scatter;
 
   // Bytes held by the data's buffers (capacity, not size).
   std::size_t bytes() const;
-  // FNV-1a hash over the key, stitch, heights, positions, normals, UVs, geomorph targets and
-  // indices: equal hashes <=> equal bytes (for determinism tests and goldens).
+  // FNV-1a hash over the key, stitch, heights, positions, normals, UVs, geomorph targets,
+  // indices and surface data: equal hashes <=> equal bytes (for determinism tests and goldens).
   std::uint64_t content_hash() const;
 };
 

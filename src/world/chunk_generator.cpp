@@ -65,7 +65,7 @@ std::size_t ChunkData::bytes() const {
          capacity_bytes(mesh.normals) + capacity_bytes(mesh.uv_local) +
          capacity_bytes(mesh.uv_world) + capacity_bytes(mesh.morph_y) +
          capacity_bytes(mesh.indices16) + capacity_bytes(mesh.indices32) + capacity_bytes(splat) +
-         capacity_bytes(scatter) + sizeof(ChunkData);
+         capacity_bytes(biome) + capacity_bytes(scatter) + sizeof(ChunkData);
 }
 
 std::uint64_t ChunkData::content_hash() const {
@@ -80,6 +80,7 @@ std::uint64_t ChunkData::content_hash() const {
   h = hash_vector(mesh.indices16, h);
   h = hash_vector(mesh.indices32, h);
   h = hash_vector(splat, h);
+  h = hash_vector(biome, h);
   for (const ScatterInstance& p : scatter) {
     const double xz[2] = {p.x_m, p.z_m};
     const float f[7] = {p.y_m,       p.yaw_deg,   p.scale_xz, p.scale_y,
@@ -177,7 +178,7 @@ std::size_t ChunkGenerator::chunk_bytes() const {
     b += idx * (vertices <= 65535 ? 2 : 4);
   }
   if (surface_) {
-    b += (n1 + 2) * (n1 + 2) * surface_->layers.size();
+    b += (n1 + 2) * (n1 + 2) * (surface_->layers.size() + 1);  // splat weights, biome ids
     b += scatter_capacity_ * sizeof(ScatterInstance);
   }
   return b;
@@ -259,6 +260,7 @@ void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx,
   compute_splat(params, seed_, out.heights, s.slope, s.biomes, s.splat, ctx);
   out.splat_layers = s.splat.layer_count;
   splat_to_u8(s.splat, out.splat, ctx);
+  out.biome.assign(s.biomes.dominant.begin(), s.biomes.dominant.end());
   if (out.scatter.capacity() < scatter_capacity_) out.scatter.reserve(scatter_capacity_);
   out.scatter.clear();
   if (out.key.level == 0) {

@@ -207,6 +207,8 @@ TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
   const std::size_t layers = std::size_t(a.splat_layers);
   ASSERT_EQ(a.splat.size(), std::size_t(w) * std::size_t(w) * layers);
   ASSERT_EQ(b.splat.size(), a.splat.size());
+  ASSERT_EQ(a.biome.size(), std::size_t(w) * std::size_t(w));
+  ASSERT_EQ(b.biome.size(), a.biome.size());
   for (std::size_t c = 0; c < std::size_t(w) * std::size_t(w); ++c) {
     int sum = 0;
     for (std::size_t l = 0; l < layers; ++l) sum += a.splat[c * layers + l];
@@ -252,6 +254,9 @@ TEST(ChunkGeneratorTest, SurfaceDataIsSeamlessAndBounded) {
         ASSERT_EQ(b.splat[local * layers + l], whole_splat[in_b * layers + l])
             << "chunk b vertex " << i << ", " << j << " layer " << l;
       }
+      // Dominant biomes (the viewer's biome overlay), likewise.
+      ASSERT_EQ(a.biome[local], biomes.dominant[in_a]) << "chunk a vertex " << i << ", " << j;
+      ASSERT_EQ(b.biome[local], biomes.dominant[in_b]) << "chunk b vertex " << i << ", " << j;
     }
   }
   // Scatter: inside the node, and the two chunks together hold exactly the instances of one
