@@ -6,7 +6,9 @@
 #include <spng.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -137,12 +139,35 @@ TEST_F(ViewTest, NoCrackPixelsWithManyLevelsInView) {
   EXPECT_GT(s.stats.value("visible", 0), 40);
 }
 
-TEST_F(ViewTest, NoCrackPixelsOrJitterAHundredMillionMetresOut) {
+TEST_F(ViewTest, NoCrackPixelsAHundredMillionMetresOut) {
   const Shot s = render("alpine --size 640x360 --cells 16 --view 6000 --key-colour "
                         "--camera 100000000,0,100000000 --above-ground 150 --look 200,-12");
   expect_no_cracks(s, "alpine at 1e8 m");
-  // The same view shifted by a whole number of 4096 m lattices renders within a few pixels of
-  // the same silhouette: no precision loss (positions are camera-relative and exact).
+}
+
+// Camera-relative positions keep full precision far out: a camera 1e8 m from the origin moved
+// sideways in steps of 0.5 m changes the picture at every step, by about as much each time.
+// With world positions in float (6 m apart at 1e8) most steps would change nothing and one
+// would jump.
+TEST_F(ViewTest, CameraMovesSmoothlyAHundredMillionMetresOut) {
+  std::vector<Shot> shots;
+  for (const char* x : {"100000000", "100000000.5", "100000001", "100000001.5"}) {
+    shots.push_back(render(std::string("alpine --size 320x180 --cells 16 --view 3000 --key-colour "
+                                       "--camera ") + x + ",2600,100000000 --look 0,-20"));
+    ASSERT_EQ(shots.back().rc, 0) << shots.back().log;
+  }
+  std::vector<std::size_t> changed;
+  for (std::size_t k = 1; k < shots.size(); ++k) {
+    std::size_t n = 0;
+    for (std::size_t b = 0; b < shots[k].rgb.size(); b += 3) {
+      n += std::memcmp(&shots[k].rgb[b], &shots[k - 1].rgb[b], 3) != 0;
+    }
+    changed.push_back(n);
+  }
+  const auto [lo, hi] = std::minmax_element(changed.begin(), changed.end());
+  EXPECT_GT(*lo, 100u) << "a 0.5 m step changed (almost) nothing";
+  EXPECT_LT(*hi, 4 * *lo) << "the steps changed the picture unevenly: " << changed[0] << ", "
+                          << changed[1] << ", " << changed[2];
 }
 
 TEST_F(ViewTest, NoCrackPixelsDuringAFastFlight) {
@@ -234,6 +259,14 @@ TEST_F(ViewTest, NoDisplayNamesXvfbRun) {
   const std::string text = read_text(log);
   EXPECT_NE(text.find("no display"), std::string::npos) << text;
   EXPECT_NE(text.find("xvfb-run"), std::string::npos) << text;
+}
+
+TEST_F(ViewTest, OpenGlBelowThreeThreeSaysWhatTheDisplayOffers) {
+  // Mesa can pretend to be an older OpenGL.
+  const Shot s = render("default --size 64x64", "MESA_GL_VERSION_OVERRIDE=3.0");
+  EXPECT_EQ(s.rc, 1) << s.log;
+  EXPECT_NE(s.log.find("needs an OpenGL 3.3 core context"), std::string::npos) << s.log;
+  EXPECT_NE(s.log.find("offers OpenGL 3.0"), std::string::npos) << s.log;
 }
 
 TEST_F(ViewTest, BadInputFailsWithAClearMessage) {
