@@ -33,8 +33,8 @@ bool outside_frustum(const glm::mat4& m, const glm::vec3& lo, const glm::vec3& h
   // Each clip plane: all eight corners outside it means the box is outside.
   int outside[6] = {0, 0, 0, 0, 0, 0};
   for (int c = 0; c < 8; ++c) {
-    const glm::vec4 p = m * glm::vec4((c & 1) ? hi.x : lo.x, (c & 2) ? hi.y : lo.y,
-                                      (c & 4) ? hi.z : lo.z, 1.0f);
+    const glm::vec4 p =
+        m * glm::vec4((c & 1) ? hi.x : lo.x, (c & 2) ? hi.y : lo.y, (c & 4) ? hi.z : lo.z, 1.0f);
     outside[0] += p.x < -p.w;
     outside[1] += p.x > p.w;
     outside[2] += p.y < -p.w;

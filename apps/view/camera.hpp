@@ -24,6 +24,7 @@ glm::dvec3 reference_point(const Camera& camera);
 glm::mat4 view_projection(const Camera& camera, double aspect, double near_m, double far_m);
 
 // A chunk's box, relative to the camera, is outside the frustum (conservative: false when unsure).
-bool outside_frustum(const glm::mat4& view_proj, const glm::vec3& box_min, const glm::vec3& box_max);
+bool outside_frustum(const glm::mat4& view_proj, const glm::vec3& box_min,
+                     const glm::vec3& box_max);
 
 }  // namespace terrane::view

@@ -17,7 +17,8 @@ GLuint compile(std::string_view name, GLenum type, const char* src) {
     std::string log(std::size_t(n > 0 ? n : 1), '\0');
     glGetShaderInfoLog(s, n, nullptr, log.data());
     glDeleteShader(s);
-    throw std::runtime_error(std::string(name) + (type == GL_VERTEX_SHADER ? " vertex" : " fragment") +
+    throw std::runtime_error(std::string(name) +
+                             (type == GL_VERTEX_SHADER ? " vertex" : " fragment") +
                              " shader does not compile: " + log);
   }
   return s;

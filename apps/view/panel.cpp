@@ -65,12 +65,12 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
 
   ImGui::Text("frame %.2f ms  stream %.0f us  upload %.2f ms", report.frame_ms,
               report.times.stream_us, report.times.upload.ms);
-  ImGui::Text("chunks: %zu resident, %zu in flight, %zu visible, %zu drawn", report.stream.resident_chunks,
-              report.stream.queued + report.stream.running, report.stream.visible,
-              report.times.draw.chunks_drawn);
+  ImGui::Text("chunks: %zu resident, %zu in flight, %zu visible, %zu drawn",
+              report.stream.resident_chunks, report.stream.queued + report.stream.running,
+              report.stream.visible, report.times.draw.chunks_drawn);
   ImGui::Text("memory: %.0f MiB chunks, %.0f MiB GPU; %zu trees/rocks drawn",
-              double(report.stream.resident_bytes) / 1048576.0, double(report.gpu_bytes) / 1048576.0,
-              report.times.draw.instances);
+              double(report.stream.resident_bytes) / 1048576.0,
+              double(report.gpu_bytes) / 1048576.0, report.times.draw.instances);
   ImGui::TextDisabled("%s", report.renderer.c_str());
   if (!state.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
@@ -169,7 +169,8 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
                 camera.yaw_deg, camera.pitch_deg);
     ImGui::Checkbox("walk (1.8 m above ground)", &state.walk);
     float speed = float(state.speed_m_s);
-    if (ImGui::SliderFloat("speed", &speed, 1.0f, 5000.0f, "%.0f m/s", ImGuiSliderFlags_Logarithmic)) {
+    if (ImGui::SliderFloat("speed", &speed, 1.0f, 5000.0f, "%.0f m/s",
+                           ImGuiSliderFlags_Logarithmic)) {
       state.speed_m_s = speed;
     }
     ImGui::InputDouble("x##tp", &state.teleport[0], 0.0, 0.0, "%.1f");

@@ -15,9 +15,9 @@ namespace terrane::view {
 
 // What the panel asks the application to do this frame.
 struct PanelRequests {
-  bool rebuild = false;     // the preset, its overrides or the seed changed
+  bool rebuild = false;  // the preset, its overrides or the seed changed
   bool screenshot = false;
-  bool grow = false;        // start the growth animation
+  bool grow = false;                   // start the growth animation
   std::optional<glm::dvec2> teleport;  // x, z
 };
 

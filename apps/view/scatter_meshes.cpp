@@ -11,8 +11,7 @@ struct Rgb {
   float r, g, b;
 };
 
-void vertex(KindGeometry& g, double x, double y, double z, double nx, double ny, double nz,
-            Rgb c) {
+void vertex(KindGeometry& g, double x, double y, double z, double nx, double ny, double nz, Rgb c) {
   const double len = std::sqrt(nx * nx + ny * ny + nz * nz);
   for (double v : {x, y, z, nx / len, ny / len, nz / len}) g.vertices.push_back(float(v));
   g.vertices.insert(g.vertices.end(), {c.r, c.g, c.b});

@@ -18,7 +18,7 @@ using Clock = std::chrono::steady_clock;
 // position 3, normal 3, morph 1, splat colour (4 bytes) 1, biome colour (4 bytes) 1
 constexpr int kVertexFloats = 9;
 constexpr int kInstanceFloats = 6;  // position 3, yaw, scale_xz, scale_y
-constexpr int kScatterTiles = 8;    // a level-0 chunk's instances in 8 x 8 tiles, culled by distance
+constexpr int kScatterTiles = 8;  // a level-0 chunk's instances in 8 x 8 tiles, culled by distance
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -50,7 +50,8 @@ bool contains(std::string_view s, std::initializer_list<std::string_view> words)
 
 ScatterKind kind_of(const std::string& species_name, int index) {
   std::string s = species_name;
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
   if (contains(s, {"pine", "spruce", "fir", "conifer", "larch", "cedar", "cypress"})) {
     return ScatterKind::conifer;
   }
@@ -218,12 +219,14 @@ void WorldRenderer::upload_chunk(const ChunkKey& key, const ChunkData& data) {
     if (layers > 0 && v < std::size_t(n1) * std::size_t(n1) &&
         data.splat.size() >= std::size_t(w) * std::size_t(w) * std::size_t(layers)) {
       const std::uint8_t* wt =
-          data.splat.data() + (std::size_t(j + 1) * std::size_t(w) + std::size_t(i + 1)) * std::size_t(layers);
+          data.splat.data() +
+          (std::size_t(j + 1) * std::size_t(w) + std::size_t(i + 1)) * std::size_t(layers);
       c = {0.0f, 0.0f, 0.0f};
       int best = -1;
       for (int l = 0; l < layers && l < int(layer_colours_.size()); ++l) {
         const float f = wt[l] / 255.0f;
-        for (int k = 0; k < 3; ++k) c[std::size_t(k)] += f * layer_colours_[std::size_t(l)][std::size_t(k)];
+        for (int k = 0; k < 3; ++k)
+          c[std::size_t(k)] += f * layer_colours_[std::size_t(l)][std::size_t(k)];
         if (wt[l] > best) {
           best = wt[l];
           dominant = l;
@@ -238,7 +241,8 @@ void WorldRenderer::upload_chunk(const ChunkKey& key, const ChunkData& data) {
                                   std::uint8_t(dominant)};
     std::memcpy(out + 7, rgba, 4);
     std::uint8_t biome[4] = {128, 128, 128, 0};
-    if (data.biome.size() == std::size_t(w) * std::size_t(w) && v < std::size_t(n1) * std::size_t(n1)) {
+    if (data.biome.size() == std::size_t(w) * std::size_t(w) &&
+        v < std::size_t(n1) * std::size_t(n1)) {
       const std::uint8_t b = data.biome[std::size_t(j + 1) * std::size_t(w) + std::size_t(i + 1)];
       if (b < biome_colours_.size()) {
         biome[0] = biome_colours_[b][0];
@@ -286,8 +290,10 @@ void WorldRenderer::upload_chunk(const ChunkKey& key, const ChunkData& data) {
       const int kind = inst.species >= 0 && std::size_t(inst.species) < species_kind_.size()
                            ? species_kind_[std::size_t(inst.species)]
                            : 0;
-      const int tx = std::clamp(int((inst.x_m - g.origin_x) / size * kScatterTiles), 0, kScatterTiles - 1);
-      const int tz = std::clamp(int((inst.z_m - g.origin_z) / size * kScatterTiles), 0, kScatterTiles - 1);
+      const int tx =
+          std::clamp(int((inst.x_m - g.origin_x) / size * kScatterTiles), 0, kScatterTiles - 1);
+      const int tz =
+          std::clamp(int((inst.z_m - g.origin_z) / size * kScatterTiles), 0, kScatterTiles - 1);
       bucket[s] = std::uint32_t((kind * kScatterTiles + tz) * kScatterTiles + tx);
       ++counts[bucket[s]];
     }
@@ -392,9 +398,10 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
     // terrain is then one surface from the camera outwards (coarse chunks overhanging the disc
     // could show a far ridge with key colour below it, which is no crack).
     glUniform1f(uniform(p, "u_clip_m"), key ? float(view_distance_m) : 0.0f);
-    const GLint u_origin_rel = uniform(p, "u_origin_rel"), u_origin_mod = uniform(p, "u_origin_mod"),
-                u_morph = uniform(p, "u_morph"), u_pin = uniform(p, "u_pin"),
-                u_overlay = uniform(p, "u_overlay"), u_lod_colour = uniform(p, "u_lod_colour");
+    const GLint u_origin_rel = uniform(p, "u_origin_rel"),
+                u_origin_mod = uniform(p, "u_origin_mod"), u_morph = uniform(p, "u_morph"),
+                u_pin = uniform(p, "u_pin"), u_overlay = uniform(p, "u_overlay"),
+                u_lod_colour = uniform(p, "u_lod_colour");
     const int passes = settings.wireframe ? 2 : 1;
     for (int pass = 0; pass < passes; ++pass) {
       if (pass == 1) {
@@ -463,7 +470,8 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glDepthMask(GL_FALSE);
     glUseProgram(water_program_);
-    glUniformMatrix4fv(uniform(water_program_, "u_view_proj"), 1, GL_FALSE, glm::value_ptr(view_proj));
+    glUniformMatrix4fv(uniform(water_program_, "u_view_proj"), 1, GL_FALSE,
+                       glm::value_ptr(view_proj));
     glUniform1f(uniform(water_program_, "u_radius"), float(view_distance_m));
     glUniform1f(uniform(water_program_, "u_height_rel"), float(sea_level_m_ - camera.y_m));
     glUniform3fv(uniform(water_program_, "u_sun"), 1, glm::value_ptr(sun));

@@ -27,8 +27,8 @@ struct DrawSettings {
   bool terrain = true, water = true, scatter = true, sky = true, fog = true;
   bool wireframe = false;
   Overlay overlay = Overlay::none;
-  double walkable_deg = 45.0;       // slope overlay: the agent's walkable limit
-  double grow = 1.0;                // growth animation, 0..1
+  double walkable_deg = 45.0;  // slope overlay: the agent's walkable limit
+  double grow = 1.0;           // growth animation, 0..1
   double scatter_distance_m = 1000.0;
   double scatter_near_m = 250.0;  // detailed meshes within this distance, low-poly beyond
   // Key-colour mode (crack tests): clear to pure magenta, no sky, fog, water or scatter, and the

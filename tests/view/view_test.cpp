@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -60,10 +60,10 @@ class ViewTest : public ::testing::Test {
   Shot render(const std::string& args, const std::string& env = "") {
     Shot s;
     const fs::path png = dir_ / "shot.png", json = dir_ / "stats.json", log = dir_ / "log.txt";
-    const std::string cmd = kLeakSuppressions + env + " " TERRANE_XVFB_RUN " -a -s '-screen 0 1024x768x24' " +
-                            TERRANE_VIEW_PATH + " " + args + " --offscreen --screenshot " +
-                            png.string() + " --stats " + json.string() + " > " + log.string() +
-                            " 2>&1";
+    const std::string cmd =
+        kLeakSuppressions + env + " " TERRANE_XVFB_RUN " -a -s '-screen 0 1024x768x24' " +
+        TERRANE_VIEW_PATH + " " + args + " --offscreen --screenshot " + png.string() + " --stats " +
+        json.string() + " > " + log.string() + " 2>&1";
     const int status = std::system(cmd.c_str());
     s.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     s.log = read_text(log);
@@ -127,21 +127,24 @@ void expect_no_cracks(const Shot& s, const std::string& what) {
 TEST_F(ViewTest, NoCrackPixelsAcrossLodBordersNearTheOrigin) {
   for (const char* look : {"30,-14", "150,-10", "260,-18"}) {
     const Shot s = render(std::string("default --size 640x360 --cells 16 --view 6000 --key-colour "
-                                      "--camera 0,0,0 --above-ground 80 --look ") + look);
+                                      "--camera 0,0,0 --above-ground 80 --look ") +
+                          look);
     expect_no_cracks(s, std::string("default, look ") + look);
   }
 }
 
 TEST_F(ViewTest, NoCrackPixelsWithManyLevelsInView) {
-  const Shot s = render("canyons --size 640x360 --cells 16 --view 20000 --key-colour "
-                        "--camera 5000,0,-3000 --above-ground 300 --look 120,-9");
+  const Shot s = render(
+      "canyons --size 640x360 --cells 16 --view 20000 --key-colour "
+      "--camera 5000,0,-3000 --above-ground 300 --look 120,-9");
   expect_no_cracks(s, "canyons, 20 km view");
   EXPECT_GT(s.stats.value("visible", 0), 40);
 }
 
 TEST_F(ViewTest, NoCrackPixelsAHundredMillionMetresOut) {
-  const Shot s = render("alpine --size 640x360 --cells 16 --view 6000 --key-colour "
-                        "--camera 100000000,0,100000000 --above-ground 150 --look 200,-12");
+  const Shot s = render(
+      "alpine --size 640x360 --cells 16 --view 6000 --key-colour "
+      "--camera 100000000,0,100000000 --above-ground 150 --look 200,-12");
   expect_no_cracks(s, "alpine at 1e8 m");
 }
 
@@ -153,7 +156,8 @@ TEST_F(ViewTest, CameraMovesSmoothlyAHundredMillionMetresOut) {
   std::vector<Shot> shots;
   for (const char* x : {"100000000", "100000000.5", "100000001", "100000001.5"}) {
     shots.push_back(render(std::string("alpine --size 320x180 --cells 16 --view 3000 --key-colour "
-                                       "--camera ") + x + ",2600,100000000 --look 0,-20"));
+                                       "--camera ") +
+                           x + ",2600,100000000 --look 0,-20"));
     ASSERT_EQ(shots.back().rc, 0) << shots.back().log;
   }
   std::vector<std::size_t> changed;
@@ -173,9 +177,10 @@ TEST_F(ViewTest, CameraMovesSmoothlyAHundredMillionMetresOut) {
 TEST_F(ViewTest, NoCrackPixelsDuringAFastFlight) {
   // 2 s (60 frames in real time) at 5 km/s from a loaded view, photographed while chunks are
   // still loading.
-  const Shot s = render("default --size 640x360 --cells 16 --view 6000 --key-colour "
-                        "--camera 0,1700,0 --look 53,-16 --velocity 4000,0,3000 --frames 60 "
-                        "--preload --no-drain");
+  const Shot s = render(
+      "default --size 640x360 --cells 16 --view 6000 --key-colour "
+      "--camera 0,1700,0 --look 53,-16 --velocity 4000,0,3000 --frames 60 "
+      "--preload --no-drain");
   expect_no_cracks(s, "fast flight");
   EXPECT_EQ(s.stats.value("frames", 0), 60);
 }
@@ -221,8 +226,9 @@ TEST_F(ViewTest, PresetEditedIntoAnInvalidStateKeepsTheLastWorld) {
                              png.string() + " & pid=$!; sleep 2; cp " + broken.string() + " " +
                              preset.string() + "; sleep 2; cp " + fixed.string() + " " +
                              preset.string() + "; wait $pid";
-  const std::string cmd = kLeakSuppressions + TERRANE_XVFB_RUN + " -a -s '-screen 0 1024x768x24' sh -c '" +
-                          script + "' > " + log.string() + " 2>&1";
+  const std::string cmd = kLeakSuppressions + TERRANE_XVFB_RUN +
+                          " -a -s '-screen 0 1024x768x24' sh -c '" + script + "' > " +
+                          log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   const std::string text = read_text(log);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;

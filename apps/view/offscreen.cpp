@@ -1,0 +1,134 @@
+// terrane-view --offscreen: frames into a framebuffer of --size (no window shown), the camera
+// advancing by --velocity; the streamer drained before the picture unless --no-drain; the
+// screenshot and the frame statistics (--stats, and one JSON line on stdout).
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "app.hpp"
+#include "gl_util.hpp"
+
+namespace terrane::view {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t k = std::min(v.size() - 1, std::size_t(p * double(v.size() - 1) + 0.5));
+  return v[k];
+}
+
+}  // namespace
+
+int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session> session,
+                  Camera camera, glm::dvec3 velocity, const StartTimes& start) {
+  const auto t_start = start.t_start;
+  const double session_ms = start.session_ms;
+  const std::string& renderer_name = start.renderer;
+  std::vector<double> frame_ms, stream_us, upload_ms;
+  std::size_t forced = 0;
+  terrane::view::FrameTimes last{};
+  auto target = std::make_unique<OffscreenTarget>(o.width, o.height);
+  target->bind();
+  // Offscreen frames advance the camera by 1/30 s each; while it flies they are also paced
+  // at 30 per second of real time, so the streamer's workers see a real flight.
+  const double dt = 1.0 / 30.0;
+  const bool paced = glm::length(velocity) > 0.0;
+  // Milliseconds from the session's start to the first view without holes, and to the
+  // complete view (every selected chunk resident and visible).
+  double first_view_ms = -1.0, complete_view_ms = -1.0;
+  auto note_view = [&] {
+    const StreamerStats st = session->streamer().stats();
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+    if (first_view_ms < 0.0 && st.visible > 0 && st.holes == 0) first_view_ms = ms;
+    if (complete_view_ms < 0.0 && st.view_complete) complete_view_ms = ms;
+  };
+  auto step = [&] {
+    const auto t0 = Clock::now();
+    if (o.walk) camera.y_m = session->ground_m(camera.x_m, camera.z_m) + 1.8;
+    last = session->frame(camera, velocity, o.width, o.height, o.draw);
+    glFinish();
+    note_view();
+    frame_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    stream_us.push_back(last.stream_us);
+    upload_ms.push_back(last.upload.ms);
+    forced += last.upload.forced;
+    camera.x_m += velocity.x * dt;
+    camera.y_m += velocity.y * dt;
+    camera.z_m += velocity.z * dt;
+    if (paced) std::this_thread::sleep_until(t0 + std::chrono::microseconds(33333));
+  };
+  // Streams without drawing until the view is complete: llvmpipe's rasteriser threads would
+  // otherwise take the cores from the streamer's background-priority workers.
+  auto drain = [&] {
+    const auto t0 = Clock::now();
+    while (!session->streamer().stats().view_complete) {
+      if (std::chrono::duration<double>(Clock::now() - t0).count() > o.drain_timeout_s) {
+        fail("the view did not finish loading within " + std::to_string(o.drain_timeout_s) + " s");
+      }
+      session->stream(camera, glm::dvec3(0.0));
+      note_view();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  };
+  try {
+    if (o.preload) drain();
+    for (int f = 0; f < o.frames; ++f) step();
+    if (!o.no_drain) {
+      const glm::dvec3 keep = velocity;
+      velocity = glm::dvec3(0.0);
+      drain();
+      step();  // the complete view, drawn
+      velocity = keep;
+    }
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
+  if (!o.screenshot.empty()) {
+    try {
+      write_screenshot(o.screenshot, o.width, o.height);
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+  }
+  const StreamerStats s = session->streamer().stats();
+  nlohmann::json j = {{"renderer", renderer_name},
+                      {"size", {o.width, o.height}},
+                      {"frames", frame_ms.size()},
+                      {"frame_ms_p50", percentile(frame_ms, 0.5)},
+                      {"frame_ms_p99", percentile(frame_ms, 0.99)},
+                      {"fps_p50", 1000.0 / std::max(percentile(frame_ms, 0.5), 1e-6)},
+                      {"stream_us_p50", percentile(stream_us, 0.5)},
+                      {"stream_us_p99", percentile(stream_us, 0.99)},
+                      {"upload_ms_p50", percentile(upload_ms, 0.5)},
+                      {"upload_ms_p99", percentile(upload_ms, 0.99)},
+                      {"upload_budget_ms", o.world.upload_budget_ms},
+                      {"session_ms", session_ms},
+                      {"first_view_ms", first_view_ms},
+                      {"complete_view_ms", complete_view_ms},
+                      {"forced_uploads", forced},
+                      {"chunks_drawn", last.draw.chunks_drawn},
+                      {"triangles", last.draw.triangles},
+                      {"instances", last.draw.instances},
+                      {"visible", s.visible},
+                      {"resident_chunks", s.resident_chunks},
+                      {"view_complete", s.view_complete},
+                      {"gpu_bytes", session->renderer().gpu_bytes()},
+                      {"camera", {camera.x_m, camera.y_m, camera.z_m}}};
+  if (!o.stats.empty()) {
+    std::ofstream(o.stats) << j.dump(2) << "\n";
+  }
+  std::cout << j.dump() << "\n";
+  session.reset();
+  target.reset();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return 0;
+}
+
+}  // namespace terrane::view
