@@ -1,5 +1,6 @@
 #include "camera.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <glm/gtc/matrix_transform.hpp>
 
@@ -27,6 +28,19 @@ glm::mat4 view_projection(const Camera& camera, double aspect, double near_m, do
   const glm::mat4 proj = glm::perspective(float(glm::radians(camera.fov_deg)), float(aspect),
                                           float(near_m), float(far_m));
   return proj * view;
+}
+
+FrameView frame_view(const Camera& camera, int width, int height, double view_distance_m) {
+  FrameView v;
+  const double aspect = double(width) / double(std::max(height, 1));
+  v.far_m = std::max(view_distance_m * 1.5, 2000.0) + std::abs(camera.y_m) * 2.0;
+  v.near_m = std::clamp(v.far_m * 1e-5, 0.3, 10.0);
+  v.view_proj = view_projection(camera, aspect, v.near_m, v.far_m);
+  v.ref = reference_point(camera);
+  v.cam_offset = glm::vec3(float(camera.x_m - v.ref.x), float(camera.y_m - v.ref.y),
+                           float(camera.z_m - v.ref.z));
+  v.sun = glm::normalize(glm::vec3(0.45f, 0.6f, 0.35f));
+  return v;
 }
 
 bool outside_frustum(const glm::mat4& m, const glm::vec3& lo, const glm::vec3& hi) {

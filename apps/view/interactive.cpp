@@ -149,6 +149,7 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     }
     report.stream = session->streamer().stats();
     report.gpu_bytes = session->renderer().gpu_bytes();
+    report.water = session->water().stats();
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();

@@ -83,6 +83,7 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
       const glm::dvec3 keep = velocity;
       velocity = glm::dvec3(0.0);
       drain();
+      session->finish_water(camera);
       step();  // the complete view, drawn
       velocity = keep;
     }
@@ -119,6 +120,10 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
                       {"resident_chunks", s.resident_chunks},
                       {"view_complete", s.view_complete},
                       {"gpu_bytes", session->renderer().gpu_bytes()},
+                      {"lakes", session->water().stats().lakes},
+                      {"lake_cells", session->water().stats().lake_cells},
+                      {"river_cells", session->water().stats().river_cells},
+                      {"water_ms", session->water().stats().compute_ms},
                       {"camera", {camera.x_m, camera.y_m, camera.z_m}}};
   if (!o.stats.empty()) {
     std::ofstream(o.stats) << j.dump(2) << "\n";

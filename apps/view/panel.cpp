@@ -71,6 +71,9 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
   ImGui::Text("memory: %.0f MiB chunks, %.0f MiB GPU; %zu trees/rocks drawn",
               double(report.stream.resident_bytes) / 1048576.0,
               double(report.gpu_bytes) / 1048576.0, report.times.draw.instances);
+  ImGui::Text("water: %zu lakes, %zu river cells in %.0f km (%.0f ms%s)", report.water.lakes,
+              report.water.river_cells, report.water.region_m / 1000.0, report.water.compute_ms,
+              report.water.computing ? ", updating" : "");
   ImGui::TextDisabled("%s", report.renderer.c_str());
   if (!state.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));

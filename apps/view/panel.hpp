@@ -46,6 +46,7 @@ struct FrameReport {
   FrameTimes times;
   StreamerStats stream;
   std::size_t gpu_bytes = 0;
+  WaterStats water;
   std::string renderer;
 };
 

@@ -18,6 +18,8 @@ Session::Session(Preset preset, const WorldOptions& options)
   streamer_ = std::make_unique<Streamer>(preset_, params);
   renderer_ = std::make_unique<WorldRenderer>(preset_, streamer_->generator(),
                                               streamer_->lod0_distance_m());
+  water_ =
+      std::make_unique<WaterLayer>(streamer_->shared_generator(), preset_, options.view_distance_m);
 }
 
 FrameTimes Session::frame(const Camera& camera, const glm::dvec3& velocity, int width, int height,
@@ -27,6 +29,11 @@ FrameTimes Session::frame(const Camera& camera, const glm::dvec3& velocity, int 
   t.upload = renderer_->upload(streamer_->visible(), options_.upload_budget_ms);
   t.draw = renderer_->draw(camera, width, height, streamer_->visible(), settings,
                            options_.view_distance_m);
+  if (settings.water && !settings.key_colour) {
+    water_->update(camera);
+    const double fog = settings.fog ? WorldRenderer::fog_density(options_.view_distance_m) : 0.0;
+    water_->draw(frame_view(camera, width, height, options_.view_distance_m), float(fog));
+  }
   return t;
 }
 

@@ -10,6 +10,7 @@
 #include "camera.hpp"
 #include "terrane/preset.hpp"
 #include "terrane/world.hpp"
+#include "water_layer.hpp"
 #include "world_renderer.hpp"
 
 namespace terrane::view {
@@ -40,6 +41,9 @@ class Session {
   Streamer& streamer() { return *streamer_; }
   const WorldOptions& options() const { return options_; }
   WorldRenderer& renderer() { return *renderer_; }
+  const WaterLayer& water() const { return *water_; }
+  // Waits for the lakes and rivers of the region around the camera (offscreen pictures).
+  void finish_water(const Camera& camera) { water_->finish(camera); }
 
   // Streams around the camera moving at velocity (vx, vy, vz) m/s, uploads, and draws into the
   // bound framebuffer of width x height.
@@ -56,6 +60,7 @@ class Session {
   WorldOptions options_;
   std::unique_ptr<Streamer> streamer_;
   std::unique_ptr<WorldRenderer> renderer_;
+  std::unique_ptr<WaterLayer> water_;
 };
 
 }  // namespace terrane::view

@@ -187,6 +187,44 @@ void main() {
 }
 )";
 
+// Lakes and rivers of the water layer: positions relative to the region's origin (a lattice
+// point, so origin - reference is exact like a chunk's); w = 0 lake, 1 river.
+inline constexpr const char* kSheetVertex = R"(#version 330 core
+layout(location = 0) in vec4 a_pos;
+uniform mat4 u_view_proj;
+uniform vec3 u_origin_rel;
+uniform vec3 u_cam_offset;
+out vec3 v_rel;
+out float v_river;
+void main() {
+  v_rel = (u_origin_rel + a_pos.xyz) - u_cam_offset;
+  v_river = a_pos.w;
+  gl_Position = u_view_proj * vec4(v_rel, 1.0);
+}
+)";
+
+inline constexpr const char* kSheetFragment = R"(#version 330 core
+in vec3 v_rel;
+in float v_river;
+uniform vec3 u_sun;
+uniform vec3 u_fog_colour;
+uniform float u_fog_density;
+out vec4 o_colour;
+void main() {
+  vec3 v = normalize(-v_rel);
+  float fresnel = 0.04 + 0.96 * pow(1.0 - max(v.y, 0.0), 5.0);
+  vec3 deep = mix(vec3(0.05, 0.20, 0.30), vec3(0.16, 0.34, 0.42), v_river);
+  vec3 c = mix(deep, mix(u_fog_colour, vec3(0.22, 0.42, 0.78), 0.5), fresnel);
+  vec3 h = normalize(v + u_sun);
+  c += vec3(1.0, 0.9, 0.7) * pow(max(h.y, 0.0), 400.0) * 1.2;
+  float dist = length(v_rel);
+  float f = u_fog_density > 0.0
+                ? max(1.0 - exp(-dist * u_fog_density), smoothstep(0.75, 1.0, dist * u_fog_density / 1.5))
+                : 0.0;
+  o_colour = vec4(mix(c, u_fog_colour, f), mix(0.85, 1.0, f));
+}
+)";
+
 // Scatter instances: one small mesh per species kind, instanced.
 inline constexpr const char* kScatterVertex = R"(#version 330 core
 layout(location = 0) in vec3 a_pos;

@@ -333,17 +333,14 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
                               std::span<const VisibleChunk> visible, const DrawSettings& settings,
                               double view_distance_m) {
   DrawStats stats;
-  const double aspect = double(width) / double(std::max(height, 1));
-  const double far_m = std::max(view_distance_m * 1.5, 2000.0) + std::abs(camera.y_m) * 2.0;
-  const double near_m = std::clamp(far_m * 1e-5, 0.3, 10.0);
-  const glm::mat4 view_proj = view_projection(camera, aspect, near_m, far_m);
-  const glm::dvec3 ref = reference_point(camera);
-  const glm::vec3 cam_offset(float(camera.x_m - ref.x), float(camera.y_m - ref.y),
-                             float(camera.z_m - ref.z));
-  const glm::vec3 sun = glm::normalize(glm::vec3(0.45f, 0.6f, 0.35f));
-  const glm::vec3 fog_colour(0.70f, 0.78f, 0.86f);
+  const FrameView fv = frame_view(camera, width, height, view_distance_m);
+  const glm::mat4& view_proj = fv.view_proj;
+  const glm::dvec3& ref = fv.ref;
+  const glm::vec3& cam_offset = fv.cam_offset;
+  const glm::vec3& sun = fv.sun;
+  const glm::vec3& fog_colour = fv.fog_colour;
   const bool key = settings.key_colour;
-  const float fog_density = (settings.fog && !key) ? float(1.5 / view_distance_m) : 0.0f;
+  const float fog = (settings.fog && !key) ? float(fog_density(view_distance_m)) : 0.0f;
 
   glViewport(0, 0, width, height);
   if (key) {
@@ -392,7 +389,7 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
     glUniform1f(uniform(p, "u_sea"), sea_level_m_);
     glUniform3fv(uniform(p, "u_sun"), 1, glm::value_ptr(sun));
     glUniform3fv(uniform(p, "u_fog_colour"), 1, glm::value_ptr(fog_colour));
-    glUniform1f(uniform(p, "u_fog_density"), fog_density);
+    glUniform1f(uniform(p, "u_fog_density"), fog);
     glUniform1f(uniform(p, "u_walkable_deg"), float(settings.walkable_deg));
     // Key-colour pictures end at the view disc, which the visible set always covers: the
     // terrain is then one surface from the camera outwards (coarse chunks overhanging the disc
@@ -473,10 +470,11 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
     glUniformMatrix4fv(uniform(water_program_, "u_view_proj"), 1, GL_FALSE,
                        glm::value_ptr(view_proj));
     glUniform1f(uniform(water_program_, "u_radius"), float(view_distance_m));
+    (void)fv.far_m;
     glUniform1f(uniform(water_program_, "u_height_rel"), float(sea_level_m_ - camera.y_m));
     glUniform3fv(uniform(water_program_, "u_sun"), 1, glm::value_ptr(sun));
     glUniform3fv(uniform(water_program_, "u_fog_colour"), 1, glm::value_ptr(fog_colour));
-    glUniform1f(uniform(water_program_, "u_fog_density"), fog_density);
+    glUniform1f(uniform(water_program_, "u_fog_density"), fog);
     glBindVertexArray(water_vao_.id());
     glDrawArrays(GL_TRIANGLES, 0, water_vertices_);
     glDepthMask(GL_TRUE);
@@ -502,7 +500,8 @@ void WorldRenderer::draw_scatter(const glm::mat4& view_proj, const glm::dvec3& r
   const glm::vec3 sun = glm::normalize(glm::vec3(0.45f, 0.6f, 0.35f));
   glUniform3fv(uniform(p, "u_sun"), 1, glm::value_ptr(sun));
   glUniform3f(uniform(p, "u_fog_colour"), 0.70f, 0.78f, 0.86f);
-  glUniform1f(uniform(p, "u_fog_density"), settings.fog ? float(1.5 / view_distance_m) : 0.0f);
+  glUniform1f(uniform(p, "u_fog_density"),
+              settings.fog ? float(fog_density(view_distance_m)) : 0.0f);
   glUniform1f(uniform(p, "u_reach"), float(settings.scatter_distance_m));
   const GLint u_origin_rel = uniform(p, "u_origin_rel");
   glBindVertexArray(scatter_vao_.id());

@@ -69,6 +69,9 @@ class WorldRenderer {
                  const DrawSettings& settings, double view_distance_m);
 
   std::size_t gpu_bytes() const { return gpu_bytes_; }
+  // Exponential fog density for a view distance: 78% fog at the view's edge, where the fragment
+  // shaders also fade the rest away.
+  static double fog_density(double view_distance_m) { return 1.5 / view_distance_m; }
   std::size_t chunks_on_gpu() const { return chunks_.size(); }
 
  private:

@@ -206,6 +206,32 @@ TEST_F(ViewTest, SkyAboveGroundBelow) {
   EXPECT_GT(s.stats.value("instances", 0), 0) << "no scatter instances drawn near the camera";
 }
 
+// Lakes and rivers come from the library's hydrology of the region around the camera: the same
+// view with and without the water layer differs by water-coloured pixels (blue above red and
+// green) in the lower half.
+TEST_F(ViewTest, LakesAndRiversAroundTheCamera) {
+  const std::string args = "alpine --size 480x270 --look 35,-22 --hide scatter";
+  const Shot with = render(args);
+  ASSERT_EQ(with.rc, 0) << with.log;
+  const Shot without = render(args + ",water");
+  ASSERT_EQ(without.rc, 0) << without.log;
+  EXPECT_GT(with.stats.value("lakes", 0), 0);
+  EXPECT_GT(with.stats.value("lake_cells", 0), 100);
+  EXPECT_GT(with.stats.value("river_cells", 0), 10);
+  auto watery = [](const Shot& s) {
+    std::size_t n = 0;
+    for (int y = s.height / 2; y < s.height; ++y) {
+      for (int x = 0; x < s.width; ++x) {
+        const unsigned char* p = s.at(x, y);
+        n += p[2] > p[0] + 25 && p[2] > p[1] + 5;
+      }
+    }
+    return n;
+  };
+  EXPECT_GT(watery(with), watery(without) + std::size_t(with.width) * 10)
+      << "no more water in the picture with the water layer than without";
+}
+
 // --watch: a preset file edited into an invalid state shows the error (panel and stderr) and the
 // last valid world keeps rendering; fixing the file loads it again.
 TEST_F(ViewTest, PresetEditedIntoAnInvalidStateKeepsTheLastWorld) {
