@@ -15,4 +15,7 @@ for overlay in lod borders slope layers biomes; do
 done
 run default --camera 0,0,0 --above-ground 600 --look 35,-25 --grow 0.5 \
   --screenshot docs/images/view_grow.png
+# The window with its panel (interactive mode, closed after 240 frames).
+xvfb-run -a -s '-screen 0 1280x1024x24' "$view" alpine --size 1280x720 --frames 240 \
+  --screenshot docs/images/view_panel.png > /dev/null 2>&1
 echo "wrote docs/images/view_*.png" >&2

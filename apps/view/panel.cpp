@@ -60,7 +60,7 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
                          const Camera& camera, const FrameReport& report) {
   PanelRequests req;
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(360, 620), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(440, 640), ImGuiCond_FirstUseEver);
   ImGui::Begin("terrane");
 
   ImGui::Text("frame %.2f ms  stream %.0f us  upload %.2f ms", report.frame_ms,
