@@ -71,6 +71,8 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
   panel.path_input = fs::exists(o.preset) ? o.preset : std::string();
   bool show_panel = true;
   bool dirty = false;
+  bool rebuilt = false;  // a rebuilt world whose first view is pending, built at rebuilt_at
+  Clock::time_point rebuilt_at = Clock::now();
   auto last_rebuild = Clock::now();
   auto watched = mtime_or_min(source.name_or_path);
   auto last_watch = Clock::now();
@@ -199,6 +201,25 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     }
     if (req.rebuild || input.reload) dirty = true;
     input.reload = false;
+    // --edit-at-frame: the panel's edit path, scripted (tests, figures).
+    if (frame_count == o.edit_at_frame) {
+      for (const std::string& e : o.edits) {
+        const std::size_t eq = e.find('=');
+        source.edits[e.substr(0, eq)] = eq == std::string::npos ? std::string() : e.substr(eq + 1);
+      }
+      dirty = true;
+      last_rebuild = now - std::chrono::seconds(1);
+    }
+    // The first view without holes of a rebuilt world, reported once.
+    if (rebuilt) {
+      const StreamerStats st = session->streamer().stats();
+      if (st.visible > 0 && st.holes == 0) {
+        std::cerr << "terrane-view: view of the new world after "
+                  << std::chrono::duration<double, std::milli>(Clock::now() - rebuilt_at).count()
+                  << " ms\n";
+        rebuilt = false;
+      }
+    }
     // Live edits rebuild at most every 0.3 s; an invalid preset keeps the last valid world.
     if (dirty && std::chrono::duration<double>(now - last_rebuild).count() > 0.3) {
       dirty = false;
@@ -206,6 +227,8 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
       try {
         const auto t_load = Clock::now();
         auto next = std::make_unique<Session>(source.load(), o.world);
+        rebuilt_at = t_load;
+        rebuilt = true;
         session = std::move(next);
         panel.error.clear();
         std::cerr << "terrane-view: loaded " << source.name_or_path << " ("

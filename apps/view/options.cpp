@@ -61,6 +61,10 @@ int parse_options(int argc, char** argv, Options& o) {
       ->check(CLI::IsMember({"normal", "low", "background"}));
   app.add_option("--max-fps", o.max_fps, "interactive frame-rate cap (leaves the workers time)")
       ->check(CLI::Range(1.0, 1000.0));
+  app.add_option("--edit-at-frame", o.edit_at_frame,
+                 "interactive: apply the --edit assignments as panel edits at this frame")
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("--edit", o.edits, "a panel edit path=value for --edit-at-frame (repeatable)");
   app.add_option("--drain-timeout", o.drain_timeout_s, "seconds to wait for the view to load")
       ->check(CLI::Range(1.0, 3600.0));
   CLI11_PARSE(app, argc, argv);

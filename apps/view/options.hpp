@@ -39,8 +39,10 @@ struct Options {
   std::string worker_priority = "normal";
   double max_fps = 60.0;
   WorldOptions world;
-  DrawSettings draw;            // from --overlay, --hide, --wireframe, --key-colour, --grow
-  int interactive_frames = -1;  // interactive --frames: close after N frames (-1: never)
+  int edit_at_frame = -1;          // interactive: apply `edits` as panel edits at this frame
+  std::vector<std::string> edits;  // "graph.nodes.hills.frequency=0.0002"
+  DrawSettings draw;               // from --overlay, --hide, --wireframe, --key-colour, --grow
+  int interactive_frames = -1;     // interactive --frames: close after N frames (-1: never)
 };
 
 // Parses and checks the command line into `o`. Returns -1 to go on, otherwise the exit status

@@ -232,6 +232,22 @@ TEST_F(ViewTest, LakesAndRiversAroundTheCamera) {
       << "no more water in the picture with the water layer than without";
 }
 
+// A live edit of a graph parameter and the seed (the panel's path, scripted): the world is
+// rebuilt with both overrides and its first view arrives (docs/PERFORMANCE.md has the time).
+TEST_F(ViewTest, LiveEditRebuildsTheWorld) {
+  const fs::path png = dir_ / "edit.png", log = dir_ / "log.txt";
+  const std::string cmd = kLeakSuppressions + TERRANE_XVFB_RUN + " -a -s '-screen 0 1024x768x24' " +
+                          TERRANE_VIEW_PATH +
+                          " default --size 640x360 --hide scatter --frames 200 --edit-at-frame 20"
+                          " --edit graph.nodes.hills.frequency=0.0002 --edit seed=7 --screenshot " +
+                          png.string() + " > " + log.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  const std::string text = read_text(log);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  EXPECT_NE(text.find("loaded default (2 overrides)"), std::string::npos) << text;
+  EXPECT_NE(text.find("view of the new world after"), std::string::npos) << text;
+}
+
 // --watch: a preset file edited into an invalid state shows the error (panel and stderr) and the
 // last valid world keeps rendering; fixing the file loads it again.
 TEST_F(ViewTest, PresetEditedIntoAnInvalidStateKeepsTheLastWorld) {
