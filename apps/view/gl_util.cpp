@@ -1,11 +1,20 @@
 #include "gl_util.hpp"
 
 #include <stdexcept>
+#include <string>
+
+#include "shaders.hpp"
 
 namespace terrane::view {
 namespace {
 
-GLuint compile(std::string_view name, GLenum type, const char* src) {
+GLuint compile(std::string_view name, GLenum type, const char* text) {
+  // The shared functions go right after the #version line.
+  const std::string_view all(text);
+  const std::size_t line = all.find('\n') + 1;
+  const std::string source =
+      std::string(all.substr(0, line)) + shaders::kCommon + std::string(all.substr(line));
+  const char* src = source.c_str();
   const GLuint s = glCreateShader(type);
   glShaderSource(s, 1, &src, nullptr);
   glCompileShader(s);

@@ -10,6 +10,16 @@
 
 namespace terrane::view::shaders {
 
+// Inserted after the #version line of every program (build_program): the fog all of them share.
+// Exponential fog of density u_fog_density (0: none) that also reaches the horizon colour at the
+// view distance, where the streamed world ends (the density is 1.5 / view distance).
+inline constexpr const char* kCommon = R"(
+float fog_factor(float dist, float density) {
+  if (density <= 0.0) return 0.0;
+  return max(1.0 - exp(-dist * density), smoothstep(0.75, 1.0, dist * density / 1.5));
+}
+)";
+
 inline constexpr const char* kTerrainVertex = R"(#version 330 core
 layout(location = 0) in vec3 a_pos;
 layout(location = 1) in vec3 a_normal;
@@ -111,13 +121,7 @@ void main() {
     vec2 w = fwidth(v_cell) * 1.5;
     if (e.x < w.x || e.y < w.y) lit = vec3(1.0, 0.9, 0.1);
   }
-  if (u_fog_density > 0.0) {
-    // Exponential fog, reaching the horizon colour at the view distance (where the streamed
-    // world ends).
-    float dist = length(v_rel);
-    float f = max(1.0 - exp(-dist * u_fog_density), smoothstep(0.75, 1.0, dist * u_fog_density / 1.5));
-    lit = mix(lit, u_fog_colour, f);
-  }
+  lit = mix(lit, u_fog_colour, fog_factor(length(v_rel), u_fog_density));
   o_colour = vec4(lit, 1.0);
 }
 )";
@@ -178,10 +182,7 @@ void main() {
   vec3 c = mix(deep, sky, fresnel);
   vec3 h = normalize(v + u_sun);
   c += vec3(1.0, 0.9, 0.7) * pow(max(dot(n, h), 0.0), 400.0) * 1.5;
-  float dist = length(v_rel);
-  float f = u_fog_density > 0.0
-                ? max(1.0 - exp(-dist * u_fog_density), smoothstep(0.75, 1.0, dist * u_fog_density / 1.5))
-                : 0.0;
+  float f = fog_factor(length(v_rel), u_fog_density);
   c = mix(c, u_fog_colour, f);
   o_colour = vec4(c, mix(0.82, 1.0, f));
 }
@@ -217,10 +218,7 @@ void main() {
   vec3 c = mix(deep, mix(u_fog_colour, vec3(0.22, 0.42, 0.78), 0.5), fresnel);
   vec3 h = normalize(v + u_sun);
   c += vec3(1.0, 0.9, 0.7) * pow(max(h.y, 0.0), 400.0) * 1.2;
-  float dist = length(v_rel);
-  float f = u_fog_density > 0.0
-                ? max(1.0 - exp(-dist * u_fog_density), smoothstep(0.75, 1.0, dist * u_fog_density / 1.5))
-                : 0.0;
+  float f = fog_factor(length(v_rel), u_fog_density);
   o_colour = vec4(mix(c, u_fog_colour, f), mix(0.85, 1.0, f));
 }
 )";
@@ -266,7 +264,7 @@ out vec4 o_colour;
 void main() {
   vec3 n = normalize(v_normal);
   vec3 lit = v_colour * (0.3 * (0.5 + 0.5 * n.y) + 0.85 * max(dot(n, u_sun), 0.0));
-  if (u_fog_density > 0.0) lit = mix(lit, u_fog_colour, 1.0 - exp(-length(v_rel) * u_fog_density));
+  lit = mix(lit, u_fog_colour, fog_factor(length(v_rel), u_fog_density));
   o_colour = vec4(lit, 1.0);
 }
 )";

@@ -52,6 +52,18 @@ void capture_core_error(exr_const_context_t ctxt, exr_result_t code, const char*
   }
 }
 
+// Core library reading with terrane's image-size caps, its messages captured into `errors`.
+exr_context_initializer_t core_initializer(CoreErrors& errors) {
+  exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+  init.error_handler_fn = &capture_core_error;
+  init.user_data = &errors;
+  init.max_image_width = kMaxGridSide;
+  init.max_image_height = kMaxGridSide;
+  init.max_tile_width = kMaxGridSide;
+  init.max_tile_height = kMaxGridSide;
+  return init;
+}
+
 // The size of a value of a predefined OpenEXR attribute type with a fixed layout, -1 for the
 // others (chlist, preview, string, stringvector, floatvector, unknown types).
 std::int64_t fixed_value_size(const std::string& type) {
@@ -185,13 +197,7 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
   if (ec) throw io_detail::file_error(ErrorCategory::io, path, "cannot read: " + ec.message());
   check_attribute_sizes(path, file_bytes);
   CoreErrors errors;
-  exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
-  init.error_handler_fn = &capture_core_error;
-  init.user_data = &errors;
-  init.max_image_width = kMaxGridSide;
-  init.max_image_height = kMaxGridSide;
-  init.max_tile_width = kMaxGridSide;
-  init.max_tile_height = kMaxGridSide;
+  const exr_context_initializer_t init = core_initializer(errors);
   exr_context_t ctx = nullptr;
   exr_result_t rc = exr_start_read(&ctx, path.c_str(), &init);
   exr_attr_box2i_t box{};
@@ -300,13 +306,7 @@ Field2D read_exr(const fs::path& path, double spacing_m) {
   const exr_attr_box2i_t box = checked_data_window(path);
   const int w = box.max.x - box.min.x + 1, h = box.max.y - box.min.y + 1;
   CoreErrors errors;
-  exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
-  init.error_handler_fn = &capture_core_error;
-  init.user_data = &errors;
-  init.max_image_width = kMaxGridSide;
-  init.max_image_height = kMaxGridSide;
-  init.max_tile_width = kMaxGridSide;
-  init.max_tile_height = kMaxGridSide;
+  const exr_context_initializer_t init = core_initializer(errors);
   exr_context_t ctx = nullptr;
   exr_decode_pipeline_t decoder = EXR_DECODE_PIPELINE_INITIALIZER;
   bool decoder_ready = false;
@@ -323,9 +323,9 @@ Field2D read_exr(const fs::path& path, double spacing_m) {
     if (rc == EXR_ERR_SUCCESS) return;
     const std::string detail =
         errors.message.empty() ? exr_get_error_code_as_string(rc) : errors.message;
-    throw io_detail::file_error(ErrorCategory::parse, path,
-                                std::string("malformed OpenEXR file (") + what +
-                                    "): " + io_detail::quoted(detail, 300));
+    throw io_detail::file_error(
+        ErrorCategory::parse, path,
+        std::string("malformed OpenEXR file (") + what + "): " + io_detail::quoted(detail, 300));
   };
   check(exr_start_read(&ctx, path.c_str(), &init), "header");
   exr_storage_t storage = EXR_STORAGE_SCANLINE;
@@ -350,8 +350,8 @@ Field2D read_exr(const fs::path& path, double spacing_m) {
     std::string found;
     for (int c = 0; channels != nullptr && c < channels->num_channels; ++c) {
       if (!found.empty()) found += ", ";
-      found += std::string(channels->entries[c].name.str,
-                           std::size_t(channels->entries[c].name.length));
+      found +=
+          std::string(channels->entries[c].name.str, std::size_t(channels->entries[c].name.length));
     }
     throw io_detail::file_error(ErrorCategory::parse, path,
                                 "expected a channel named R or Y, found: " +
@@ -414,7 +414,8 @@ Field2D read_exr(const fs::path& path, double spacing_m) {
     exr_tile_round_mode_t round{};
     check(exr_get_tile_descriptor(ctx, 0, &tw, &th, &levels, &round), "tiles");
     if (tw == 0 || th == 0) {
-      throw io_detail::file_error(ErrorCategory::parse, path, "malformed OpenEXR file: empty tiles");
+      throw io_detail::file_error(ErrorCategory::parse, path,
+                                  "malformed OpenEXR file: empty tiles");
     }
     for (std::int64_t ty = 0; ty * std::int64_t(th) < h; ++ty) {
       for (std::int64_t tx = 0; tx * std::int64_t(tw) < w; ++tx) {

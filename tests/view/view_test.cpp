@@ -43,6 +43,23 @@ std::string read_text(const fs::path& p) {
 // ASan.
 const std::string kLeakSuppressions = "ASAN_OPTIONS=detect_leaks=0 ";
 
+// Decodes an RGB8 picture into s (width 0 when it is not a PNG).
+void read_png(const fs::path& png, Shot& s) {
+  const std::string bytes = read_text(png);
+  spng_ctx* ctx = spng_ctx_new(0);
+  spng_set_png_buffer(ctx, bytes.data(), bytes.size());
+  spng_ihdr ihdr{};
+  std::size_t size = 0;
+  if (spng_get_ihdr(ctx, &ihdr) == 0 && spng_decoded_image_size(ctx, SPNG_FMT_RGB8, &size) == 0) {
+    s.rgb.resize(size);
+    if (spng_decode_image(ctx, s.rgb.data(), size, SPNG_FMT_RGB8, 0) == 0) {
+      s.width = int(ihdr.width);
+      s.height = int(ihdr.height);
+    }
+  }
+  spng_ctx_free(ctx);
+}
+
 class ViewTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -69,18 +86,7 @@ class ViewTest : public ::testing::Test {
     s.log = read_text(log);
     if (s.rc != 0) return s;
     s.stats = nlohmann::json::parse(read_text(json));
-    const std::string bytes = read_text(png);
-    spng_ctx* ctx = spng_ctx_new(0);
-    spng_set_png_buffer(ctx, bytes.data(), bytes.size());
-    spng_ihdr ihdr{};
-    spng_get_ihdr(ctx, &ihdr);
-    std::size_t size = 0;
-    spng_decoded_image_size(ctx, SPNG_FMT_RGB8, &size);
-    s.rgb.resize(size);
-    spng_decode_image(ctx, s.rgb.data(), size, SPNG_FMT_RGB8, 0);
-    spng_ctx_free(ctx);
-    s.width = int(ihdr.width);
-    s.height = int(ihdr.height);
+    read_png(png, s);
     return s;
   }
 
@@ -279,18 +285,8 @@ TEST_F(ViewTest, PresetEditedIntoAnInvalidStateKeepsTheLastWorld) {
   EXPECT_NE(text.find("loaded " + preset.string()), std::string::npos) << text;
   // The world beside the panel: sky at the top, ground at the bottom.
   Shot s;
-  const std::string bytes = read_text(png);
-  spng_ctx* ctx = spng_ctx_new(0);
-  spng_set_png_buffer(ctx, bytes.data(), bytes.size());
-  spng_ihdr ihdr{};
-  ASSERT_EQ(spng_get_ihdr(ctx, &ihdr), 0);
-  std::size_t size = 0;
-  spng_decoded_image_size(ctx, SPNG_FMT_RGB8, &size);
-  s.rgb.resize(size);
-  spng_decode_image(ctx, s.rgb.data(), size, SPNG_FMT_RGB8, 0);
-  spng_ctx_free(ctx);
-  s.width = int(ihdr.width);
-  s.height = int(ihdr.height);
+  read_png(png, s);
+  ASSERT_GT(s.width, 20);
   const unsigned char* sky = s.at(s.width - 20, 10);
   const unsigned char* ground = s.at(s.width - 20, s.height - 10);
   EXPECT_GT(int(sky[2]), int(sky[0]) + 30) << "no sky beside the panel";
@@ -298,7 +294,6 @@ TEST_F(ViewTest, PresetEditedIntoAnInvalidStateKeepsTheLastWorld) {
 }
 
 TEST_F(ViewTest, NoDisplayNamesXvfbRun) {
-  Shot s;
   const fs::path log = dir_ / "log.txt";
   const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY ") + TERRANE_VIEW_PATH +
                           " default > " + log.string() + " 2>&1";
