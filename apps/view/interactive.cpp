@@ -161,7 +161,10 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ++frame_count;
-    const bool last_frame = o.interactive_frames > 0 && frame_count >= o.interactive_frames;
+    // --frames N: close after N frames, but not before a rebuild that is due or whose first
+    // view is pending has shown it (so a scripted edit is seen whatever the machine's speed).
+    const bool last_frame =
+        o.interactive_frames > 0 && frame_count >= o.interactive_frames && !dirty && !rebuilt;
     if (last_frame) glfwSetWindowShouldClose(window, GLFW_TRUE);
     if (input.screenshot || req.screenshot || (last_frame && !o.screenshot.empty())) {
       const std::string name = last_frame && !o.screenshot.empty()
