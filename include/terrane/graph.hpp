@@ -81,7 +81,10 @@ enum class NodeKind {
   radial_falloff,  // 1 inside radius_m of the centre, smoothstep to 0 at radius_m + falloff_m
   remap,           // linear map from [from_lo, from_hi] to [to_lo, to_hi], optional clamp
   input,           // the per-sample field `input_name` supplied to evaluate() (InputField);
-                   // only where the compiler is told the name exists (a post "graph" operation)
+                   // only where the compiler is told the name exists (a post "graph" operation,
+                   // a voxel density graph)
+  y,               // the sample's world height y in metres: only in a volume graph (a voxel
+                   // density, compile_volume)
 };
 
 const char* to_string(NodeKind k);
@@ -217,5 +220,26 @@ void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float>
 // SIMD target). Graphs with input nodes cannot be evaluated at a point (Error: the input is
 // missing).
 float evaluate_at(const CompiledGraph& graph, double x_m, double z_m);
+
+// ---------------------------------------------------------------------------------------------
+// Volume graphs (voxel densities)
+
+// Compiles a graph evaluated over 3D grids (GridSpec3): its noise nodes are 3D noise at (x, y, z),
+// its warp nodes displace all three coordinates (WarpVolumeSampler), `y` nodes read the sample's
+// world y and input nodes read per-column fields (one value per (x, z) column, the same for every
+// y: the 2D terrain's height_m, for instance). The output is written as it is (identity mapping).
+// `inputs` names the fields available; others are errors as in compile(). A plane graph with a
+// `y` node is an Error naming the node (compile() rejects it: a height field has no y).
+CompiledGraph compile_volume(const Graph& graph, const WorldSettings& world, std::uint64_t seed,
+                             std::string_view source = "graph",
+                             std::span<const std::string_view> inputs = {});
+
+// Fills out[(k * size_y + j) * size_x + i] with the graph's value at (x_m(i), y_m(j), z_m(k)).
+// Input fields hold size_x * size_z values, [k * size_x + i]. Parallel over rows on ctx.threads
+// workers; bit-identical for every thread count, SIMD target and split of the grid into
+// sub-boxes (the value at a sample depends only on its world coordinates). Throws like
+// evaluate(), and Error(invalid_argument) for a plane graph.
+void evaluate_volume(const CompiledGraph& graph, const GridSpec3& grid, std::span<float> out,
+                     const ExecContext& ctx = {}, std::span<const InputField> inputs = {});
 
 }  // namespace terrane

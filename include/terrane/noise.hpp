@@ -207,4 +207,53 @@ class WarpGridSampler {
   WarpFractal fractal_ = WarpFractal::none;
 };
 
+// ---------------------------------------------------------------------------------------------
+// Volume samplers (3D): the building blocks of voxel density graphs. Same contract as the grid
+// samplers, for rows along x of a GridSpec3: row (j, k) is y_m(j), z_m(k).
+
+class NoiseVolumeSampler {
+ public:
+  NoiseVolumeSampler(const NoiseParams& p, const GridSpec3& grid,
+                     SimdTarget simd = SimdTarget::best);
+  ~NoiseVolumeSampler();
+  NoiseVolumeSampler(NoiseVolumeSampler&&) noexcept;
+  NoiseVolumeSampler& operator=(NoiseVolumeSampler&&) noexcept;
+
+  // out[n] = noise at (x_m(i0 + n) + dx[n], y_m(j) + dy[n], z_m(k) + dz[n]). dx, dy, dz are all
+  // null (no displacement) or all point to out.size() floats (metres). Requires
+  // 0 <= j < size_y, 0 <= k < size_z, 0 <= i0, i0 + out.size() <= size_x.
+  void row(int j, int k, int i0, std::span<float> out, const float* dx = nullptr,
+           const float* dy = nullptr, const float* dz = nullptr) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Working memory of WarpVolumeSampler::row (one per thread; contents unspecified between calls).
+struct WarpScratch3 {
+  std::vector<float> n[3], base[3];
+};
+
+// A 3D domain warp: p' = p + amplitude_m * (n_x(p), n_y(p), n_z(p)), three independent noises of
+// the warp's basis (seeds derived from the layer seed), layered as WarpParams::fractal says.
+class WarpVolumeSampler {
+ public:
+  WarpVolumeSampler(const WarpParams& w, const GridSpec3& grid, SimdTarget simd = SimdTarget::best);
+  ~WarpVolumeSampler();
+  WarpVolumeSampler(WarpVolumeSampler&&) noexcept;
+  WarpVolumeSampler& operator=(WarpVolumeSampler&&) noexcept;
+
+  // In/out: the displacement already applied to the samples of row (j, k) from column i0; the
+  // warp's displacement is added (as WarpGridSampler::row). dx, dy, dz have equal sizes.
+  void row(int j, int k, int i0, std::span<float> dx, std::span<float> dy, std::span<float> dz,
+           WarpScratch3* scratch = nullptr) const;
+
+ private:
+  std::vector<NoiseVolumeSampler> layers_;  // three per octave: x, y, z
+  std::vector<float> layer_amplitude_m_;
+  WarpFractal fractal_ = WarpFractal::none;
+};
+
 }  // namespace terrane

@@ -41,7 +41,7 @@ class Compiler {
  public:
   Compiler(const Graph& g, Program& prog, std::uint64_t seed, std::string_view source)
       : g_(g), prog_(prog), seed_(seed), source_(source) {
-    contexts_.push_back({-1, -1});
+    contexts_.push_back({-1, -1, -1});
   }
 
   int emit(int node, int ctx) {
@@ -56,8 +56,14 @@ class Compiler {
 
  private:
   struct Context {
-    int dx, dz;  // displacement registers, -1 for the unwarped root context
+    int dx, dz, dy;  // displacement registers, -1 for the unwarped root context (dy: volumes)
   };
+
+  void displace(Instr& in, int ctx) const {
+    in.dx = contexts_[std::size_t(ctx)].dx;
+    in.dz = contexts_[std::size_t(ctx)].dz;
+    in.dy = contexts_[std::size_t(ctx)].dy;
+  }
 
   int new_register() { return prog_.register_count++; }
 
@@ -100,11 +106,11 @@ class Compiler {
     in.op = Op::warp;
     in.dst = new_register();
     in.dst2 = new_register();
-    in.dx = contexts_[std::size_t(ctx)].dx;
-    in.dz = contexts_[std::size_t(ctx)].dz;
+    if (prog_.volume) in.dst3 = new_register();
+    displace(in, ctx);
     in.table = table - 1;
     push(in);
-    contexts_.push_back({in.dst, in.dst2});
+    contexts_.push_back({in.dst, in.dst2, in.dst3});
     const int id = int(contexts_.size()) - 1;
     context_memo_.emplace(key, id);
     return id;
@@ -136,8 +142,7 @@ class Compiler {
         }
         in.op = Op::noise;
         in.table = table - 1;
-        in.dx = contexts_[std::size_t(ctx)].dx;
-        in.dz = contexts_[std::size_t(ctx)].dz;
+        displace(in, ctx);
         in.dst = new_register();
         push(in);
         return in.dst;
@@ -148,8 +153,7 @@ class Compiler {
         in.p[1] = n.center_z_m;
         in.p[2] = n.radius_m;
         in.p[3] = n.falloff_m;
-        in.dx = contexts_[std::size_t(ctx)].dx;
-        in.dz = contexts_[std::size_t(ctx)].dz;
+        displace(in, ctx);
         in.dst = new_register();
         push(in);
         return in.dst;
@@ -180,8 +184,20 @@ class Compiler {
         return unary(Op::abs, n, ctx);
       case NodeKind::neg:
         return unary(Op::neg, n, ctx);
+      case NodeKind::y:
+        if (!prog_.volume) {
+          graph_detail::fail(ErrorCategory::invalid_argument, source_, g_.path + ".nodes." + n.id,
+                             "a 'y' node reads the height of a 3D sample: it exists only in a "
+                             "voxel density graph (voxel.density), not in a height-field graph");
+        }
+        in.op = Op::y;
+        displace(in, ctx);
+        in.dst = new_register();
+        push(in);
+        return in.dst;
       case NodeKind::input: {
-        // Input fields are per grid sample: a warp context does not displace them.
+        // Input fields are per grid sample (per column in a volume): a warp context does not
+        // displace them.
         int& table = input_table_[n.input_name];
         if (table == 0) {
           prog_.input_names.push_back(n.input_name);
@@ -302,6 +318,20 @@ CompiledGraph compile(const Graph& graph, const WorldSettings& world, std::uint6
   auto prog = std::make_unique<Program>();
   prog->world = world;
   prog->mapping = mapping;
+  check_input_names(graph, source, inputs);
+  Compiler c(graph, *prog, seed, source);
+  prog->output_register = c.emit(graph.output, 0);
+  return CompiledGraph(std::move(prog));
+}
+
+CompiledGraph compile_volume(const Graph& graph, const WorldSettings& world, std::uint64_t seed,
+                             std::string_view source, std::span<const std::string_view> inputs) {
+  world.validate(std::string(source) + ": world");
+  graph.validate(source);
+  auto prog = std::make_unique<Program>();
+  prog->world = world;
+  prog->mapping = OutputMapping::identity;
+  prog->volume = true;
   check_input_names(graph, source, inputs);
   Compiler c(graph, *prog, seed, source);
   prog->output_register = c.emit(graph.output, 0);

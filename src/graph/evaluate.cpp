@@ -92,6 +92,7 @@ float terrace(float v, const std::vector<float>& levels, float sharpness) {
 }
 
 struct GridRun {
+  static constexpr bool kVolume = false;
   const Program& prog;
   const GridSpec& grid;
   std::vector<NoiseGridSampler> noises;
@@ -99,8 +100,25 @@ struct GridRun {
   std::vector<const float*> inputs;  // per Program::input_names entry: the field's samples
 };
 
-// Evaluates every instruction for samples [i0, i0 + n) of row j into the register file.
-void run_block(const GridRun& run, float* regs, WarpScratch& warp_scratch, int j, int i0, int n) {
+struct VolumeRun {
+  static constexpr bool kVolume = true;
+  const Program& prog;
+  const GridSpec3& grid;
+  std::vector<NoiseVolumeSampler> noises;
+  std::vector<WarpVolumeSampler> warps;
+  std::vector<const float*> inputs;  // per-column fields, [k * size_x + i]
+};
+
+struct RunScratch {
+  WarpScratch warp;
+  WarpScratch3 warp3;
+};
+
+// Evaluates every instruction for samples [i0, i0 + n) of row j (and, in a volume, slice k: the
+// row at y_m(j), z_m(k)) into the register file.
+template <class Run>
+void run_block(const Run& run, float* regs, RunScratch& scratch, int j, int k_slice, int i0,
+               int n) {
   auto reg = [&](int r) { return regs + std::size_t(r) * kBlock; };
   for (const Instr& in : run.prog.code) {
     float* d = reg(in.dst);
@@ -109,24 +127,43 @@ void run_block(const GridRun& run, float* regs, WarpScratch& warp_scratch, int j
     const float* c = in.c >= 0 ? reg(in.c) : nullptr;
     const float* dx = in.dx >= 0 ? reg(in.dx) : nullptr;
     const float* dz = in.dz >= 0 ? reg(in.dz) : nullptr;
+    const float* dy = in.dy >= 0 ? reg(in.dy) : nullptr;
     const std::span<float> out(d, std::size_t(n));
     switch (in.op) {
       case Op::noise:
-        run.noises[std::size_t(in.table)].row(j, i0, out, dx, dz);
+        if constexpr (Run::kVolume) {
+          run.noises[std::size_t(in.table)].row(j, k_slice, i0, out, dx, dy, dz);
+        } else {
+          run.noises[std::size_t(in.table)].row(j, i0, out, dx, dz);
+        }
         break;
       case Op::warp: {
         float* wz = reg(in.dst2);
+        float* wy = Run::kVolume ? reg(in.dst3) : nullptr;
         if (dx != nullptr) {
           std::copy(dx, dx + n, d);
           std::copy(dz, dz + n, wz);
+          if (wy != nullptr) std::copy(dy, dy + n, wy);
         } else {
           std::fill(d, d + n, 0.0f);
           std::fill(wz, wz + n, 0.0f);
+          if (wy != nullptr) std::fill(wy, wy + n, 0.0f);
         }
-        run.warps[std::size_t(in.table)].row(j, i0, out, std::span<float>(wz, std::size_t(n)),
-                                             &warp_scratch);
+        const std::span<float> out_z(wz, std::size_t(n));
+        if constexpr (Run::kVolume) {
+          run.warps[std::size_t(in.table)].row(
+              j, k_slice, i0, out, std::span<float>(wy, std::size_t(n)), out_z, &scratch.warp3);
+        } else {
+          run.warps[std::size_t(in.table)].row(j, i0, out, out_z, &scratch.warp);
+        }
         break;
       }
+      case Op::y:
+        if constexpr (Run::kVolume) {
+          const double y = run.grid.y_m(j);
+          for (int k = 0; k < n; ++k) d[k] = float(y + (dy ? double(dy[k]) : 0.0));
+        }
+        break;
       case Op::add:
         for (int k = 0; k < n; ++k) d[k] = a[k] + b[k];
         break;
@@ -194,7 +231,7 @@ void run_block(const GridRun& run, float* regs, WarpScratch& warp_scratch, int j
       case Op::radial_falloff: {
         // World positions in double, as the noise samplers see them.
         const double cx = in.p[0], cz = in.p[1], radius = in.p[2], falloff = in.p[3];
-        const double z = run.grid.z_m(j);
+        const double z = Run::kVolume ? run.grid.z_m(k_slice) : run.grid.z_m(j);
         for (int k = 0; k < n; ++k) {
           const double px = run.grid.x_m(i0 + k) + (dx ? double(dx[k]) : 0.0) - cx;
           const double pz = z + (dz ? double(dz[k]) : 0.0) - cz;
@@ -211,8 +248,13 @@ void run_block(const GridRun& run, float* regs, WarpScratch& warp_scratch, int j
         break;
       }
       case Op::input: {
-        const float* src = run.inputs[std::size_t(in.table)] +
-                           std::size_t(j) * std::size_t(run.grid.width) + std::size_t(i0);
+        std::size_t row = 0;
+        if constexpr (Run::kVolume) {
+          row = std::size_t(k_slice) * std::size_t(run.grid.size_x);
+        } else {
+          row = std::size_t(j) * std::size_t(run.grid.width);
+        }
+        const float* src = run.inputs[std::size_t(in.table)] + row + std::size_t(i0);
         std::copy(src, src + n, d);
         break;
       }
@@ -229,25 +271,17 @@ void run_block(const GridRun& run, float* regs, WarpScratch& warp_scratch, int j
   }
 }
 
-}  // namespace
-
-void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float> heights_m,
-              const ExecContext& ctx, std::span<const InputField> inputs) {
-  const Program& prog = graph.program();
-  grid.validate("evaluate: grid");
-  if (heights_m.size() != grid.sample_count()) {
-    throw Error(ErrorCategory::invalid_argument,
-                "evaluate: output has " + std::to_string(heights_m.size()) +
-                    " floats, the grid needs " + std::to_string(grid.sample_count()));
-  }
-  GridRun run{prog, grid, {}, {}, {}};
+// The caller's field for every input the program reads, each with `count` values.
+std::vector<const float*> resolve_inputs(const Program& prog, std::span<const InputField> inputs,
+                                         std::size_t count, const char* fn, const char* unit) {
+  std::vector<const float*> resolved;
   for (const std::string& name : prog.input_names) {
     const InputField* found = nullptr;
     for (const InputField& f : inputs) {
       if (f.name != name) continue;
       if (found != nullptr) {
         throw Error(ErrorCategory::invalid_argument,
-                    "evaluate: input '" + name + "' is given more than once");
+                    std::string(fn) + ": input '" + name + "' is given more than once");
       }
       found = &f;
     }
@@ -255,16 +289,39 @@ void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float>
       std::string given;
       for (const InputField& f : inputs) given += (given.empty() ? "" : ", ") + std::string(f.name);
       throw Error(ErrorCategory::invalid_argument,
-                  "evaluate: the graph reads input '" + name + "', which was not given (given: " +
+                  std::string(fn) + ": the graph reads input '" + name +
+                      "', which was not given (given: " +
                       (given.empty() ? std::string("none") : given) + ")");
     }
-    if (found->values.size() != grid.sample_count()) {
-      throw Error(ErrorCategory::invalid_argument,
-                  "evaluate: input '" + name + "' has " + std::to_string(found->values.size()) +
-                      " floats, the grid needs " + std::to_string(grid.sample_count()));
+    if (found->values.size() != count) {
+      throw Error(ErrorCategory::invalid_argument, std::string(fn) + ": input '" + name + "' has " +
+                                                       std::to_string(found->values.size()) +
+                                                       " floats, the grid needs " +
+                                                       std::to_string(count) + unit);
     }
-    run.inputs.push_back(found->values.data());
+    resolved.push_back(found->values.data());
   }
+  return resolved;
+}
+
+}  // namespace
+
+void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float> heights_m,
+              const ExecContext& ctx, std::span<const InputField> inputs) {
+  const Program& prog = graph.program();
+  if (prog.volume) {
+    throw Error(ErrorCategory::invalid_argument,
+                "evaluate: the graph was compiled for volumes (compile_volume); use "
+                "evaluate_volume");
+  }
+  grid.validate("evaluate: grid");
+  if (heights_m.size() != grid.sample_count()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "evaluate: output has " + std::to_string(heights_m.size()) +
+                    " floats, the grid needs " + std::to_string(grid.sample_count()));
+  }
+  GridRun run{prog, grid, {}, {}, {}};
+  run.inputs = resolve_inputs(prog, inputs, grid.sample_count(), "evaluate", "");
   run.noises.reserve(prog.noises.size());
   for (const NoiseParams& p : prog.noises) run.noises.emplace_back(p, grid, ctx.simd);
   run.warps.reserve(prog.warps.size());
@@ -278,7 +335,7 @@ void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float>
 
   parallel_for(ctx, grid.height, grain, [&](std::int64_t row_begin, std::int64_t row_end) {
     std::vector<float> regs(block_floats);  // per-task scratch registers
-    WarpScratch warp_scratch;               // per-task scratch of the warp nodes
+    RunScratch scratch;                     // per-task scratch of the warp nodes
     for (const auto& [r, v] : prog.constants) {
       std::fill_n(regs.begin() + std::ptrdiff_t(r) * kBlock, kBlock, v);
     }
@@ -287,7 +344,7 @@ void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float>
       const int j = int(jj);
       for (int i0 = 0; i0 < width; i0 += kBlock) {
         const int n = std::min(kBlock, width - i0);
-        run_block(run, regs.data(), warp_scratch, j, i0, n);
+        run_block(run, regs.data(), scratch, j, 0, i0, n);
         float* out = heights_m.data() + std::size_t(j) * std::size_t(width) + std::size_t(i0);
         if (prog.mapping == OutputMapping::identity) {
           std::copy(result, result + n, out);
@@ -299,6 +356,51 @@ void evaluate(const CompiledGraph& graph, const GridSpec& grid, std::span<float>
           v = v >= -1.0f ? v : -1.0f;  // also maps NaN to -1
           out[k] = h_min + ((v + 1.0f) * 0.5f) * h_range;
         }
+      }
+    }
+  });
+}
+
+void evaluate_volume(const CompiledGraph& graph, const GridSpec3& grid, std::span<float> out,
+                     const ExecContext& ctx, std::span<const InputField> inputs) {
+  const Program& prog = graph.program();
+  if (!prog.volume) {
+    throw Error(ErrorCategory::invalid_argument,
+                "evaluate_volume: the graph was compiled for height fields (compile); use "
+                "compile_volume");
+  }
+  grid.validate("evaluate_volume: grid");
+  if (out.size() != grid.sample_count()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "evaluate_volume: output has " + std::to_string(out.size()) +
+                    " floats, the grid needs " + std::to_string(grid.sample_count()));
+  }
+  VolumeRun run{prog, grid, {}, {}, {}};
+  run.inputs = resolve_inputs(prog, inputs, std::size_t(grid.size_x) * std::size_t(grid.size_z),
+                              "evaluate_volume", " (one per (x, z) column)");
+  run.noises.reserve(prog.noises.size());
+  for (const NoiseParams& p : prog.noises) run.noises.emplace_back(p, grid, ctx.simd);
+  run.warps.reserve(prog.warps.size());
+  for (const WarpParams& w : prog.warps) run.warps.emplace_back(w, grid, ctx.simd);
+
+  const int width = grid.size_x;
+  const std::int64_t rows = std::int64_t(grid.size_y) * grid.size_z;
+  const std::int64_t grain = std::clamp<std::int64_t>(32768 / width, 1, 64);
+  const std::size_t block_floats = std::size_t(kBlock) * std::size_t(prog.register_count);
+  parallel_for(ctx, rows, grain, [&](std::int64_t row_begin, std::int64_t row_end) {
+    std::vector<float> regs(block_floats);
+    RunScratch scratch;
+    for (const auto& [r, v] : prog.constants) {
+      std::fill_n(regs.begin() + std::ptrdiff_t(r) * kBlock, kBlock, v);
+    }
+    const float* result = regs.data() + std::size_t(prog.output_register) * kBlock;
+    for (std::int64_t r = row_begin; r < row_end; ++r) {
+      const int j = int(r % grid.size_y), k = int(r / grid.size_y);
+      for (int i0 = 0; i0 < width; i0 += kBlock) {
+        const int n = std::min(kBlock, width - i0);
+        run_block(run, regs.data(), scratch, j, k, i0, n);
+        std::copy(result, result + n,
+                  out.data() + std::size_t(r) * std::size_t(width) + std::size_t(i0));
       }
     }
   });

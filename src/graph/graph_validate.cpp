@@ -26,6 +26,7 @@ std::size_t expected_inputs(NodeKind k) {
     case NodeKind::constant:
     case NodeKind::radial_falloff:
     case NodeKind::input:
+    case NodeKind::y:
       return 0;
     case NodeKind::warp:
     case NodeKind::abs:
@@ -160,6 +161,7 @@ void validate_node(const Graph& g, const GraphNode& n, std::string_view source) 
     case NodeKind::abs:
     case NodeKind::neg:
     case NodeKind::blend:
+    case NodeKind::y:
       break;
   }
 }

@@ -47,6 +47,8 @@ const char* to_string(NodeKind k) {
       return "remap";
     case NodeKind::input:
       return "input";
+    case NodeKind::y:
+      return "y";
   }
   return "unknown";
 }

@@ -29,14 +29,17 @@ enum class Op : unsigned char {
   radial_falloff,  // centre (p[0], p[1]), radius p[2], falloff p[3], displaced by (dx, dz)
   remap,           // dst = p[2] + (a - p[0]) * p[4], clamped to [p[5], p[6]] when flag
   input,           // dst = the caller's input field input_names[table] at the samples
+  y,               // dst = the samples' world y (volume programs only)
 };
 
 struct Instr {
   Op op = Op::add;
   int dst = -1;                // output register
   int dst2 = -1;               // warp: z displacement register
+  int dst3 = -1;               // warp in a volume: y displacement register
   int a = -1, b = -1, c = -1;  // input registers
   int dx = -1, dz = -1;        // displacement registers of the warp context (-1: none)
+  int dy = -1;                 // volume programs: y displacement register of the context
   int table = -1;              // index into noises / warps / curves / level_sets
   bool flag = false;           // remap: clamp
   double p[7] = {0, 0, 0, 0, 0, 0, 0};
@@ -54,6 +57,7 @@ struct CompiledGraph::Program {
   std::vector<std::vector<float>> level_sets;
   std::vector<std::string> input_names;  // Op::input tables; CompiledGraph::required_inputs()
   OutputMapping mapping = OutputMapping::world_heights;
+  bool volume = false;  // compiled by compile_volume: evaluated over GridSpec3
 };
 
 }  // namespace terrane

@@ -41,7 +41,9 @@ using VI = hn::Vec<DI>;
 
 // ---- shared helpers for bases ---------------------------------------------------------------
 
-HWY_INLINE VF Lerp(VF a, VF b, VF t) { return hn::Add(a, hn::Mul(t, hn::Sub(b, a))); }
+HWY_INLINE VF Lerp(VF a, VF b, VF t) {
+  return hn::Add(a, hn::Mul(t, hn::Sub(b, a)));
+}
 
 // Quintic fade 6t^5 - 15t^4 + 10t^3 (Perlin 2002), Horner form without FMA.
 HWY_INLINE VF Quintic(VF t) {
@@ -265,10 +267,9 @@ HWY_INLINE void RowLoop(std::size_t n, const float* dxp, const float* dzp, float
 
 template <class Basis, bool kWarp>
 HWY_INLINE void Row2Impl(const Row2& r) {
-  RowLoop<1, kWarp>(r.n, r.dx, r.dz, r.out, nullptr,
-                    [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) {
-                      a = Sample2<Basis, kWarp>(r, i, dx, dz);
-                    });
+  RowLoop<1, kWarp>(r.n, r.dx, r.dz, r.out, nullptr, [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) {
+    a = Sample2<Basis, kWarp>(r, i, dx, dz);
+  });
 }
 
 template <class Basis>
@@ -283,7 +284,9 @@ void Row2Kernel(const Row2& r) {
 // ---- 2D pair driver (domain warp) -------------------------------------------------------
 
 template <class Basis>
-concept FusedPair = requires { &Basis::Eval2Pair; };
+concept FusedPair = requires {
+  &Basis::Eval2Pair;
+};
 
 template <class Basis, bool kWarp>
 HWY_INLINE void SamplePair2(const Row2Pair& r, std::size_t i, VF dx, VF dz, VF& a, VF& b) {
@@ -318,8 +321,8 @@ void Row2PairKernel(const Row2Pair& r) {
 
 // ---- 3D row driver (rows along X; Y and Z fixed per row) ----------------------------------
 
-template <class Basis>
-HWY_INLINE VF Sample3(const Row3& r, std::size_t i) {
+template <class Basis, bool kWarp>
+HWY_INLINE VF Sample3(const Row3& r, std::size_t i, VF dx, VF dy, VF dz) {
   const DF d;
   const DU du;
   FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
@@ -336,7 +339,13 @@ HWY_INLINE VF Sample3(const Row3& r, std::size_t i) {
         c[a] = hn::Add(c[a], hn::LoadU(du, oc.col_cell[a] + i));
         f[a] = hn::Add(f[a], hn::LoadU(d, oc.col_frac[a] + i));
       }
-      if constexpr (Basis::kSheared) Normalize(c[a], f[a]);
+      if constexpr (kWarp) {
+        const VF w = hn::Add(
+            hn::Add(hn::Mul(dx, hn::Set(d, oc.warp[a][0])), hn::Mul(dy, hn::Set(d, oc.warp[a][1]))),
+            hn::Mul(dz, hn::Set(d, oc.warp[a][2])));
+        f[a] = hn::Add(f[a], w);
+      }
+      if constexpr (Basis::kSheared || kWarp) Normalize(c[a], f[a]);
     }
     last = Basis::Eval3(oc.seed, c[0], f[0], c[1], f[1], c[2], f[2], r.basis);
     if (r.fractal.type != FractalType::none) Accumulate(r.fractal, o, last, s);
@@ -344,16 +353,45 @@ HWY_INLINE VF Sample3(const Row3& r, std::size_t i) {
   return r.fractal.type == FractalType::none ? last : ClampUnit(s.sum);
 }
 
-template <class Basis>
-void Row3Kernel(const Row3& r) {
+template <bool kWarp, class Basis>
+HWY_INLINE void Row3Impl(const Row3& r) {
   const DF d;
   const std::size_t N = hn::Lanes(d);
   std::size_t i = 0;
-  for (; i + N <= r.n; i += N) hn::StoreU(Sample3<Basis>(r, i), d, r.out + i);
+  const VF zero = hn::Zero(d);
+  for (; i + N <= r.n; i += N) {
+    VF dx = zero, dy = zero, dz = zero;
+    if constexpr (kWarp) {
+      dx = hn::LoadU(d, r.dx + i);
+      dy = hn::LoadU(d, r.dy + i);
+      dz = hn::LoadU(d, r.dz + i);
+    }
+    hn::StoreU(Sample3<Basis, kWarp>(r, i, dx, dy, dz), d, r.out + i);
+  }
   if (i < r.n) {
+    const std::size_t rest = r.n - i;
+    HWY_ALIGN float bx[hn::MaxLanes(d)] = {}, by[hn::MaxLanes(d)] = {}, bz[hn::MaxLanes(d)] = {};
+    VF dx = zero, dy = zero, dz = zero;
+    if constexpr (kWarp) {
+      std::memcpy(bx, r.dx + i, rest * sizeof(float));
+      std::memcpy(by, r.dy + i, rest * sizeof(float));
+      std::memcpy(bz, r.dz + i, rest * sizeof(float));
+      dx = hn::Load(d, bx);
+      dy = hn::Load(d, by);
+      dz = hn::Load(d, bz);
+    }
     HWY_ALIGN float out[hn::MaxLanes(d)];
-    hn::Store(Sample3<Basis>(r, i), d, out);
-    std::memcpy(r.out + i, out, (r.n - i) * sizeof(float));
+    hn::Store(Sample3<Basis, kWarp>(r, i, dx, dy, dz), d, out);
+    std::memcpy(r.out + i, out, rest * sizeof(float));
+  }
+}
+
+template <class Basis>
+void Row3Kernel(const Row3& r) {
+  if (r.dx != nullptr) {
+    Row3Impl<true, Basis>(r);
+  } else {
+    Row3Impl<false, Basis>(r);
   }
 }
 

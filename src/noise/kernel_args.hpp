@@ -42,12 +42,13 @@ struct Octave3 {
   const float* col_frac[3];
   std::uint32_t row_cell[3];
   float row_frac[3];
+  float warp[3][3];  // lattice axis a += (dx * warp[a][0] + dy * warp[a][1]) + dz * warp[a][2]
 };
 
 struct FractalArgs {
   FractalType type;
-  int octaves;                  // 1 when type == none
-  float amplitude[kMaxOctaves]; // bounding * gain^o
+  int octaves;                   // 1 when type == none
+  float amplitude[kMaxOctaves];  // bounding * gain^o
   float weighted_strength;
   float pingpong_strength;
 };
@@ -74,6 +75,9 @@ struct Row3 {
   BasisArgs basis;
   std::size_t n;
   float* out;
+  const float* dx = nullptr;  // null, or n displacements in metres (all three or none)
+  const float* dy = nullptr;
+  const float* dz = nullptr;
 };
 
 // Two independent noises of one basis sharing a single lattice evaluation (octave[0] only, no

@@ -2,6 +2,7 @@
 // a wrapping integer cell and a float fraction), row dispatch to the SIMD kernels, domain warp
 // composition, and the grid / point entry points.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -44,18 +45,26 @@ Kernels kernels(NoiseType t, SimdTarget simd) {
                 : Kernels{nd::SNAKE##_row2_for(simd), nd::SNAKE##_row3_for(simd),    \
                           nd::SNAKE##_row2_pair_for(simd)})
   switch (t) {
-    case NoiseType::perlin: return TERRANE_BASIS_KERNELS(perlin);
-    case NoiseType::opensimplex2: return TERRANE_BASIS_KERNELS(opensimplex2);
-    case NoiseType::opensimplex2s: return TERRANE_BASIS_KERNELS(opensimplex2s);
-    case NoiseType::value: return TERRANE_BASIS_KERNELS(value);
-    case NoiseType::value_cubic: return TERRANE_BASIS_KERNELS(value_cubic);
-    case NoiseType::cellular: return TERRANE_BASIS_KERNELS(cellular);
+    case NoiseType::perlin:
+      return TERRANE_BASIS_KERNELS(perlin);
+    case NoiseType::opensimplex2:
+      return TERRANE_BASIS_KERNELS(opensimplex2);
+    case NoiseType::opensimplex2s:
+      return TERRANE_BASIS_KERNELS(opensimplex2s);
+    case NoiseType::value:
+      return TERRANE_BASIS_KERNELS(value);
+    case NoiseType::value_cubic:
+      return TERRANE_BASIS_KERNELS(value_cubic);
+    case NoiseType::cellular:
+      return TERRANE_BASIS_KERNELS(cellular);
   }
 #undef TERRANE_BASIS_KERNELS
   throw Error(ErrorCategory::internal, "unknown noise type");
 }
 
-bool sheared(NoiseType t) { return t == NoiseType::opensimplex2 || t == NoiseType::opensimplex2s; }
+bool sheared(NoiseType t) {
+  return t == NoiseType::opensimplex2 || t == NoiseType::opensimplex2s;
+}
 
 // Lattice-space matrices: lattice = M * (position * frequency).
 // OpenSimplex2/2S in 2D work on the skewed square lattice: M = I + F2 * ones, F2 = (sqrt3-1)/2.
@@ -97,8 +106,7 @@ nd::FractalArgs fractal_args(const NoiseParams& p) {
 }
 
 nd::BasisArgs basis_args(const NoiseParams& p) {
-  return nd::BasisArgs{p.cellular_distance, p.cellular_return,
-                       float(p.cellular_jitter * 0.4375)};
+  return nd::BasisArgs{p.cellular_distance, p.cellular_return, float(p.cellular_jitter * 0.4375)};
 }
 
 std::uint32_t octave_seed(std::uint64_t seed, int octave) {
@@ -142,7 +150,8 @@ struct NoiseGridSampler::Impl {
 
   // Fills the per-row octave descriptors for row j, columns from i0.
   void octaves_for_row(int j, int i0, nd::Octave2* oct) const;
-  void check_row(const char* fn, int j, int i0, std::size_t n, const float* dx, const float* dz) const;
+  void check_row(const char* fn, int j, int i0, std::size_t n, const float* dx,
+                 const float* dz) const;
   std::vector<std::uint32_t> seeds;
   std::vector<double> freqs;
   std::vector<AxisTable> tables;  // [octave * 2 + axis]
@@ -187,8 +196,8 @@ void NoiseGridSampler::Impl::check_row(const char* fn, int j, int i0, std::size_
   if (j < 0 || j >= grid.height || i0 < 0 || std::size_t(i0) + n > std::size_t(grid.width) ||
       ((dx == nullptr) != (dz == nullptr))) {
     throw Error(ErrorCategory::invalid_argument,
-                std::string(fn) + ": row " + std::to_string(j) + " columns [" +
-                    std::to_string(i0) + ", " + std::to_string(std::size_t(i0) + n) +
+                std::string(fn) + ": row " + std::to_string(j) + " columns [" + std::to_string(i0) +
+                    ", " + std::to_string(std::size_t(i0) + n) +
                     ") outside the grid or displacement pointers mismatched");
   }
 }
@@ -304,6 +313,148 @@ void WarpGridSampler::row(int j, int i0, std::span<float> dx, std::span<float> d
 }
 
 // ---------------------------------------------------------------------------------------------
+// NoiseVolumeSampler, WarpVolumeSampler
+
+struct NoiseVolumeSampler::Impl {
+  GridSpec3 grid;
+  nd::FractalArgs fractal;
+  nd::BasisArgs basis;
+  Row3Fn kernel;
+  double m[3][3];
+  std::vector<std::uint32_t> seeds;
+  std::vector<double> freqs;
+  std::vector<AxisTable> tables;  // [octave * 3 + axis]: the x contribution
+  std::vector<std::array<std::array<float, 3>, 3>> warp;
+};
+
+NoiseVolumeSampler::NoiseVolumeSampler(const NoiseParams& p, const GridSpec3& grid, SimdTarget simd)
+    : impl_(std::make_unique<Impl>()) {
+  p.validate();
+  grid.validate();
+  Impl& s = *impl_;
+  s.grid = grid;
+  s.fractal = fractal_args(p);
+  s.basis = basis_args(p);
+  s.kernel = kernels(p.type, simd).row3;
+  lattice_matrix3(p.type, s.m);
+  const int octaves = s.fractal.octaves;
+  s.freqs = octave_frequencies(p, octaves);
+  s.seeds.resize(octaves);
+  s.tables.resize(std::size_t(octaves) * 3);
+  s.warp.resize(octaves);
+  for (int o = 0; o < octaves; ++o) {
+    s.seeds[o] = octave_seed(p.seed, o);
+    for (int a = 0; a < 3; ++a) {
+      if (s.m[a][0] != 0.0) {
+        s.tables[o * 3 + a].build(grid.size_x, s.m[a][0] * s.freqs[o],
+                                  [&](int i) { return grid.x_m(i); });
+      }
+      for (int b = 0; b < 3; ++b) s.warp[o][a][b] = float(s.m[a][b] * s.freqs[o]);
+    }
+  }
+}
+
+NoiseVolumeSampler::~NoiseVolumeSampler() = default;
+NoiseVolumeSampler::NoiseVolumeSampler(NoiseVolumeSampler&&) noexcept = default;
+NoiseVolumeSampler& NoiseVolumeSampler::operator=(NoiseVolumeSampler&&) noexcept = default;
+
+void NoiseVolumeSampler::row(int j, int k, int i0, std::span<float> out, const float* dx,
+                             const float* dy, const float* dz) const {
+  const Impl& s = *impl_;
+  const bool warped = dx != nullptr;
+  if (j < 0 || j >= s.grid.size_y || k < 0 || k >= s.grid.size_z || i0 < 0 ||
+      std::size_t(i0) + out.size() > std::size_t(s.grid.size_x) || (dy != nullptr) != warped ||
+      (dz != nullptr) != warped) {
+    throw Error(ErrorCategory::invalid_argument,
+                "NoiseVolumeSampler::row: row (" + std::to_string(j) + ", " + std::to_string(k) +
+                    ") columns [" + std::to_string(i0) + ", " +
+                    std::to_string(std::size_t(i0) + out.size()) +
+                    ") outside the grid or displacement pointers mismatched");
+  }
+  if (out.empty()) return;
+  const double y = s.grid.y_m(j), z = s.grid.z_m(k);
+  nd::Octave3 oct[nd::kMaxOctaves];
+  for (int o = 0; o < s.fractal.octaves; ++o) {
+    nd::Octave3& oc = oct[o];
+    oc.seed = s.seeds[o];
+    for (int a = 0; a < 3; ++a) {
+      const AxisTable& t = s.tables[o * 3 + a];
+      oc.col_cell[a] = t.cell.empty() ? nullptr : t.cell.data() + i0;
+      oc.col_frac[a] = t.frac.empty() ? nullptr : t.frac.data() + i0;
+      oc.row_cell[a] = 0;
+      oc.row_frac[a] = 0.0f;
+      if (s.m[a][1] != 0.0 || s.m[a][2] != 0.0) {
+        split(y * (s.m[a][1] * s.freqs[o]) + z * (s.m[a][2] * s.freqs[o]), oc.row_cell[a],
+              oc.row_frac[a]);
+      }
+      for (int b = 0; b < 3; ++b) oc.warp[a][b] = s.warp[o][a][b];
+    }
+  }
+  s.kernel(nd::Row3{oct, s.fractal, s.basis, out.size(), out.data(), dx, dy, dz});
+}
+
+WarpVolumeSampler::WarpVolumeSampler(const WarpParams& w, const GridSpec3& grid, SimdTarget simd)
+    : fractal_(w.fractal) {
+  w.validate();
+  const int layers = w.fractal == WarpFractal::none ? 1 : w.octaves;
+  double total = 0.0, amp = 1.0;
+  for (int o = 0; o < layers; ++o) {
+    total += amp;
+    amp *= w.gain;
+  }
+  const double bounding = total > 0.0 ? 1.0 / total : 1.0;
+  double freq = w.frequency;
+  amp = 1.0;
+  for (int o = 0; o < layers; ++o) {
+    NoiseParams p;
+    p.type = w.basis;
+    p.frequency = freq;
+    p.fractal = FractalType::none;
+    for (std::uint64_t axis = 0; axis < 3; ++axis) {
+      p.seed = hash_combine(hash_combine(w.seed, std::uint64_t(o)), axis);
+      layers_.emplace_back(p, grid, simd);
+    }
+    layer_amplitude_m_.push_back(float(w.amplitude_m * amp * bounding));
+    freq *= w.lacunarity;
+    amp *= w.gain;
+  }
+}
+
+WarpVolumeSampler::~WarpVolumeSampler() = default;
+WarpVolumeSampler::WarpVolumeSampler(WarpVolumeSampler&&) noexcept = default;
+WarpVolumeSampler& WarpVolumeSampler::operator=(WarpVolumeSampler&&) noexcept = default;
+
+void WarpVolumeSampler::row(int j, int k, int i0, std::span<float> dx, std::span<float> dy,
+                            std::span<float> dz, WarpScratch3* scratch) const {
+  const std::size_t n = dx.size();
+  if (dy.size() != n || dz.size() != n) {
+    throw Error(ErrorCategory::invalid_argument,
+                "WarpVolumeSampler::row: dx, dy and dz sizes differ");
+  }
+  WarpScratch3 local;
+  WarpScratch3& s = scratch != nullptr ? *scratch : local;
+  const std::span<float> d[3] = {dx, dy, dz};
+  const float* p[3] = {dx.data(), dy.data(), dz.data()};
+  for (int a = 0; a < 3; ++a) s.n[a].resize(n);
+  if (fractal_ == WarpFractal::independent) {  // every octave sees the incoming positions
+    for (int a = 0; a < 3; ++a) {
+      s.base[a].assign(d[a].begin(), d[a].end());
+      p[a] = s.base[a].data();
+    }
+  }
+  for (std::size_t o = 0; o < layer_amplitude_m_.size(); ++o) {
+    // All three noises at the positions before this octave, then the displacement is added.
+    for (int a = 0; a < 3; ++a) {
+      layers_[o * 3 + std::size_t(a)].row(j, k, i0, {s.n[a].data(), n}, p[0], p[1], p[2]);
+    }
+    const float amp = layer_amplitude_m_[o];
+    for (int a = 0; a < 3; ++a) {
+      for (std::size_t q = 0; q < n; ++q) d[a][q] += amp * s.n[a][q];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Grid and point entry points
 
 namespace {
@@ -317,7 +468,9 @@ void check_out(std::size_t got, std::size_t want, const char* fn) {
 }
 
 // Rows per parallel task: about 64K samples, at least one row.
-std::int64_t row_grain(int width) { return std::max<std::int64_t>(1, 65536 / std::max(1, width)); }
+std::int64_t row_grain(int width) {
+  return std::max<std::int64_t>(1, 65536 / std::max(1, width));
+}
 
 }  // namespace
 
@@ -351,48 +504,13 @@ void noise_fill_warped(const NoiseParams& p, const WarpParams& wp, const GridSpe
 
 void noise_fill3(const NoiseParams& p, const GridSpec3& grid, std::span<float> out,
                  const ExecContext& ctx) {
-  p.validate();
-  grid.validate();
+  NoiseVolumeSampler s(p, grid, ctx.simd);
   check_out(out.size(), grid.sample_count(), "noise_fill3");
-  const nd::FractalArgs fractal = fractal_args(p);
-  const nd::BasisArgs basis = basis_args(p);
-  const Row3Fn kernel = kernels(p.type, ctx.simd).row3;
-  double m[3][3];
-  lattice_matrix3(p.type, m);
-  const int octaves = fractal.octaves;
-  const std::vector<double> freqs = octave_frequencies(p, octaves);
-  std::vector<std::uint32_t> seeds(octaves);
-  std::vector<AxisTable> tables(std::size_t(octaves) * 3);
-  for (int o = 0; o < octaves; ++o) {
-    seeds[o] = octave_seed(p.seed, o);
-    for (int a = 0; a < 3; ++a) {
-      if (m[a][0] != 0.0) {
-        tables[o * 3 + a].build(grid.size_x, m[a][0] * freqs[o], [&](int i) { return grid.x_m(i); });
-      }
-    }
-  }
   const std::size_t w = std::size_t(grid.size_x);
   const std::int64_t rows = std::int64_t(grid.size_y) * grid.size_z;
   parallel_for(ctx, rows, row_grain(grid.size_x), [&](std::int64_t b, std::int64_t e) {
-    nd::Octave3 oct[nd::kMaxOctaves];
     for (std::int64_t r = b; r < e; ++r) {
-      const double y = grid.y_m(r % grid.size_y), z = grid.z_m(r / grid.size_y);
-      for (int o = 0; o < octaves; ++o) {
-        nd::Octave3& oc = oct[o];
-        oc.seed = seeds[o];
-        for (int a = 0; a < 3; ++a) {
-          const AxisTable& t = tables[o * 3 + a];
-          oc.col_cell[a] = t.cell.empty() ? nullptr : t.cell.data();
-          oc.col_frac[a] = t.frac.empty() ? nullptr : t.frac.data();
-          oc.row_cell[a] = 0;
-          oc.row_frac[a] = 0.0f;
-          if (m[a][1] != 0.0 || m[a][2] != 0.0) {
-            split(y * (m[a][1] * freqs[o]) + z * (m[a][2] * freqs[o]), oc.row_cell[a],
-                  oc.row_frac[a]);
-          }
-        }
-      }
-      kernel(nd::Row3{oct, fractal, basis, w, out.data() + std::size_t(r) * w});
+      s.row(int(r % grid.size_y), int(r / grid.size_y), 0, out.subspan(std::size_t(r) * w, w));
     }
   });
 }
@@ -405,8 +523,13 @@ float noise_at(const NoiseParams& p, double x_m, double z_m) {
 }
 
 float noise_at(const NoiseParams& p, double x_m, double y_m, double z_m) {
-  const GridSpec3 g{.size_x = 1, .size_y = 1, .size_z = 1, .spacing_m = 1.0,
-                    .origin_x_m = x_m, .origin_y_m = y_m, .origin_z_m = z_m};
+  const GridSpec3 g{.size_x = 1,
+                    .size_y = 1,
+                    .size_z = 1,
+                    .spacing_m = 1.0,
+                    .origin_x_m = x_m,
+                    .origin_y_m = y_m,
+                    .origin_z_m = z_m};
   float v = 0.0f;
   noise_fill3(p, g, {&v, 1}, ExecContext{.threads = 1});
   return v;

@@ -376,6 +376,8 @@ GraphNode read_node(const std::string& id, const json& obj, const WorldSettings&
       }
       n.input_name = r.string("name", "");
       break;
+    case NodeKind::y:
+      break;
   }
   return n;
 }

@@ -63,6 +63,7 @@ const std::vector<NodeTypeSpec>& node_types() {
       {"radial_falloff", NodeKind::radial_falloff},
       {"remap", NodeKind::remap},
       {"input", NodeKind::input},
+      {"y", NodeKind::y},
   };
   return types;
 }
@@ -149,6 +150,8 @@ std::vector<std::string_view> node_keys(const NodeTypeSpec& spec, bool cellular)
       break;
     case NodeKind::input:
       add({"name"});
+      break;
+    case NodeKind::y:
       break;
   }
   return keys;
