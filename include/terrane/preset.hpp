@@ -29,6 +29,7 @@
 #include "terrane/erosion.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/surface.hpp"
+#include "terrane/voxel.hpp"
 
 namespace terrane {
 
@@ -56,6 +57,10 @@ struct Preset {
   // The "surface" section over default_surface(world): climate, biomes, splat layers, scatter
   // species (the defaults when absent). Validated, climate node ids name nodes of `graph`.
   SurfaceParams surface;
+  // The "voxel" section over default_voxel(): block palette, density graph, materials, trees
+  // (the defaults when absent; has_voxel says whether the preset has the section). Validated.
+  VoxelParams voxel;
+  bool has_voxel = false;
 
   std::string source;          // "builtin preset 'alpine'" or the file path, for messages
   std::string canonical_json;  // the preset after overrides, sorted keys, compact

@@ -82,7 +82,7 @@ std::vector<std::string_view> node_type_names() {
 }
 
 std::vector<std::string_view> root_keys() {
-  return {"name", "description", "seed", "world", "graph", "post", "surface"};
+  return {"name", "description", "seed", "world", "graph", "post", "surface", "voxel"};
 }
 std::vector<std::string_view> graph_keys() {
   return {"output", "nodes"};

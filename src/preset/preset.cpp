@@ -275,6 +275,11 @@ Preset parse_document(json doc, std::string_view source, std::string_view defaul
   p.graph = preset_detail::parse_graph(*graph, p.world, source);
   p.graph.validate(source);
   for (const GraphNode& n : p.graph.nodes) {
+    if (n.kind == NodeKind::y) {
+      fail(ErrorCategory::invalid_argument, source, "graph.nodes." + n.id,
+           "a 'y' node reads the height of a 3D sample: it exists only in a voxel density graph "
+           "(voxel.density), not in the preset's height-field graph");
+    }
     if (n.kind != NodeKind::input) continue;
     fail(ErrorCategory::invalid_argument, source, "graph.nodes." + n.id,
          "an 'input' node reads a field computed after the graph (height, river, ...); inputs "
@@ -283,6 +288,8 @@ Preset parse_document(json doc, std::string_view source, std::string_view defaul
   }
   p.post = preset_detail::parse_post(section(doc, "post"), p);
   p.surface = preset_detail::parse_surface(section(doc, "surface"), p);
+  p.has_voxel = doc.contains("voxel");
+  p.voxel = preset_detail::parse_voxel(section(doc, "voxel"), p);
   p.canonical_json = doc.dump();
   p.hash = preset_hash(p.canonical_json);
   return p;

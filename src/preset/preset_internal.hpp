@@ -67,6 +67,8 @@ std::vector<RegionOp> parse_post(const json* post, const Preset& preset);
 // The "surface" section over default_surface(preset.world), validated; climate node ids must
 // name nodes of preset.graph.
 SurfaceParams parse_surface(const json* surface, const Preset& preset);
+// The "voxel" section over default_voxel(), validated against preset.surface (biome names).
+VoxelParams parse_voxel(const json* voxel, const Preset& preset);
 
 // The keys the schema knows for the object at doc path parts[0..n) (`parent` is that object
 // as written), for --set; empty when the place has no fixed keys.
