@@ -60,6 +60,11 @@ struct Mesh {
   // k in [0, 1] growing with distance (k = 1 where the next level takes over), so a level-L chunk
   // at k = 1 is exactly the level-(L+1) surface and switching levels does not pop.
   std::vector<float> morph_y;
+  // Vertex colours (GLB COLOR_0, unsigned short normalized): linear r, g, b, a per vertex,
+  // 0..65535 meaning 0..1. Empty for meshes that carry none (the height-field meshes); only
+  // write_glb reads them (simplify_mesh and optimize_mesh drop them, write_obj ignores them,
+  // the height-field builders leave them as they are: clear them before reusing such a Mesh).
+  std::vector<std::uint16_t> colours;
   std::vector<std::uint16_t> indices16;
   std::vector<std::uint32_t> indices32;
   // Indices [0, surface_index_count) are the surface; the rest are skirts (vertical, facing out).
@@ -243,15 +248,24 @@ void optimize_mesh(Mesh& mesh);
 // Largest GLB: its length fields are 32-bit.
 inline constexpr std::uint64_t kMaxGlbBytes = 0xFFFFFFFFull;
 
+// The material of a node's primitive.
+enum class GlbMaterial : std::uint8_t {
+  none,         // no material: glTF's default (white, metallic 1, roughness 1, opaque)
+  matte,        // white base colour (times COLOR_0 when present), metallic 0, roughness 1, opaque
+  matte_blend,  // as matte, alphaMode BLEND (COLOR_0's alpha), double-sided
+};
+
 struct GlbNode {
   std::string name;            // node and mesh name
   const Mesh* mesh = nullptr;  // translation = (origin_x_m, origin_y_m, origin_z_m)
+  GlbMaterial material = GlbMaterial::none;
 };
 
 // Size of the mesh's data in a GLB: what write_glb needs, computable before building a mesh.
 struct GlbMeshSize {
   std::uint64_t vertices = 0;
   std::uint64_t indices = 0;
+  bool colours = false;  // the mesh has Mesh::colours (8 bytes per vertex)
 };
 // Exact file size write_glb produces for meshes of these sizes, excluding the JSON chunk, plus a
 // bound of 4 KiB per node for the JSON. Used to refuse a too-large GLB before any work.
@@ -261,9 +275,11 @@ std::uint64_t glb_size_bound(std::span<const GlbMeshSize> meshes);
 void check_glb_size(const std::filesystem::path& path, std::span<const GlbMeshSize> meshes);
 
 // glTF 2.0 binary: one scene, one node and one mesh per GlbNode (triangles; POSITION with
-// min/max, NORMAL, TEXCOORD_0 = uv_local; 16- or 32-bit indices as in the mesh; surface and
-// skirts), one buffer with one buffer view per attribute. Written atomically; refused before any
-// byte is written when larger than kMaxGlbBytes (Error(limit)).
+// min/max, NORMAL, TEXCOORD_0 = uv_local, COLOR_0 = colours when not empty; 16- or 32-bit
+// indices as in the mesh; surface and skirts), one buffer with one buffer view per attribute,
+// one material per distinct GlbNode::material other than none. A mesh whose colours hold other
+// than 0 or 4 values per vertex is Error(invalid_argument). Written atomically; refused before
+// any byte is written when larger than kMaxGlbBytes (Error(limit)).
 void write_glb(const std::filesystem::path& path, std::span<const GlbNode> nodes);
 // The point an OBJ's positions are relative to [Units: m]: importers (Blender, three.js) read
 // OBJ numbers as float32, which at 10^8 m from the world origin are 8 m apart, so positions are

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
@@ -116,5 +117,97 @@ struct BlockMeshScratch {
 // capacity. scratch: nullptr = buffers for this call only.
 void build_block_mesh(const BlockVolume& volume, const BlockPalette& palette, BlockMesh& out,
                       BlockMeshScratch* scratch = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// Exports (issue 14): MagicaVoxel .vox and GLB with vertex colours.
+
+struct Mesh;  // terrane/mesh.hpp
+
+// Throws Error(invalid_argument, "<what>: ...") naming the value and the allowed range when a
+// size is outside 1..kMaxBlockRegionSide or blocks does not hold size_x * size_y * size_z ids,
+// Error(limit) when the block count exceeds kMaxBlockRegionBlocks. Block ids are not checked
+// here (the exports check them while reading the blocks, naming the block).
+void validate_block_region(const BlockRegion& region, std::string_view what = "block region");
+inline constexpr int kMaxBlockRegionSide = 1 << 20;
+inline constexpr std::uint64_t kMaxBlockRegionBlocks = std::uint64_t{1} << 36;
+
+// MagicaVoxel .vox, version 200 (the format of ephtracy/voxel-model, MagicaVoxel-file-format-
+// vox.txt and -vox-extension.txt): VOX / MAIN { SIZE, XYZI per model; the scene graph nTRN (root,
+// id 0) -> nGRP (id 1) -> per model m an nTRN (id 2 + 2m, translation _t) -> nSHP (id 3 + 2m);
+// LAYR 0; RGBA }.
+//
+// Axes. MagicaVoxel is Z-up and right-handed, like terrane (Y-up). Block (x, y, z) of the region
+// (region-local, 0-based) is the scene voxel
+//   X = x - floor(size_x / 2),   Y = (size_z - 1 - z) - floor(size_z / 2),   Z = y
+// i.e. vox +X = terrane +x, vox +Y = terrane -z, vox +Z (up) = terrane +y: a rotation of -90
+// degrees about x, not a mirror (mapping z to +Y would flip the world). The scene is centred on
+// the vertical axis (MagicaVoxel's world editor spans about -1000..999) with the region's
+// bottom at Z = 0; the region's world origin (x0, y0, z0) is not stored.
+//
+// Models: the scene is cut into tiles of 256^3 scene voxels (MagicaVoxel's largest model),
+// tile (i, j, k) covering X, Y, Z in [256 i, 256 i + 256) etc. of the uncentred scene; tiles
+// without a block are skipped (an all-air region still writes tile 0, with no voxels). A model
+// of size (sx, sy, sz) placed at translation t has voxel (a, b, c) at t + (a, b, c) -
+// floor((sx, sy, sz) / 2) (MagicaVoxel's centred models).
+//
+// Colours: the non-air block types present, in id order, get colour indices 1..255 (index c of
+// XYZI is the c-th RGBA entry, i.e. palette index c; the RGBA chunk's 256th entry is index 0,
+// unused); alpha 255; unused entries are opaque black. Transparent and liquid blocks are
+// ordinary voxels of their colour (no MATL).
+//
+// Limits, checked before the output is allocated: validate_block_region and palette.validate();
+// a block id outside the palette is Error(invalid_argument) naming the block; more than 255
+// non-air types present, more than kMaxVoxModels tiles, or a file over 2^31 - 1 bytes (the
+// chunk sizes are int32) are Error(limit) with the figures. Written atomically. Single-threaded;
+// O(blocks); the file is built in memory (4 bytes per non-air block).
+void write_vox(const std::filesystem::path& path, const BlockRegion& region,
+               const BlockPalette& palette);
+inline constexpr int kMaxVoxModels = 16384;
+
+// The COLOR_0 of block meshes: colour = linear(palette sRGB colour) * factor[occlusion] with
+// factor 1, 0.8, 0.65, 0.5 for 0..3 occluding blocks (PackedQuad::occlusion); alpha 1 for
+// opaque blocks, these for translucent ones (BlockType has no alpha).
+inline constexpr double kBlockAoFactor[4] = {1.0, 0.8, 0.65, 0.5};
+inline constexpr double kBlockLiquidAlpha = 0.6;
+inline constexpr double kBlockTransparentAlpha = 0.5;
+
+// Where a volume's quads go in a mesh: interior block (0, 0, 0) of the volume is block
+// `offset_*` of the mesh, whose block (0, 0, 0) has its minimum corner at the mesh's local
+// origin; blocks are block_size_m metres.
+struct BlockQuadFrame {
+  int offset_x = 0, offset_y = 0, offset_z = 0;
+  double block_size_m = 1.0;  // [Units: m] [Limit: > 0, finite]
+};
+
+// Appends two triangles per quad to `mesh` (4 vertices: positions in metres relative to the
+// mesh origin, flat outward normals, uv_local = the face's (u, v) of PackedQuad in blocks from
+// the mesh's block (0, 0, 0), colours as described at kBlockAoFactor) and their indices to
+// `indices` (vertex numbers of `mesh`); the caller then calls set_indices and update_bbox.
+// Triangles wind counter-clockwise seen from outside; a quad is split along the diagonal whose
+// two corners' occlusions sum lower (c1-c3 when o0 + o2 > o1 + o3, else c0-c2), which keeps AO
+// gradients symmetric. Ids outside the palette are Error(invalid_argument).
+void append_block_quads(std::span<const PackedQuad> quads, const BlockPalette& palette,
+                        const BlockQuadFrame& frame, Mesh& mesh,
+                        std::vector<std::uint32_t>& indices);
+
+// The meshes of a region: tiles of at most kMaxBlockVolumeSize^3 blocks meshed with
+// build_block_mesh (each padded with the region's neighbouring blocks; outside the region is
+// air), expanded with append_block_quads. `opaque` gets BlockMesh::opaque, `translucent` the
+// transparent and liquid faces; both have origin = (x0, y0, z0) * block_size_m (positions are
+// relative to it, so float precision holds far from the world origin). Either may end up
+// without triangles. Throws as validate_block_region, palette.validate(), for a block size that
+// is not finite and > 0, and for a block id outside the palette (naming the block). Returns the
+// number of quads.
+std::size_t build_block_region_meshes(const BlockRegion& region, const BlockPalette& palette,
+                                      double block_size_m, Mesh& opaque, Mesh& translucent);
+
+// GLB of a region (write_glb): node "blocks" (opaque faces, GlbMaterial::matte) and, when there
+// are any, node "blocks_translucent" (GlbMaterial::matte_blend), each translated to the region's
+// origin in metres, with COLOR_0 (about 184 bytes per quad). The size is checked
+// (glb_size_bound against kMaxGlbBytes, Error(limit)) after meshing into packed quads (8 bytes
+// each) and before the triangles are built. A region without a visible face is
+// Error(invalid_argument) (a GLB needs a triangle). Written atomically. Single-threaded.
+void write_block_glb(const std::filesystem::path& path, const BlockRegion& region,
+                     const BlockPalette& palette, double block_size_m = 1.0);
 
 }  // namespace terrane

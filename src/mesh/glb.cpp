@@ -1,7 +1,8 @@
 // glTF 2.0 binary (.glb) writer, following the Khronos glTF 2.0 specification (§4.4 "GLB File
 // Format Specification"): a 12-byte header, a JSON chunk padded with spaces and a BIN chunk
 // padded with zeros, both to 4 bytes. One buffer (the BIN chunk), one buffer view per attribute
-// and index array (4-byte aligned), one accessor per view.
+// and index array (4-byte aligned), one accessor per view. Vertex colours are COLOR_0 as
+// normalized unsigned short VEC4 (§3.7.2.1 "Meshes Overview": linear RGBA).
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -26,14 +27,21 @@ constexpr int kFloat = 5126;
 constexpr int kUnsignedShort = 5123;
 constexpr int kUnsignedInt = 5125;
 
-std::uint64_t pad4(std::uint64_t n) { return (n + 3) & ~std::uint64_t(3); }
+std::uint64_t pad4(std::uint64_t n) {
+  return (n + 3) & ~std::uint64_t(3);
+}
 
 std::uint64_t index_bytes(std::uint64_t vertices, std::uint64_t indices) {
   return indices * (vertices <= 65535 ? 2 : 4);
 }
 
 std::uint64_t bin_bytes(const GlbMeshSize& m) {
-  return pad4(m.vertices * 12) * 2 + pad4(m.vertices * 8) + pad4(index_bytes(m.vertices, m.indices));
+  return pad4(m.vertices * 12) * 2 + pad4(m.vertices * 8) + (m.colours ? m.vertices * 8 : 0) +
+         pad4(index_bytes(m.vertices, m.indices));
+}
+
+const char* material_name(GlbMaterial m) {
+  return m == GlbMaterial::matte_blend ? "matte_blend" : "matte";
 }
 
 void put_u32(std::vector<std::byte>& out, std::size_t at, std::uint32_t v) {
@@ -75,7 +83,14 @@ void write_glb(const fs::path& path, std::span<const GlbNode> nodes) {
       throw Error(ErrorCategory::invalid_argument,
                   path.string() + ": mesh '" + nodes[k].name + "' has no triangles");
     }
-    sizes.push_back({m->vertex_count(), m->index_count()});
+    if (!m->colours.empty() && m->colours.size() != 4 * m->vertex_count()) {
+      throw Error(ErrorCategory::invalid_argument,
+                  path.string() + ": mesh '" + nodes[k].name + "' has " +
+                      std::to_string(m->colours.size()) + " colour values for " +
+                      std::to_string(m->vertex_count()) + " vertices (expected 0 or " +
+                      std::to_string(4 * m->vertex_count()) + ")");
+    }
+    sizes.push_back({m->vertex_count(), m->index_count(), !m->colours.empty()});
   }
   check_glb_size(path, sizes);
 
@@ -83,12 +98,13 @@ void write_glb(const fs::path& path, std::span<const GlbNode> nodes) {
   for (const GlbMeshSize& s : sizes) bin_size += bin_bytes(s);
   std::vector<std::byte> bin(bin_size, std::byte{0});
   json views = json::array(), accessors = json::array(), meshes = json::array(),
-       gnodes = json::array(), scene_nodes = json::array();
+       gnodes = json::array(), scene_nodes = json::array(), materials = json::array();
+  int material_index[3] = {-1, -1, -1};  // by GlbMaterial
   std::uint64_t offset = 0;
   const auto add_view = [&](const void* data, std::uint64_t bytes, int target) {
     std::memcpy(bin.data() + offset, data, bytes);
-    views.push_back({{"buffer", 0}, {"byteOffset", offset}, {"byteLength", bytes},
-                     {"target", target}});
+    views.push_back(
+        {{"buffer", 0}, {"byteOffset", offset}, {"byteLength", bytes}, {"target", target}});
     offset += pad4(bytes);
     return views.size() - 1;
   };
@@ -106,18 +122,30 @@ void write_glb(const fs::path& path, std::span<const GlbNode> nodes) {
     }
     json attributes;
     auto vp = add_view(m.positions.data(), nv * 12, kArrayBuffer);
-    accessors.push_back({{"bufferView", vp}, {"componentType", kFloat}, {"count", nv},
-                         {"type", "VEC3"}, {"min", {lo[0], lo[1], lo[2]}},
+    accessors.push_back({{"bufferView", vp},
+                         {"componentType", kFloat},
+                         {"count", nv},
+                         {"type", "VEC3"},
+                         {"min", {lo[0], lo[1], lo[2]}},
                          {"max", {hi[0], hi[1], hi[2]}}});
     attributes["POSITION"] = accessors.size() - 1;
     auto vn = add_view(m.normals.data(), nv * 12, kArrayBuffer);
-    accessors.push_back({{"bufferView", vn}, {"componentType", kFloat}, {"count", nv},
-                         {"type", "VEC3"}});
+    accessors.push_back(
+        {{"bufferView", vn}, {"componentType", kFloat}, {"count", nv}, {"type", "VEC3"}});
     attributes["NORMAL"] = accessors.size() - 1;
     auto vt = add_view(m.uv_local.data(), nv * 8, kArrayBuffer);
-    accessors.push_back({{"bufferView", vt}, {"componentType", kFloat}, {"count", nv},
-                         {"type", "VEC2"}});
+    accessors.push_back(
+        {{"bufferView", vt}, {"componentType", kFloat}, {"count", nv}, {"type", "VEC2"}});
     attributes["TEXCOORD_0"] = accessors.size() - 1;
+    if (!m.colours.empty()) {
+      auto vc = add_view(m.colours.data(), nv * 8, kArrayBuffer);
+      accessors.push_back({{"bufferView", vc},
+                           {"componentType", kUnsignedShort},
+                           {"normalized", true},
+                           {"count", nv},
+                           {"type", "VEC4"}});
+      attributes["COLOR_0"] = accessors.size() - 1;
+    }
     const bool wide = m.uses_32bit_indices();
     const std::size_t ni = m.index_count();
     auto vi = wide ? add_view(m.indices32.data(), ni * 4, kElementArrayBuffer)
@@ -127,10 +155,24 @@ void write_glb(const fs::path& path, std::span<const GlbNode> nodes) {
                          {"count", ni},
                          {"type", "SCALAR"}});
     const std::size_t ia = accessors.size() - 1;
-    meshes.push_back({{"name", nodes[k].name},
-                      {"primitives", json::array({{{"attributes", attributes},
-                                                   {"indices", ia},
-                                                   {"mode", 4}}})}});
+    json primitive = {{"attributes", attributes}, {"indices", ia}, {"mode", 4}};
+    const GlbMaterial mat = nodes[k].material;
+    if (mat != GlbMaterial::none) {
+      int& index = material_index[int(mat)];
+      if (index < 0) {
+        json material = {
+            {"name", material_name(mat)},
+            {"pbrMetallicRoughness", {{"metallicFactor", 0.0}, {"roughnessFactor", 1.0}}}};
+        if (mat == GlbMaterial::matte_blend) {
+          material["alphaMode"] = "BLEND";
+          material["doubleSided"] = true;
+        }
+        index = int(materials.size());
+        materials.push_back(material);
+      }
+      primitive["material"] = index;
+    }
+    meshes.push_back({{"name", nodes[k].name}, {"primitives", json::array({primitive})}});
     json node = {{"name", nodes[k].name}, {"mesh", k}};
     if (m.origin_x_m != 0.0 || m.origin_y_m != 0.0 || m.origin_z_m != 0.0) {
       node["translation"] = {m.origin_x_m, m.origin_y_m, m.origin_z_m};
@@ -148,6 +190,7 @@ void write_glb(const fs::path& path, std::span<const GlbNode> nodes) {
       {"bufferViews", views},
       {"buffers", json::array({{{"byteLength", bin_size}}})},
   };
+  if (!materials.empty()) doc["materials"] = materials;
   std::string text = doc.dump();
   text.resize(std::size_t(pad4(text.size())), ' ');
   const std::uint64_t total = 12 + 8 + text.size() + 8 + bin_size;
