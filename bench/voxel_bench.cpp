@@ -1,5 +1,8 @@
-// Block meshing (issue 14): greedy meshing of a 62^3 terrain chunk (64^3 padded), opaque only
-// and with water (the translucent pass), on one core.
+// Block meshing (issue 14) on one core, for a 62^3 terrain chunk (64^3 padded): the column
+// masks from the ids (compute_block_columns), and greedy meshing with precomputed masks, opaque
+// terrain without ambient occlusion (the figure comparable to cgerikj/binary-greedy-meshing),
+// with ambient occlusion and water (the translucent pass), and without masks (ids scanned).
+// Medians: --benchmark_repetitions=9 --benchmark_report_aggregates_only=true.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -41,21 +44,41 @@ BlockVolume terrain(bool water) {
   return v;
 }
 
+void BM_BlockColumns(benchmark::State& state) {
+  const BlockPalette pal = palette();
+  BlockVolume v = terrain(true);
+  for (auto _ : state) {
+    compute_block_columns(v, pal);
+    benchmark::DoNotOptimize(v.opaque_columns.data());
+  }
+}
+BENCHMARK(BM_BlockColumns)->Unit(benchmark::kMicrosecond);
+
+// Args: water, ambient occlusion, precomputed masks.
 void BM_GreedyMeshTerrain(benchmark::State& state) {
   const BlockPalette pal = palette();
-  const BlockVolume v = terrain(state.range(0) != 0);
+  BlockVolume v = terrain(state.range(0) != 0);
+  if (state.range(2) != 0) compute_block_columns(v, pal);
+  const BlockMeshOptions options{state.range(1) != 0};
   BlockMesh mesh;
   BlockMeshScratch scratch;
   for (auto _ : state) {
-    build_block_mesh(v, pal, mesh, &scratch);
+    build_block_mesh(v, pal, mesh, &scratch, options);
     benchmark::DoNotOptimize(mesh.opaque.data());
   }
-  state.counters["quads"] = double(mesh.opaque.size() + mesh.translucent.size());
+  const double quads = double(mesh.opaque.size() + mesh.translucent.size());
+  state.counters["quads"] = quads;
   state.counters["faces"] = double(mesh.exposed_faces);
-  state.counters["quads_per_face"] =
-      double(mesh.opaque.size() + mesh.translucent.size()) / double(mesh.exposed_faces);
+  state.counters["quads_per_face"] = quads / double(mesh.exposed_faces);
 }
-BENCHMARK(BM_GreedyMeshTerrain)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GreedyMeshTerrain)
+    ->ArgNames({"water", "ao", "masks"})
+    ->Args({0, 0, 1})  // comparable to binary-greedy-meshing
+    ->Args({0, 1, 1})
+    ->Args({1, 1, 1})  // the full mesh: AO and the translucent pass
+    ->Args({1, 0, 1})
+    ->Args({1, 1, 0})  // ids scanned by the mesher
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

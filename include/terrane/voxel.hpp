@@ -43,9 +43,21 @@ struct BlockPalette {
 // blocks the faces on the chunk's border depend on), x fastest, then z, then y:
 // blocks[(y * P + z) * P + x] with P = size + 2, for x, y, z in [0, P). Interior block (i, j, k)
 // of the chunk is at (i + 1, j + 1, k + 1).
+//
+// Optionally the volume also carries its column masks along y (binary greedy meshing: a chunk
+// generator knows each block's kind as it writes it, so it can set these bits for free, and the
+// mesher then never scans the ids): opaque_columns[z * P + x] has bit y set where block
+// (x, y, z) is opaque, translucent_columns[z * P + x] where it is transparent or liquid (kinds
+// from the palette passed to build_block_mesh); bits y >= P are zero. Both hold P * P masks, or
+// both are empty. compute_block_columns fills them from the ids. Masks that disagree with the
+// ids are a caller bug: build_block_mesh trusts them, reads only the ids of the blocks with a
+// drawn face (and of translucent neighbours), and throws only where one of those contradicts
+// the masks.
 struct BlockVolume {
   int size = 0;  // [Limit: 1..62: the padded side fits a 64-bit column mask]
   std::vector<std::uint16_t> blocks;
+  std::vector<std::uint64_t> opaque_columns;       // P * P masks, or empty (see above)
+  std::vector<std::uint64_t> translucent_columns;  // P * P masks, or empty
 
   int padded() const { return size + 2; }
   std::uint16_t at(int x, int y, int z) const {
@@ -54,10 +66,18 @@ struct BlockVolume {
                   std::size_t(x)];
   }
   // Throws Error(invalid_argument) for a size outside 1..62 or a block count other than P^3.
+  // (build_block_mesh also checks the column mask counts.)
   void validate() const;
 };
 
 inline constexpr int kMaxBlockVolumeSize = 62;
+
+// Sets volume.opaque_columns and volume.translucent_columns from its ids and the palette's
+// kinds. Throws Error(invalid_argument) as BlockVolume::validate does, or naming the first id
+// outside the palette (the volume is then unchanged). O(P^3) id reads, SSE2 where available
+// (about 100 us median for the P = 64 terrain chunk of bench_voxel on one core of a loaded
+// 2-core EPYC VM); reentrant.
+void compute_block_columns(BlockVolume& volume, const BlockPalette& palette);
 
 // Face directions of a quad, also bits 30..32 of a packed quad.
 enum class BlockFace : std::uint8_t {
@@ -73,7 +93,10 @@ enum class BlockFace : std::uint8_t {
 //   bits  0..5   x   bits  6..11  y   bits 12..17  z    the quad's minimum interior block
 //   bits 18..23  w - 1   bits 24..29  h - 1   extent in blocks along the face's two axes
 //   bits 30..32  face (BlockFace)              bits 33..48  block id
-//   bits 49..63  zero (reserved for ambient occlusion)
+//   bits 49..56  ambient occlusion: 2 bits per corner, the number of occluding blocks (0 = open,
+//                3 = fully occluded) at corners (u, v), (u + w, v), (u + w, v + h), (u, v + h)
+//                in that order (corner c at bits 49 + 2c)
+//   bits 57..63  zero
 // The face's axes: for x faces (u, v) = (z, y), for y faces (x, z), for z faces (x, y). The quad
 // covers blocks u..u+w-1, v..v+h-1 of the slice; it lies on the block's face toward `face`.
 struct PackedQuad {
@@ -86,6 +109,8 @@ struct PackedQuad {
   int h() const { return int((bits >> 24) & 63u) + 1; }
   BlockFace face() const { return BlockFace((bits >> 30) & 7u); }
   std::uint16_t block() const { return std::uint16_t((bits >> 33) & 0xFFFFu); }
+  // Occluding blocks (0..3) at corner c (0..3, order above).
+  int occlusion(int c) const { return int((bits >> (49 + 2 * c)) & 3u); }
   static PackedQuad make(int x, int y, int z, int w, int h, BlockFace face, std::uint16_t block);
 };
 
@@ -95,28 +120,57 @@ struct BlockMesh {
   std::size_t exposed_faces = 0;        // block faces the quads cover (before merging)
 };
 
-// Working memory of build_block_mesh (column masks and slice planes, about 100 KiB plus 32 KiB
-// per block type present): owned by the caller, reused from chunk to chunk, one per thread.
+struct BlockMeshOptions {
+  // Per-vertex ambient occlusion in bits 49..56 of each quad (see build_block_mesh); false =
+  // those bits zero and faces merged by block type alone (fewer quads).
+  bool ambient_occlusion = true;
+};
+
+// Working memory of build_block_mesh (six P * P mask arrays, 192 KiB for P = 64, and a table
+// of one byte per palette entry): owned by the caller, reused from chunk to chunk, one per
+// thread. Its contents between calls mean nothing.
 struct BlockMeshScratch {
-  std::vector<std::uint64_t> columns;  // [axis][c1][c2] masks of the blocks of one class
-  std::vector<std::uint64_t> blocking;
-  std::vector<std::uint64_t> faces;
-  std::vector<std::uint64_t> planes;  // [slot][slice][row], all zero between uses
-  std::vector<std::int32_t> slot_of;  // block id -> plane slot, -1 when unused
-  std::vector<std::uint8_t> kind;     // block id -> BlockKind
-  std::vector<std::uint16_t> slot_block;
+  std::vector<std::uint64_t> masks;      // opaque / translucent, columns (bit y) and rows (bit x)
+  std::vector<std::uint8_t> block_info;  // block id -> kind and cull_same
 };
 
 // Greedy block meshing. A face of block A toward neighbour B is drawn when A is not air and
 //   A opaque:                     B is not opaque;
 //   A transparent or liquid:      B is neither opaque nor (with A's cull_same) of A's type.
-// Faces are then merged into rectangles of one block type per slice and direction (greedy:
-// widest run along u first, then as many rows along v as have that run). Only the interior
-// blocks get faces; the border only hides them. Ids outside the palette are
-// Error(invalid_argument). Deterministic; O(P^3 / 64) mask operations plus O(faces). Reuses `out`'s
-// capacity. scratch: nullptr = buffers for this call only.
+// Only the interior blocks get faces; the border only hides them (and occludes, below).
+//
+// Ambient occlusion (options.ambient_occlusion): each corner of a face gets the classic
+// per-vertex value from the three blocks around that corner in the layer in front of the face
+// (side1 and side2 sharing an edge with the face's neighbour, and the diagonal one): 3 when
+// both sides are opaque, else side1 + side2 + diagonal. Only opaque blocks occlude, for the
+// faces of translucent blocks too (a water surface darkens against the shore). The one-block
+// border is all the corners need, so a face on the chunk's border gets exactly the values that
+// meshing one big volume would give it.
+//
+// Merging: faces of one direction and slice become rectangles of one block id (greedy: the
+// lowest run along one axis of the slice, then as many following rows as hold the same run).
+// With ambient occlusion, faces merge only when their four corner values are identical, and
+// only along an axis their pattern is constant along (corners 0 = 1 and 3 = 2 for u, 0 = 3 and
+// 1 = 2 for v). Neighbouring faces share the values at their shared corners, so the first
+// condition implies the second; either way a merged quad renders exactly as its faces would
+// with the values interpolated across each (uniform, e.g. all 0, or one face wide across its
+// gradient), whichever diagonal a renderer splits it along. A face whose pattern varies along
+// both axes stays a 1 x 1 quad. On steep terrain that is a large share of the faces (41% on
+// the 62^3 benchmark chunk, slopes up to 1.1, where occlusion raises the quads per face from
+// 0.29 to 0.59; 0.34 on hills with slopes up to 0.5, 0.25 with their water).
+//
+// Input: without column masks in `volume` every id is read and one outside the palette is
+// Error(invalid_argument) naming it; with masks (see BlockVolume) only the ids of drawn faces
+// and of translucent neighbours are read, and one of those outside the palette or of another
+// kind than its mask says is Error(invalid_argument). Mask counts other than 0 or P * P (or
+// only one of the two given) are Error(invalid_argument). Deterministic (the same quads in the
+// same order for the same input, whatever the scratch held); O(P^3 / 64) mask operations plus
+// O(faces) id reads (O(P^3) id reads more without masks). bench_voxel, 62^3 terrain chunk, one
+// core of a loaded 2-core EPYC VM (medians, noisy): about 110 us with masks, opaque, no
+// occlusion; 210-270 us with occlusion and water. Reuses `out`'s capacity. scratch: nullptr =
+// buffers for this call only. Reentrant.
 void build_block_mesh(const BlockVolume& volume, const BlockPalette& palette, BlockMesh& out,
-                      BlockMeshScratch* scratch = nullptr);
+                      BlockMeshScratch* scratch = nullptr, const BlockMeshOptions& options = {});
 
 // ---------------------------------------------------------------------------------------------
 // Exports (issue 14): MagicaVoxel .vox and GLB with vertex colours.

@@ -1,241 +1,382 @@
-// Greedy block meshing with 64-bit column masks (the binary greedy meshing idea of
-// cgerikj/binary-greedy-meshing, reimplemented): per axis, one bit per block along each column
-// of the padded volume; the faces toward +axis of a class of blocks are its column masks and
-// not the blocking masks shifted by one; each face bit is scattered into the 2D plane of its
-// slice (one plane per block type), and each plane is merged greedily with bit scans: the
-// lowest run of a row, extended over the following rows that hold the whole run.
+// Greedy block meshing with 64-bit masks: the binary greedy meshing idea of
+// cgerikj/binary-greedy-meshing, reimplemented. The input is two sets of masks per class of
+// blocks (opaque, translucent): columns along y (bit y of [z][x]) and rows along x (bit x of
+// [y][z]); one is the other transposed. For each face direction and slice, the face masks of
+// the slice's rows come from one AND-NOT of a mask with its neighbour in front (x and z faces
+// from neighbouring columns, y faces from neighbouring rows), so no per-block work is done
+// for hidden blocks. The same neighbour masks, shifted, give the per-vertex ambient occlusion
+// of every face of a row at once, bit-sliced (M. Lysenko, "Ambient occlusion for Minecraft-like
+// worlds", 0fps.net, 2013: side1, side2, corner). Faces are merged per slice with bit scans,
+// reading the block id of each face to merge only equal ids and equal occlusion patterns.
 #include <algorithm>
 #include <bit>
-#include <cstring>
+#include <string>
 
+#include "block_columns.hpp"
 #include "terrane/core.hpp"
 #include "terrane/voxel.hpp"
 
 namespace terrane {
 namespace {
 
-// Column index layout per axis: axis 0 (x): [y][z]; axis 1 (y): [z][x]; axis 2 (z): [y][x];
-// bit = the coordinate along the axis. Plane layout: row v, bit u, with (u, v) = (z, y) for x
-// faces, (x, z) for y faces, (x, y) for z faces (see PackedQuad).
-struct Layout {
+using voxel_detail::kCullSameBit;
+using voxel_detail::kInvalidBlock;
+
+// How faces between two translucent blocks are decided.
+enum class SameRule : std::uint8_t {
+  draw,   // no translucent type has cull_same: every such face is drawn
+  hide,   // one translucent type, with cull_same: none is drawn
+  check,  // compare the two ids (several translucent types)
+};
+
+struct Input {
   int p = 0;
-  std::size_t cols = 0;  // p * p columns per axis
-  std::size_t col(int axis, int x, int y, int z) const {
-    switch (axis) {
-      case 0:
-        return std::size_t(y) * std::size_t(p) + std::size_t(z);
-      case 1:
-        return std::size_t(z) * std::size_t(p) + std::size_t(x);
-      default:
-        return std::size_t(y) * std::size_t(p) + std::size_t(x);
+  std::uint64_t interior = 0;  // bits 1..p-2
+  const std::uint16_t* blocks = nullptr;
+  const std::uint8_t* info = nullptr;  // build_block_table
+  std::size_t types = 0;
+  const BlockPalette* palette = nullptr;
+  // Per class: masks[0] bit y of [x * P + z] (x faces), masks[1] bit x of [y * P + z] (y
+  // faces), masks[2] bit y of [z * P + x] (z faces): slice-major, so that the rows of a slice
+  // are contiguous (a strided walk through a column array thrashes the L1 sets).
+  const std::uint64_t* opaque[3] = {};
+  const std::uint64_t* translucent[3] = {};
+  SameRule same = SameRule::draw;
+};
+
+[[noreturn]] void throw_mask_mismatch(const Input& in, bool opaque, std::uint16_t id, int x, int y,
+                                      int z) {
+  throw Error(
+      ErrorCategory::invalid_argument,
+      std::string("block volume: ") + (opaque ? "opaque_columns say" : "translucent_columns say") +
+          " block (" + std::to_string(x - 1) + ", " + std::to_string(y - 1) + ", " +
+          std::to_string(z - 1) + ") is " + (opaque ? "opaque" : "translucent") + ", but its id " +
+          std::to_string(id) + " ('" + in.palette->types[id].name + "') is not");
+}
+
+// Occlusion of the faces of one row, bit-sliced: ao[2g] and ao[2g + 1] are the low and high
+// bits of the value at generic corner g = (row side, bit side): 0 = (-, -), 1 = (-, +),
+// 2 = (+, -), 3 = (+, +). a, c, e: the opaque masks of rows r - 1, r, r + 1 of the layer in
+// front; bit b - 1 of a mask reaches bit b by << 1.
+inline void row_occlusion(std::uint64_t a, std::uint64_t c, std::uint64_t e, std::uint64_t* ao) {
+  const auto corner = [](std::uint64_t s1, std::uint64_t s2, std::uint64_t d, std::uint64_t* o) {
+    const std::uint64_t both = s1 & s2, odd = s1 ^ s2;
+    o[0] = (odd ^ d) | both;  // low bit of s1 + s2 + d, or of 3
+    o[1] = both | (d & odd);  // high bit
+  };
+  corner(a, c << 1, a << 1, ao + 0);
+  corner(a, c >> 1, a >> 1, ao + 2);
+  corner(e, c << 1, e << 1, ao + 4);
+  corner(e, c >> 1, e >> 1, ao + 6);
+}
+
+// The 8-bit generic pattern (2 bits per generic corner) of bit b.
+inline unsigned pattern_at(const std::uint64_t* ao, int b) {
+  unsigned pat = 0;
+  for (int i = 0; i < 8; ++i) pat |= unsigned((ao[i] >> b) & 1u) << i;
+  return pat;
+}
+
+// Bits of a row whose pattern equals pat.
+inline std::uint64_t same_pattern(const std::uint64_t* ao, unsigned pat) {
+  std::uint64_t diff = 0;
+  for (int i = 0; i < 8; ++i) diff |= ao[i] ^ (std::uint64_t{0} - ((pat >> i) & 1u));
+  return ~diff;
+}
+
+// The packed quad without occlusion (PackedQuad::make, inlined here).
+inline std::uint64_t quad_bits(int x, int y, int z, int w, int h, BlockFace face,
+                               std::uint16_t block) {
+  return std::uint64_t(x) | std::uint64_t(y) << 6 | std::uint64_t(z) << 12 |
+         std::uint64_t(w - 1) << 18 | std::uint64_t(h - 1) << 24 | std::uint64_t(face) << 30 |
+         std::uint64_t(block) << 33;
+}
+
+// Generic corner patterns to the quad's corner order (u, v), (u + w, v), (u + w, v + h),
+// (u, v + h): for y faces the bits run along u (table 0), for x and z faces along v (table 1).
+struct OcclusionTables {
+  std::uint8_t t[2][256];
+  constexpr OcclusionTables() : t{} {
+    constexpr int kCorner[2][4] = {{0, 1, 3, 2}, {0, 2, 3, 1}};
+    for (int k = 0; k < 2; ++k) {
+      for (unsigned pat = 0; pat < 256; ++pat) {
+        unsigned packed = 0;
+        for (int c = 0; c < 4; ++c) packed |= ((pat >> (2 * kCorner[k][c])) & 3u) << (2 * c);
+        t[k][pat] = std::uint8_t(packed);
+      }
     }
   }
 };
+constexpr OcclusionTables kOcclusionTables;
+constexpr const std::uint8_t (&kPackedOcclusion)[2][256] = kOcclusionTables.t;
 
-void set_bits(std::uint64_t* columns, const Layout& l, int x, int y, int z) {
-  columns[0 * l.cols + l.col(0, x, y, z)] |= std::uint64_t{1} << x;
-  columns[1 * l.cols + l.col(1, x, y, z)] |= std::uint64_t{1} << y;
-  columns[2 * l.cols + l.col(2, x, y, z)] |= std::uint64_t{1} << z;
+// Meshes the faces toward one direction (Axis, Negative) of one class of blocks.
+//   Axis 0 (x faces): slices x, rows z (u), bits y (v).
+//   Axis 1 (y faces): slices y, rows z (v), bits x (u): the ids of a row are contiguous, so
+//     their equalities along the row and with the previous row are SSE2 compares.
+//   Axis 2 (z faces): slices z, rows x (u), bits y (v).
+template <int Axis, bool Negative, bool Occlusion>
+void mesh_direction(const Input& in, bool opaque_pass, std::vector<PackedQuad>& out,
+                    std::size_t& faces) {
+  const int p = in.p;
+  const std::size_t P = std::size_t(p);
+  // Strides of (slice, row, bit) in the ids; masks are [slice * P + row].
+  const std::size_t id_slice = Axis == 0 ? 1 : Axis == 1 ? P * P : P;
+  const std::size_t id_row = Axis == 2 ? 1 : P;
+  const std::size_t id_bit = Axis == 1 ? 1 : P * P;
+  const std::uint64_t* opaque = in.opaque[Axis];
+  const std::uint64_t* translucent = in.translucent[Axis];
+  const std::uint64_t* own = opaque_pass ? opaque : translucent;
+  const BlockFace face = BlockFace(Axis * 2 + (Negative ? 1 : 0));
+  const std::uint32_t last = std::uint32_t(in.types);
+  const std::uint64_t interior = in.interior;
+
+  std::uint64_t rows[64];
+  std::uint64_t ao[Occlusion ? 64 : 1][8];
+  std::uint64_t left[Axis == 1 ? 64 : 1], up[Axis == 1 ? 64 : 1];  // id equalities, y faces
+  for (int s = 1; s + 1 < p; ++s) {
+    const int front = Negative ? s - 1 : s + 1;
+    const std::uint64_t* cur = own + std::size_t(s) * P;
+    const std::uint64_t* ahead = opaque + std::size_t(front) * P;
+    const std::uint16_t* ids = in.blocks + std::size_t(s) * id_slice;
+    // Faces between two translucent blocks: hidden when both are one type with cull_same
+    // (SameRule::hide here, SameRule::check below).
+    const std::uint64_t* beyond = translucent + std::size_t(front) * P;
+    const std::uint64_t hide = !opaque_pass && in.same == SameRule::hide ? ~std::uint64_t{0} : 0;
+    std::uint64_t busy = 0;  // rows with faces
+    for (int r = 1; r + 1 < p; ++r) {
+      rows[r] = cur[r] & ~ahead[r] & ~(beyond[r] & hide) & interior;
+      busy |= std::uint64_t(rows[r] != 0) << r;
+    }
+    if (busy == 0) continue;
+    if (!opaque_pass && in.same == SameRule::check) {
+      for (std::uint64_t todo = busy; todo != 0; todo &= todo - 1) {
+        const int r = std::countr_zero(todo);
+        std::uint64_t both = rows[r] & beyond[r];
+        const std::uint16_t* a = ids + std::size_t(r) * id_row;
+        const std::uint16_t* b =
+            in.blocks + std::size_t(front) * id_slice + std::size_t(r) * id_row;
+        while (both != 0) {
+          const int k = std::countr_zero(both);
+          both &= both - 1;
+          const std::uint16_t ia = a[std::size_t(k) * id_bit];
+          if (ia == b[std::size_t(k) * id_bit] &&
+              (in.info[std::min(std::uint32_t(ia), last)] & kCullSameBit) != 0) {
+            rows[r] &= ~(std::uint64_t{1} << k);
+          }
+        }
+      }
+    }
+    std::uint64_t known = 0;  // rows whose `left` and `up` are computed
+    if constexpr (Occlusion) {
+      for (std::uint64_t todo = busy; todo != 0; todo &= todo - 1) {
+        const int r = std::countr_zero(todo);
+        row_occlusion(ahead[r - 1], ahead[r], ahead[r + 1], ao[r]);
+      }
+    }
+
+    for (; busy != 0; busy &= busy - 1) {
+      const int r = std::countr_zero(busy);
+      const std::uint16_t* row_ids = ids + std::size_t(r) * id_row;
+      while (rows[r] != 0) {
+        const int b = std::countr_zero(rows[r]);
+        const std::uint16_t id = row_ids[std::size_t(b) * id_bit];
+        const std::uint8_t info = in.info[std::min(std::uint32_t(id), last)];
+        if (info == kInvalidBlock || (opaque_pass ? (info & 3u) != 1u : (info & 3u) < 2u)) {
+          int x = 0, y = 0, z = 0;
+          (Axis == 0 ? x : Axis == 1 ? y : z) = s;
+          (Axis == 2 ? x : z) = r;
+          (Axis == 1 ? x : y) = b;
+          if (info == kInvalidBlock) {
+            voxel_detail::throw_block_outside_palette(id, x, y, z, in.types);
+          }
+          throw_mask_mismatch(in, opaque_pass, id, x, y, z);
+        }
+        unsigned pat = 0;
+        bool along_bits = true, along_rows = true;
+        std::uint64_t candidates = rows[r];
+        if constexpr (Occlusion) {
+          pat = pattern_at(ao[r], b);
+          along_bits = ((pat ^ (pat >> 2)) & 0x33u) == 0;  // g0 = g1 and g2 = g3
+          along_rows = ((pat ^ (pat >> 4)) & 0x0Fu) == 0;  // g0 = g2 and g1 = g3
+          if (along_bits) candidates &= same_pattern(ao[r], pat);
+        }
+        if constexpr (Axis == 1) {
+          if ((known >> r & 1u) == 0) {
+            left[r] = voxel_detail::equal_to_previous(row_ids, p);
+            up[r] = voxel_detail::equal_ids(row_ids, row_ids - P, p);
+            known |= std::uint64_t{1} << r;
+          }
+        }
+        // The run along the bits: equal pattern (above) and equal ids.
+        int len = 1;
+        if (along_bits) {
+          if constexpr (Axis == 1) {
+            len += std::countr_one((candidates & left[r]) >> (b + 1));
+          } else {
+            const int most = std::countr_one(candidates >> b);
+            while (len < most && row_ids[std::size_t(b + len) * id_bit] == id) ++len;
+          }
+        }
+        const std::uint64_t run = (len >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << len) - 1))
+                                  << b;
+        rows[r] &= ~run;
+        // The following rows holding the same run (of the same ids and pattern).
+        int ext = 1;
+        if (along_rows) {
+          for (int r2 = r + 1; r2 + 1 < p; ++r2) {
+            std::uint64_t m = rows[r2];
+            if ((m & run) != run) break;
+            if constexpr (Occlusion) {
+              if ((same_pattern(ao[r2], pat) & run) != run) break;
+            }
+            const std::uint16_t* ids2 = ids + std::size_t(r2) * id_row;
+            if constexpr (Axis == 1) {
+              if ((known >> r2 & 1u) == 0) {
+                left[r2] = voxel_detail::equal_to_previous(ids2, p);
+                up[r2] = voxel_detail::equal_ids(ids2, ids2 - P, p);
+                known |= std::uint64_t{1} << r2;
+              }
+              if ((up[r2] & run) != run) break;
+            } else {
+              bool equal = true;
+              for (int k = 0; k < len && equal; ++k) {
+                equal = ids2[std::size_t(b + k) * id_bit] == id;
+              }
+              if (!equal) break;
+            }
+            rows[r2] = m & ~run;
+            ++ext;
+          }
+        }
+        faces += std::size_t(len) * std::size_t(ext);
+
+        int x, y, z, w, h;
+        if constexpr (Axis == 0) {
+          x = s, z = r, y = b, w = ext, h = len;
+        } else if constexpr (Axis == 1) {
+          y = s, z = r, x = b, w = len, h = ext;
+        } else {
+          z = s, x = r, y = b, w = ext, h = len;
+        }
+        std::uint64_t bits = quad_bits(x - 1, y - 1, z - 1, w, h, face, id);
+        if constexpr (Occlusion)
+          bits |= std::uint64_t(kPackedOcclusion[Axis == 1 ? 0 : 1][pat]) << 49;
+        out.push_back(PackedQuad{bits});
+      }
+    }
+  }
 }
 
-// Greedy merge of one plane (rows 0..p-1, bits 0..p-1), emitting quads and clearing the plane.
-template <class Emit>
-void merge_plane(std::uint64_t* rows, int p, Emit&& emit) {
-  for (int v = 0; v < p; ++v) {
-    while (rows[v] != 0) {
-      const int u = std::countr_zero(rows[v]);
-      const int w = std::countr_one(rows[v] >> u);
-      const std::uint64_t run = (w >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << w) - 1)) << u;
-      rows[v] &= ~run;
-      int h = 1;
-      while (v + h < p && (rows[v + h] & run) == run) {
-        rows[v + h] &= ~run;
-        ++h;
-      }
-      emit(u, v, w, h);
-    }
+template <bool Occlusion>
+void mesh_class(const Input& in, bool opaque_pass, std::vector<PackedQuad>& out,
+                std::size_t& faces) {
+  mesh_direction<0, false, Occlusion>(in, opaque_pass, out, faces);
+  mesh_direction<0, true, Occlusion>(in, opaque_pass, out, faces);
+  mesh_direction<1, false, Occlusion>(in, opaque_pass, out, faces);
+  mesh_direction<1, true, Occlusion>(in, opaque_pass, out, faces);
+  mesh_direction<2, false, Occlusion>(in, opaque_pass, out, faces);
+  mesh_direction<2, true, Occlusion>(in, opaque_pass, out, faces);
+}
+
+void check_mask_count(const std::vector<std::uint64_t>& masks, const char* name,
+                      const BlockVolume& volume) {
+  const std::size_t want = std::size_t(volume.padded()) * std::size_t(volume.padded());
+  if (!masks.empty() && masks.size() != want) {
+    throw Error(ErrorCategory::invalid_argument,
+                "block volume: " + std::to_string(masks.size()) + " " + name + " for size " +
+                    std::to_string(volume.size) +
+                    "; it needs 0 or (size + 2)^2 = " + std::to_string(want));
   }
 }
 
 }  // namespace
 
 void build_block_mesh(const BlockVolume& volume, const BlockPalette& palette, BlockMesh& out,
-                      BlockMeshScratch* scratch) {
+                      BlockMeshScratch* scratch, const BlockMeshOptions& options) {
   volume.validate();
+  check_mask_count(volume.opaque_columns, "opaque_columns", volume);
+  check_mask_count(volume.translucent_columns, "translucent_columns", volume);
+  if (volume.opaque_columns.empty() != volume.translucent_columns.empty()) {
+    throw Error(ErrorCategory::invalid_argument,
+                std::string("block volume: ") +
+                    (volume.opaque_columns.empty() ? "translucent_columns" : "opaque_columns") +
+                    " given without " +
+                    (volume.opaque_columns.empty() ? "opaque_columns" : "translucent_columns") +
+                    " (give both, e.g. from compute_block_columns, or neither)");
+  }
   BlockMeshScratch local;
   BlockMeshScratch& s = scratch != nullptr ? *scratch : local;
-  const int p = volume.padded();
-  const Layout layout{p, std::size_t(p) * std::size_t(p)};
-  const std::size_t types = palette.types.size();
   out.opaque.clear();
   out.translucent.clear();
   out.exposed_faces = 0;
 
-  // Column masks of the opaque blocks, one pass over the volume (x fastest): the x mask of a
-  // row is built in a register, the y and z masks are ORed in per block. Translucent types are
-  // only noted here.
-  s.kind.resize(types);
-  for (std::size_t t = 0; t < types; ++t) s.kind[t] = std::uint8_t(palette.types[t].kind);
-  s.columns.assign(3 * layout.cols, 0);
-  std::uint64_t* col_x = s.columns.data();
-  std::uint64_t* col_y = col_x + layout.cols;
-  std::uint64_t* col_z = col_y + layout.cols;
-  const std::uint16_t* blocks = volume.blocks.data();
-  const std::uint8_t* kind = s.kind.data();
-  std::uint32_t max_id = 0, translucent_seen = 0;
-  for (int y = 0; y < p; ++y) {
-    for (int z = 0; z < p; ++z) {
-      const std::uint16_t* row =
-          blocks + (std::size_t(y) * std::size_t(p) + std::size_t(z)) * std::size_t(p);
-      std::uint64_t* cy = col_y + std::size_t(z) * std::size_t(p);  // [z][x]
-      std::uint64_t* cz = col_z + std::size_t(y) * std::size_t(p);  // [y][x]
-      // Opaque flags of the row first (the table lookups), then loops without a carried
-      // dependency that the compiler vectorises.
-      std::uint64_t flag[64];
-      for (int x = 0; x < p; ++x) {
-        const std::uint32_t id = row[x];
-        max_id = std::max(max_id, id);
-        const std::uint32_t k = id < types ? kind[id] : 0u;
-        flag[x] = k == std::uint32_t(BlockKind::opaque) ? 1u : 0u;
-        translucent_seen |= std::uint32_t(k >= std::uint32_t(BlockKind::transparent));
-      }
-      std::uint64_t m[4] = {0, 0, 0, 0};
-      for (int x = 0; x < p; ++x) {
-        cy[x] |= flag[x] << y;
-        cz[x] |= flag[x] << z;
-        m[x & 3] |= flag[x] << x;
-      }
-      col_x[std::size_t(y) * std::size_t(p) + std::size_t(z)] = m[0] | m[1] | m[2] | m[3];
+  const int p = volume.padded();
+  const std::size_t words = std::size_t(p) * std::size_t(p);
+  voxel_detail::build_block_table(palette, s.block_info);
+  s.masks.resize(6 * words);
+  std::uint64_t* opaque_cols = s.masks.data();
+  std::uint64_t* opaque_rows = opaque_cols + words;
+  std::uint64_t* opaque_xcols = opaque_rows + words;
+  std::uint64_t* translucent_cols = opaque_xcols + words;
+  std::uint64_t* translucent_rows = translucent_cols + words;
+  std::uint64_t* translucent_xcols = translucent_rows + words;
+
+  Input in;
+  in.p = p;
+  in.interior = ((std::uint64_t{1} << (p - 1)) - 1) & ~std::uint64_t{1};  // p <= 64
+  in.blocks = volume.blocks.data();
+  in.info = s.block_info.data();
+  in.types = palette.types.size();
+  in.palette = &palette;
+  const std::uint64_t* op_cols = opaque_cols;
+  const std::uint64_t* tr_cols = translucent_cols;
+  bool any_translucent = false;
+  if (!volume.opaque_columns.empty()) {
+    op_cols = volume.opaque_columns.data();
+    tr_cols = volume.translucent_columns.data();
+    voxel_detail::columns_to_rows(op_cols, p, opaque_rows);
+    std::uint64_t any = 0;
+    for (const std::uint64_t m : volume.translucent_columns) any |= m;
+    any_translucent = any != 0;
+    if (any_translucent) voxel_detail::columns_to_rows(tr_cols, p, translucent_rows);
+  } else {
+    any_translucent =
+        voxel_detail::scan_block_rows(volume, in.info, in.types, opaque_rows, translucent_rows);
+    voxel_detail::rows_to_columns(opaque_rows, p, opaque_cols);
+    if (any_translucent) voxel_detail::rows_to_columns(translucent_rows, p, translucent_cols);
+  }
+  voxel_detail::transpose_words(op_cols, p, opaque_xcols);
+  if (any_translucent) voxel_detail::transpose_words(tr_cols, p, translucent_xcols);
+  in.opaque[0] = opaque_xcols;
+  in.opaque[1] = opaque_rows;
+  in.opaque[2] = op_cols;
+  in.translucent[0] = translucent_xcols;
+  in.translucent[1] = translucent_rows;
+  in.translucent[2] = tr_cols;
+
+  const bool ao = options.ambient_occlusion;
+  if (ao) {
+    mesh_class<true>(in, true, out.opaque, out.exposed_faces);
+  } else {
+    mesh_class<false>(in, true, out.opaque, out.exposed_faces);
+  }
+  if (!any_translucent) return;
+
+  std::size_t translucent_types = 0, culling = 0;
+  for (const BlockType& t : palette.types) {
+    if (t.kind == BlockKind::transparent || t.kind == BlockKind::liquid) {
+      ++translucent_types;
+      culling += t.cull_same ? 1 : 0;
     }
   }
-  if (max_id >= types) {
-    for (int y = 0; y < p; ++y) {
-      for (int z = 0; z < p; ++z) {
-        for (int x = 0; x < p; ++x) {
-          const std::uint16_t id = volume.at(x, y, z);
-          if (id >= types) {
-            throw Error(ErrorCategory::invalid_argument,
-                        "block volume: block id " + std::to_string(id) + " at (" +
-                            std::to_string(x - 1) + ", " + std::to_string(y - 1) + ", " +
-                            std::to_string(z - 1) + ") is outside the palette of " +
-                            std::to_string(types) + " types");
-          }
-        }
-      }
-    }
-  }
-  if (s.slot_of.size() < types) s.slot_of.assign(types, -1);
-  std::vector<std::uint16_t> translucent_types;
-  if (translucent_seen != 0) {
-    for (const std::uint16_t id : volume.blocks) {
-      if (kind[id] >= std::uint8_t(BlockKind::transparent) && s.slot_of[id] == -1) {
-        s.slot_of[id] = -2;  // seen
-        translucent_types.push_back(id);
-      }
-    }
-    for (std::uint16_t id : translucent_types) s.slot_of[id] = -1;
-  }
-
-  // Bits 1..p-2 (p <= 64, so the shift is at most 63).
-  const std::uint64_t interior = ((std::uint64_t{1} << (p - 1)) - 1) & ~std::uint64_t{1};
-  const std::size_t plane_words = std::size_t(p) * std::size_t(p);  // [slice][row]
-
-  // Meshes one class: `solid` its column masks, `blocking` the masks that hide its faces;
-  // `block_of` gives the block id of a face's cell (one id for a translucent class).
-  auto mesh_class = [&](const std::uint64_t* solid, const std::uint64_t* blocking,
-                        std::vector<PackedQuad>& quads, std::uint16_t single_block) {
-    for (int axis = 0; axis < 3; ++axis) {
-      for (int sign = 0; sign < 2; ++sign) {
-        const BlockFace face = BlockFace(axis * 2 + sign);
-        std::vector<std::uint16_t>& slot_block = s.slot_block;
-        slot_block.clear();
-        // Scatter the face bits into per-type slice planes.
-        for (std::size_t c = 0; c < layout.cols; ++c) {
-          const std::uint64_t col = solid[axis * layout.cols + c];
-          if (col == 0) continue;
-          const std::uint64_t block = blocking[axis * layout.cols + c];
-          std::uint64_t f = col & ~(sign == 0 ? block >> 1 : block << 1) & interior;
-          const int c1 = int(c / std::size_t(p)), c2 = int(c % std::size_t(p));
-          // Only interior blocks have faces: the border columns only hide.
-          if (f == 0 || c1 == 0 || c2 == 0 || c1 == p - 1 || c2 == p - 1) continue;
-          out.exposed_faces += std::size_t(std::popcount(f));
-          while (f != 0) {
-            const int k = std::countr_zero(f);
-            f &= f - 1;
-            int x, y, z, u, v;
-            switch (axis) {
-              case 0:
-                x = k, y = c1, z = c2, u = z, v = y;
-                break;
-              case 1:
-                z = c1, x = c2, y = k, u = x, v = z;
-                break;
-              default:
-                y = c1, x = c2, z = k, u = x, v = y;
-                break;
-            }
-            const std::uint16_t id = single_block != 0 ? single_block : volume.at(x, y, z);
-            std::int32_t slot = s.slot_of[id];
-            if (slot < 0) {
-              slot = std::int32_t(slot_block.size());
-              s.slot_of[id] = slot;
-              slot_block.push_back(id);
-              if (s.planes.size() < slot_block.size() * plane_words) {
-                s.planes.resize(slot_block.size() * plane_words, 0);
-              }
-            }
-            s.planes[std::size_t(slot) * plane_words + std::size_t(k) * std::size_t(p) +
-                     std::size_t(v)] |= std::uint64_t{1} << u;
-          }
-        }
-        // Merge every plane (which leaves it zero) and emit interior coordinates.
-        for (std::size_t slot = 0; slot < slot_block.size(); ++slot) {
-          const std::uint16_t id = slot_block[slot];
-          s.slot_of[id] = -1;
-          for (int k = 1; k + 1 < p; ++k) {
-            std::uint64_t* rows =
-                s.planes.data() + slot * plane_words + std::size_t(k) * std::size_t(p);
-            merge_plane(rows, p, [&](int u, int v, int w, int h) {
-              int x, y, z;
-              switch (axis) {
-                case 0:
-                  x = k, y = v, z = u;
-                  break;
-                case 1:
-                  x = u, y = k, z = v;
-                  break;
-                default:
-                  x = u, y = v, z = k;
-                  break;
-              }
-              quads.push_back(PackedQuad::make(x - 1, y - 1, z - 1, w, h, face, id));
-            });
-          }
-        }
-      }
-    }
-  };
-
-  mesh_class(s.columns.data(), s.columns.data(), out.opaque, 0);
-
-  // Translucent types: each against the opaque blocks (and itself with cull_same).
-  if (!translucent_types.empty()) {
-    std::vector<std::uint64_t> own(3 * layout.cols);
-    for (std::uint16_t id : translucent_types) {
-      std::fill(own.begin(), own.end(), 0);
-      for (int y = 0; y < p; ++y) {
-        for (int z = 0; z < p; ++z) {
-          for (int x = 0; x < p; ++x) {
-            if (volume.at(x, y, z) == id) set_bits(own.data(), layout, x, y, z);
-          }
-        }
-      }
-      s.blocking.assign(s.columns.begin(), s.columns.end());
-      if (palette.types[id].cull_same) {
-        for (std::size_t k = 0; k < s.blocking.size(); ++k) s.blocking[k] |= own[k];
-      }
-      mesh_class(own.data(), s.blocking.data(), out.translucent, id);
-    }
+  in.same = culling == 0             ? SameRule::draw
+            : translucent_types == 1 ? SameRule::hide
+                                     : SameRule::check;
+  if (ao) {
+    mesh_class<true>(in, false, out.translucent, out.exposed_faces);
+  } else {
+    mesh_class<false>(in, false, out.translucent, out.exposed_faces);
   }
 }
 
