@@ -42,6 +42,10 @@ struct GenerateOptions {
   // The perspective output (--formats perspective).
   std::string perspective_size = "1280x720";  // --perspective-size WxH
   std::string camera = "auto";                // --camera auto | x,y,z,yaw,pitch[,fov]
+  // --mode voxel: a box of the block world (.vox, GLB, sidecar) instead of a height map.
+  std::string mode = "heightmap";
+  bool has_formats = false;
+  std::string y_range;  // --y-range LO,HI in world block rows (voxel mode)
 };
 
 struct BenchOptions {

@@ -1,5 +1,6 @@
 // `terrane generate`: options -> BakeRequest -> bake() (terrane/bake.hpp, which writes every file
 // atomically) -> the summary line on stdout and the bake's warnings on stderr.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -49,9 +50,99 @@ BakeRequest to_request(const GenerateOptions& opt) {
   return r;
 }
 
+bool parse_pair(const std::string& text, long long& a, long long& b) {
+  char tail = 0;
+  return std::sscanf(text.c_str(), "%lld,%lld%c", &a, &b, &tail) == 2;
+}
+
+int run_voxel(const GenerateOptions& opt) {
+  const auto refuse = [](const char* option) {
+    throw Error(ErrorCategory::invalid_argument,
+                std::string(option) +
+                    " has no meaning with --mode voxel (it applies to height "
+                    "maps)");
+  };
+  if (!opt.erode.empty()) refuse("--erode");
+  if (opt.has_cell) refuse("--cell (the block size is voxel.block_size_m)");
+  if (opt.lod != 0) refuse("--lod");
+  if (opt.has_simplify) refuse("--simplify-error");
+  if (opt.tiles != 1) refuse("--tiles");
+  if (!opt.engine.empty()) refuse("--engine");
+  if (opt.whole_map_hydrology) refuse("--whole-map-hydrology");
+  VoxelBakeRequest r;
+  r.preset = opt.preset;
+  r.overrides = opt.overrides;
+  if (opt.has_seed) r.seed = opt.seed;
+  if (opt.has_size) r.size_x = r.size_z = opt.size;
+  if (opt.has_width != opt.has_height) {
+    throw Error(ErrorCategory::invalid_argument, "--width and --height go together");
+  }
+  if (opt.has_width) {
+    r.size_x = opt.width;
+    r.size_z = opt.height;
+  }
+  const Preset preset = load_preset(opt.preset, opt.overrides);
+  const double bs = preset.voxel.block_size_m;
+  if (opt.has_origin) {
+    r.x0 = std::int64_t(std::floor(opt.origin_x / bs));
+    r.z0 = std::int64_t(std::floor(opt.origin_z / bs));
+  } else {
+    r.x0 = -r.size_x / 2;
+    r.z0 = -r.size_z / 2;
+  }
+  if (!opt.y_range.empty()) {
+    long long lo = 0, hi = 0;
+    if (!parse_pair(opt.y_range, lo, hi)) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "--y-range '" + opt.y_range + "': expected two integers LO,HI (block rows)");
+    }
+    r.y0 = lo;
+    r.y1 = hi;
+  }
+  if (opt.has_formats) {
+    r.vox = r.glb = false;
+    std::string list = opt.formats;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t end = std::min(list.find(',', start), list.size());
+      const std::string f = list.substr(start, end - start);
+      if (f == "vox") {
+        r.vox = true;
+      } else if (f == "glb") {
+        r.glb = true;
+      } else {
+        throw Error(ErrorCategory::invalid_argument,
+                    "--formats: '" + f + "' is not a voxel format; --mode voxel writes vox, glb");
+      }
+      start = end + 1;
+    }
+  }
+  r.out_dir = opt.out_dir;
+  const ExecContext ctx{.threads = opt.threads};
+  const VoxelBakeReport report = bake_voxel(r, ctx);
+  std::string names;
+  for (const BakedFile& f : report.files) {
+    names += (names.empty() ? "" : ", ") + (r.out_dir / f.name).string();
+  }
+  std::printf(
+      "%s (voxel): %d x %d x %d blocks at (%lld, %lld, %lld), %zu solid, seed %llu; generated in "
+      "%.2f s, total %.2f s (%s); wrote %s\n",
+      report.name.c_str(), report.region.size_x, report.region.size_y, report.region.size_z,
+      static_cast<long long>(report.region.x0), static_cast<long long>(report.region.y0),
+      static_cast<long long>(report.region.z0), report.solid_blocks,
+      static_cast<unsigned long long>(report.seed), report.generation_s, report.total_s,
+      format_bytes(report.total_bytes()).c_str(), names.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int run_generate(const GenerateOptions& opt) {
+  if (opt.mode == "voxel") return run_voxel(opt);
+  if (opt.mode != "heightmap") {
+    throw Error(ErrorCategory::invalid_argument,
+                "--mode '" + opt.mode + "': expected heightmap or voxel");
+  }
   const BakeRequest request = to_request(opt);
   ProgressBar bar("generate", !opt.quiet);
   ExecContext ctx{.threads = opt.threads};

@@ -87,7 +87,7 @@ int run_cli(int argc, char** argv) {
   auto* simplify_opt = g->add_option("--simplify-error", gen.simplify_error_m,
                                      "simplify glb/obj meshes to this max error in metres (> 0); "
                                      "tile borders are kept exact")
-                          ->check(cli::real_in(0.0, cli::kUnbounded, true));
+                           ->check(cli::real_in(0.0, cli::kUnbounded, true));
   g->add_option("--tiles", gen.tiles,
                 "split glb/obj meshes into N x N tiles NAME_x{i}_z{j}.* plus NAME_tiles.json; N "
                 "must divide the map's cells")
@@ -111,6 +111,15 @@ int run_cli(int argc, char** argv) {
   g->add_option("--threads", gen.threads, "worker threads (0 = all cores)")
       ->check(cli::integer_in(0, kMaxThreads))
       ->capture_default_str();
+  g->add_option("--mode", gen.mode,
+                "heightmap (the default) or voxel: a box of the preset's block world (voxel "
+                "section) as NAME_blocks.vox (MagicaVoxel), NAME_blocks.glb and "
+                "NAME_blocks.json; --size/--width/--height count blocks (default 256), "
+                "--origin places the box's corner, --formats vox,glb")
+      ->capture_default_str();
+  g->add_option("--y-range", gen.y_range,
+                "voxel mode: world block rows LO,HI of the box (default: the box's terrain, "
+                "24 blocks below its lowest surface to 12 above its highest)");
   g->add_flag("-q,--quiet", gen.quiet, "no progress bar");
   g->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
 
@@ -244,6 +253,7 @@ int run_cli(int argc, char** argv) {
       gen.has_height = height_opt->count() > 0;
       gen.has_cell = cell_opt->count() > 0;
       gen.has_simplify = simplify_opt->count() > 0;
+      gen.has_formats = g->get_option("--formats")->count() > 0;
       if (!origin.empty()) {
         if (!parse_origin(origin, gen.origin_x, gen.origin_z)) {
           throw Error(ErrorCategory::invalid_argument,

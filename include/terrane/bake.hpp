@@ -255,4 +255,42 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx = {});
 Field2D bake_heights(const BakeRequest& request, const ExecContext& ctx = {},
                      bool graph_only = false, Preset* preset_out = nullptr);
 
+// ---------------------------------------------------------------------------------------------
+// Block-world bakes (`terrane generate --mode voxel`)
+
+// A box of the preset's block world (its voxel section, or the defaults) written as MagicaVoxel
+// .vox (256^3 models tiled into a scene) and/or GLB (greedy block meshes with ambient occlusion
+// and vertex colours), plus a JSON sidecar (region, block size, palette, seed, preset hash).
+struct VoxelBakeRequest {
+  std::variant<std::string, Preset> preset = std::string("default");
+  std::vector<std::string> overrides;
+  std::optional<std::uint64_t> seed;
+  // The box in world blocks: x0, z0 its corner, size_x, size_z its extent [Limit: 1..4096].
+  std::int64_t x0 = -128, z0 = -128;
+  int size_x = 256, size_z = 256;
+  // Rows y0..y1 (world blocks, inclusive); absent: from 8 blocks below the lowest 2D surface of
+  // the box's columns (or 64 below for caves, whichever the range allows) to 8 above the
+  // highest, clipped to the voxel section's min_y..max_y.
+  std::optional<std::int64_t> y0, y1;
+  bool vox = true, glb = true;
+  std::filesystem::path out_dir = "out";
+};
+
+struct VoxelBakeReport {
+  std::vector<BakedFile> files;  // in order: .vox, .glb, sidecar
+  std::string name;
+  std::uint64_t seed = 0;
+  std::uint64_t preset_hash = 0;
+  BlockRegion region;             // the box (its blocks are released after writing)
+  std::size_t solid_blocks = 0;   // non-air blocks
+  double generation_s = 0.0, total_s = 0.0;
+  std::uintmax_t total_bytes() const;
+};
+
+// Validates the request before any work (sizes, the vertical range, the .vox limits of
+// kMaxVoxModels models and 255 block types), generates the box on ctx.threads workers, writes
+// the files into a staging directory and publishes them together (a failed run leaves out_dir as
+// it was). Throws Error with the option names of the CLI (--size, --y-range, --origin).
+VoxelBakeReport bake_voxel(const VoxelBakeRequest& request, const ExecContext& ctx = {});
+
 }  // namespace terrane

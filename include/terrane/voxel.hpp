@@ -6,11 +6,16 @@
 // exports (issue 14) build on it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
+#include <memory>
 #include <vector>
+
+#include "terrane/graph.hpp"
+#include "terrane/surface.hpp"
 
 namespace terrane {
 
@@ -28,7 +33,7 @@ struct BlockType {
   // A face between two blocks of this type is not drawn (water against water, glass against
   // glass); without it both faces are (leaves showing their insides).
   bool cull_same = true;
-  std::uint8_t colour[3] = {128, 128, 128};
+  std::array<std::uint8_t, 3> colour{128, 128, 128};
 };
 
 // Block types by id; id 0 is always air. [Limit: 1..65536 types; entry 0 of kind air]
@@ -78,6 +83,22 @@ inline constexpr int kMaxBlockVolumeSize = 62;
 // (about 100 us median for the P = 64 terrain chunk of bench_voxel on one core of a loaded
 // 2-core EPYC VM); reentrant.
 void compute_block_columns(BlockVolume& volume, const BlockPalette& palette);
+
+// A box of blocks in world block coordinates (exports, tests), x fastest, then z, then y:
+// blocks[(y * size_z + z) * size_x + x] is the block at world block (x0 + x, y0 + y, z0 + z).
+struct BlockRegion {
+  std::int64_t x0 = 0, y0 = 0, z0 = 0;
+  int size_x = 0, size_y = 0, size_z = 0;
+  std::vector<std::uint16_t> blocks;
+
+  std::size_t block_count() const {
+    return std::size_t(size_x) * std::size_t(size_y) * std::size_t(size_z);
+  }
+  std::uint16_t at(int x, int y, int z) const {
+    return blocks[(std::size_t(y) * std::size_t(size_z) + std::size_t(z)) * std::size_t(size_x) +
+                  std::size_t(x)];
+  }
+};
 
 // Face directions of a quad, also bits 30..32 of a packed quad.
 enum class BlockFace : std::uint8_t {
@@ -263,5 +284,173 @@ std::size_t build_block_region_meshes(const BlockRegion& region, const BlockPale
 // Error(invalid_argument) (a GLB needs a triangle). Written atomically. Single-threaded.
 void write_block_glb(const std::filesystem::path& path, const BlockRegion& region,
                      const BlockPalette& palette, double block_size_m = 1.0);
+
+// ---------------------------------------------------------------------------------------------
+// Block worlds: the preset's "voxel" section, a density over (x, y, z), material rules, trees,
+// and block chunks as a pure function of (preset, key).
+//
+// A block world is a lattice of cubic blocks of side block_size_m; world block (bx, by, bz)
+// covers [bx, bx + 1) * block_size_m etc. Chunk (cx, cy, cz) holds the blocks
+// [c * chunk_size, (c + 1) * chunk_size) on each axis.
+//
+// The density d(x, y, z) (solid where d > 0) is the voxel section's density graph, a volume graph
+// (compile_volume) that reads the 2D terrain's height as input "height_m" (the preset's graph at
+// (x, z), metres), or height_m - y without one. It is evaluated on a coarse lattice of
+// density_step blocks aligned to the world (lattice point (i, j, k) at world block
+// (i, j, k) * step) at block centres, and trilinearly interpolated to the block centres in float
+// with a fixed operation order (as Minecraft does with its 4 x 8 x 4 cells), so every block's
+// density depends only on its world position: chunks agree at their borders by construction.
+//
+// Materials, per block from its density and column: air where d <= 0, water instead where the
+// block's centre lies below sea level (ice for the top water block where the column is colder
+// than ice_below_c); a solid block within surface_band_m of the 2D surface is the column biome's
+// top block when the block above is not solid, its soil block when one of the soil_depth blocks
+// above is not solid; stone otherwise (cave floors deeper than the band included), and
+// an ore where an ore rule's noise exceeds its threshold inside stone. Floating blocks: a solid
+// block whose six neighbours are all non-solid becomes air (remove_floating), so noise leaves no
+// single blocks in the air. Trees grow on top blocks of their species' biomes on a jittered grid
+// (one candidate per spacing^2 cell, kept with `probability`), each a pure function of its cell;
+// the generator places every tree whose extent meets the chunk, so a tree crossing a border is
+// identical in both chunks.
+
+// Top and soil blocks of one biome (names of the surface section's biomes and of blocks).
+struct VoxelTopRule {
+  std::string biome;
+  std::string top;
+  std::string soil;
+};
+
+// Ore veins: `block` replaces stone where the noise (3D, on the density lattice) exceeds
+// threshold, between min_y and max_y (world block rows).
+struct VoxelOreRule {
+  std::string block;
+  NoiseParams noise;
+  double threshold = 0.7;  // [Limit: [-1, 1]]
+  std::int64_t min_y = -1000000, max_y = 1000000;
+};
+
+// A tree species: a trunk of height_min..height_max blocks and a crown of leaves (a sphere of
+// crown_radius blocks around the trunk's top, less its corners).
+struct VoxelTree {
+  std::string name;
+  std::vector<std::string> biomes;  // biomes it grows in (surface section names)
+  std::string trunk = "log";
+  std::string leaves = "leaves";
+  int height_min = 4, height_max = 6;  // [Limit: 1..32, min <= max]
+  int crown_radius = 2;                // [Limit: 0..8]
+  int spacing = 8;                     // candidate grid cell [Units: blocks] [Limit: 2..64]
+  double probability = 0.5;            // a candidate becomes a tree [Limit: [0, 1]]
+};
+
+struct VoxelParams {
+  int chunk_size = 32;        // blocks per chunk side [Limit: 8, 16 or 32]
+  double block_size_m = 1.0;  // [Units: m] [Limit: (0, 100]]
+  int density_step = 4;       // lattice step of the density [Units: blocks] [Limit: 1, 2, 4, 8;
+                              // <= chunk_size]
+  // Vertical range the streamer and exports cover [Units: world block rows] (the generator
+  // itself is defined for every chunk).
+  std::int64_t min_y = -64, max_y = 192;
+  bool has_density = false;  // the section has a density graph (else d = height_m - y)
+  Graph density;             // inputs: "height_m"
+  BlockPalette palette;
+  std::string stone = "stone", water = "water", ice = "ice";
+  std::string default_top = "grass", default_soil = "dirt";
+  int soil_depth = 3;          // [Limit: 0..16]
+  double ice_below_c = -1.0;   // [Units: °C] [Limit: [-100, 100]]
+  bool remove_floating = true;
+  // Top and soil blocks only down to this depth below the 2D surface: deeper cave floors are
+  // stone [Units: m] [Limit: [0, 1e4]].
+  double surface_band_m = 12.0;
+  std::vector<VoxelTopRule> tops;
+  std::vector<VoxelOreRule> ores;
+  std::vector<VoxelTree> trees;
+
+  // Schema table: the scalar keys of the voxel section.
+  static std::span<const Field<VoxelParams>> fields();
+  // Ranges, the palette, and that every block and biome name exists (biomes from `surface`).
+  // Messages name `path` + the JSON field. Throws Error(invalid_argument).
+  void validate(const SurfaceParams& surface, std::string_view path = "voxel") const;
+};
+
+// The default section: a palette (air, stone, dirt, grass, sand, snow, gravel, water, ice, log,
+// leaves, coal_ore, iron_ore, glass), top rules for default_surface()'s biomes, a coal and an
+// iron rule, oaks for forest and grassland and a spruce for tundra and snow, the default density
+// graph (overhangs from a 3D-warped fbm, cheese caverns, spaghetti tunnels: voxel_params.cpp and
+// docs/PRESETS.md) and the vertical range of the world's heights (64 m below, 32 m above).
+VoxelParams default_voxel(const WorldSettings& world);
+
+// A block chunk's key [Limit: |c| * chunk_size * block_size_m <= 1e9 m].
+struct BlockChunkKey {
+  std::int64_t cx = 0, cy = 0, cz = 0;
+  friend bool operator==(const BlockChunkKey&, const BlockChunkKey&) = default;
+};
+std::uint64_t hash(const BlockChunkKey& key);
+
+// Compact storage of one chunk's interior blocks (size^3, the BlockVolume order without the
+// padding): one value when the chunk is uniform (all air, all stone), else a local palette of
+// the ids present and bit-packed indices (1, 2, 4, 8 or 16 bits each), zstd-compressed.
+struct BlockChunk {
+  BlockChunkKey key;
+  int size = 0;
+  bool uniform = true;
+  std::uint16_t value = 0;           // the block of a uniform chunk
+  std::vector<std::uint16_t> local;  // ids present (non-uniform)
+  int bits = 0;                      // bits per packed index
+  std::vector<std::uint8_t> packed;  // zstd frame of the packed indices
+
+  std::size_t bytes() const;  // heap + object bytes held
+  // Decodes the interior into `out` (size^3 ids, x fastest, then z, then y).
+  void decode(std::vector<std::uint16_t>& out) const;
+};
+
+// Working memory of BlockWorldGenerator::generate (one per thread; contents unspecified).
+struct BlockScratch {
+  std::vector<float> lattice, inputs, ore;
+  std::vector<float> density;  // per block of the extended box
+  std::vector<std::uint8_t> solid;
+  std::vector<std::uint16_t> raw;
+  // Column data of the last chunk columns (heights, top and soil blocks, temperature, trees),
+  // recomputed identically when evicted: a cache of a pure function.
+  struct Column;
+  std::vector<std::shared_ptr<const Column>> columns;
+};
+
+// Everything generate() produces for one chunk.
+struct BlockChunkData {
+  BlockChunkKey key;
+  BlockVolume volume;  // padded, with opaque/translucent column masks
+  BlockChunk chunk;    // compact interior
+};
+
+class BlockWorldGenerator {
+ public:
+  // Compiles the preset's 2D graph, the climate sources and the density graph (a copy of the
+  // sections is kept). Throws Error for invalid sections.
+  BlockWorldGenerator(const GraphSource& terrain, const SurfaceParams& surface,
+                      const VoxelParams& voxel);
+  ~BlockWorldGenerator();
+
+  const VoxelParams& params() const;
+  const BlockPalette& palette() const;
+  int chunk_size() const;
+  // Block ids of the material names.
+  std::uint16_t block_id(std::string_view name) const;
+
+  // The chunk's blocks with a one-block padding (the neighbours' blocks, computed by the same
+  // function), column masks for the mesher, and the compact interior. Deterministic: the bytes
+  // depend only on (preset, key), never on the thread, SIMD target or order of calls.
+  // Throws Error(invalid_argument) for a key beyond the coordinate limit, Error(cancelled).
+  void generate(const BlockChunkKey& key, BlockChunkData& out, BlockScratch* scratch = nullptr,
+                const ExecContext& ctx = {}) const;
+  // The blocks of a world box (x fastest, then z, then y), generated chunk by chunk. Throws
+  // Error(limit) over 2^28 blocks.
+  void generate_region(std::int64_t x0, std::int64_t y0, std::int64_t z0, int size_x, int size_y,
+                       int size_z, BlockRegion& out, const ExecContext& ctx = {}) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace terrane

@@ -38,6 +38,7 @@
 #include "terrane/mesh.hpp"
 #include "terrane/preset.hpp"
 #include "terrane/surface.hpp"
+#include "terrane/voxel.hpp"
 
 namespace terrane {
 
@@ -400,5 +401,94 @@ struct SeamReport {
   std::size_t edges_checked = 0;
 };
 SeamReport check_seams(std::span<const VisibleChunk> visible, const ChunkGenerator& generator);
+
+// ---------------------------------------------------------------------------------------------
+// Block worlds: streaming voxel chunks
+
+struct BlockStreamerParams {
+  // Chunks whose centre lies within this horizontal distance of a viewer are wanted [Units: m]
+  // [Limit: (0, 4096]]; a resident chunk is evicted once it is farther than
+  // (1 + hysteresis) * view_distance_m from every viewer.
+  double view_distance_m = 192.0;
+  double hysteresis = 0.25;  // [Limit: 0..1]
+  // Vertical range around a viewer [Units: m] [Limit: > 0]: chunks within this distance of the
+  // viewer's height, clipped to the voxel section's min_y..max_y.
+  double vertical_distance_m = 96.0;
+  // Wanted chunks are ranked by their distance to the viewer's position this many seconds
+  // ahead (its velocity), so the chunks it flies into come first [Limit: 0..10].
+  double lookahead_s = 0.5;
+  // Resident + in-flight chunk bytes (compact blocks + packed quads) [Units: bytes]
+  // [Limit: >= 1 MiB]; when full, the farthest wanted chunks wait (stats().holes counts them).
+  std::size_t budget_bytes = std::size_t{256} << 20;
+  int threads = 0;  // worker threads; 0 = hardware threads [Limit: 0..256]
+  SimdTarget simd = SimdTarget::best;
+  WorkerPriority worker_priority = WorkerPriority::normal;
+  bool ambient_occlusion = true;  // mesh with per-vertex ambient occlusion
+  void validate() const;
+};
+
+// One resident block chunk: its compact blocks and its mesh (packed quads, positions relative
+// to the chunk's corner block (cx, cy, cz) * chunk_size).
+struct BlockChunkResident {
+  BlockChunkKey key;
+  BlockChunk blocks;
+  BlockMesh mesh;
+  std::size_t bytes() const;
+};
+
+enum class BlockEventKind { ready, evicted };
+struct BlockChunkEvent {
+  BlockEventKind kind = BlockEventKind::ready;
+  BlockChunkKey key;
+  const BlockChunkResident* chunk = nullptr;  // ready only; valid until its evicted event
+};
+
+struct BlockStreamerStats {
+  std::size_t wanted = 0;     // chunks in the viewers' cylinders this frame
+  std::size_t queued = 0;     // jobs waiting for a worker
+  std::size_t running = 0;    // jobs on a worker or finished but not yet polled
+  std::size_t resident = 0;   // chunks in the cache
+  std::size_t resident_bytes = 0;  // resident + in flight
+  std::size_t holes = 0;      // wanted chunks not resident
+  bool view_complete = false; // every wanted chunk is resident
+  std::uint64_t generated = 0, cancelled = 0, dropped = 0, evicted = 0;
+  std::size_t quads = 0;      // resident opaque + translucent quads
+};
+
+// Streams block chunks around viewers with the pattern of Streamer: the owner calls, once per
+// frame on one thread, set_viewers(); update(); poll(budget); then reads events(). Workers (the
+// streamer's own threads, each with a BlockScratch and a BlockMeshScratch) generate the chunk
+// (BlockWorldGenerator::generate) and mesh it (build_block_mesh, AO as the params say);
+// update() and poll() never wait for a worker. Jobs are taken nearest first (to the viewers'
+// look-ahead positions); a queued job that stops being wanted is cancelled before it starts,
+// and a finished one that is no longer wanted is dropped. The destructor cancels and joins.
+class BlockStreamer {
+ public:
+  // Throws Error(invalid_argument) for invalid params or a preset whose voxel section does not
+  // compile.
+  BlockStreamer(const Preset& preset, const BlockStreamerParams& params);
+  ~BlockStreamer();
+  BlockStreamer(const BlockStreamer&) = delete;
+  BlockStreamer& operator=(const BlockStreamer&) = delete;
+
+  void set_viewers(std::span<const Viewer> viewers);  // throws as Streamer::set_viewers
+  void update();
+  // Takes finished chunks into the cache (ready events) within the budget. Returns the number
+  // delivered; rethrows the first failed job once as Error ("block chunk generation failed: ...").
+  std::size_t poll(const PollBudget& budget = {});
+  std::span<const BlockChunkEvent> events() const;  // since the start of the last update()
+  // Resident chunks (for drawing), valid until the next update() or poll().
+  std::span<const BlockChunkResident* const> resident() const;
+  BlockStreamerStats stats() const;
+  const BlockWorldGenerator& generator() const { return *generator_; }
+  const BlockStreamerParams& params() const { return params_; }
+
+  struct Impl;
+
+ private:
+  BlockStreamerParams params_;
+  std::shared_ptr<const BlockWorldGenerator> generator_;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace terrane

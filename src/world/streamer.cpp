@@ -102,6 +102,27 @@ void StreamerParams::validate() const {
   }
 }
 
+namespace world_detail {
+
+void apply_worker_priority(WorkerPriority priority) {
+  switch (priority) {
+    case WorkerPriority::normal:
+      break;
+    case WorkerPriority::low:
+      (void)setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 10);
+      break;
+    case WorkerPriority::background: {
+      sched_param sp{};
+      (void)sched_setscheduler(0, SCHED_IDLE, &sp);
+      break;
+    }
+  }
+}
+
+}  // namespace world_detail
+
+using world_detail::apply_worker_priority;
+
 struct Streamer::Impl {
   const ChunkGenerator& gen;
   LodGeometry geo;
@@ -249,18 +270,7 @@ struct Streamer::Impl {
     // worker at the same priority delays it by a time slice; even at nice 19 a worker woken by
     // update() may preempt it, as the scheduler credits sleepers). Linux only; failures (e.g. a
     // sandbox refusing the call) leave the default priority.
-    switch (worker_priority) {
-      case WorkerPriority::normal:
-        break;
-      case WorkerPriority::low:
-        (void)setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 10);
-        break;
-      case WorkerPriority::background: {
-        sched_param sp{};
-        (void)sched_setscheduler(0, SCHED_IDLE, &sp);
-        break;
-      }
-    }
+    apply_worker_priority(worker_priority);
     for (;;) {
       int s = -1;
       {
@@ -726,7 +736,9 @@ Streamer::Streamer(const Preset& preset, const StreamerParams& params) : params_
 
 Streamer::~Streamer() = default;
 
-void Streamer::set_viewers(std::span<const Viewer> viewers) {
+namespace world_detail {
+
+void validate_viewers(std::span<const Viewer> viewers) {
   if (viewers.size() > kMaxViewers) {
     throw Error(
         ErrorCategory::invalid_argument,
@@ -764,6 +776,12 @@ void Streamer::set_viewers(std::span<const Viewer> viewers) {
       }
     }
   }
+}
+
+}  // namespace world_detail
+
+void Streamer::set_viewers(std::span<const Viewer> viewers) {
+  world_detail::validate_viewers(viewers);
   impl_->viewers.assign(viewers.begin(), viewers.end());
 }
 

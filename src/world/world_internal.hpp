@@ -97,4 +97,10 @@ double node_distance(const LodGeometry& g, const ChunkKey& key, double px, doubl
 void select_lod(const LodGeometry& g, std::span<const Viewer> viewers, const KeyMap& previous_split,
                 Selection& out);
 
+// Throws Error(invalid_argument) for more than kMaxViewers, a non-finite or out-of-range
+// position, a speed above kMaxViewerSpeed or an invalid frustum (Streamer::set_viewers).
+void validate_viewers(std::span<const Viewer> viewers);
+// Sets the calling worker thread's scheduling (Linux; failures keep the default).
+void apply_worker_priority(WorkerPriority priority);
+
 }  // namespace terrane::world_detail

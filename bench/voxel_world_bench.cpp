@@ -1,0 +1,101 @@
+// Block chunk generation (issue 14) on one core: 32^3 chunks of the default preset's block world
+// (2D base, the default density with overhangs, cheese caverns and spaghetti tunnels, materials,
+// ores, trees). Workloads:
+//   BM_SurfaceChunks: the 4 chunks of each of 4 x 4 chunk columns that hold the surface (the
+//     expensive ones), with the columns' 2D data computed once per column as a streamer's
+//     scratch does (it is amortised over these 4 chunks only, a pessimistic share).
+//   BM_ColumnStacks: whole vertical stacks (the world's vertical range) of 2 x 2 columns: what a
+//     streamer generates around a viewer; also reports the bytes per resident chunk
+//     (BlockChunk::bytes()) averaged over the stacks.
+// items_per_second = chunks per second. Medians: --benchmark_repetitions=9
+// --benchmark_report_aggregates_only=true.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+
+#include "terrane/preset.hpp"
+#include "terrane/voxel.hpp"
+
+namespace {
+
+using namespace terrane;
+
+struct World {
+  Preset preset = load_preset("default");
+  BlockWorldGenerator gen{preset.generator(), preset.surface, preset.voxel};
+  std::int64_t cx = 0, cz = 0, cy = 0;  // a land column and its surface chunk
+  World() {
+    const CompiledGraph g = compile(preset);
+    for (int r = 0; r < 64; ++r) {
+      const double x = 256.0 * r, z = 128.0 * r;
+      const float h = evaluate_at(g, x + 0.5, z + 0.5);
+      if (h > float(preset.world.sea_level_m) + 20.0f && h < 400.0f) {
+        cx = std::int64_t(x) / 32, cz = std::int64_t(z) / 32;
+        cy = std::int64_t(std::floor(h / 32.0));
+        return;
+      }
+    }
+  }
+};
+
+World& world() {
+  static World w;
+  return w;
+}
+
+void BM_SurfaceChunks(benchmark::State& state) {
+  World& w = world();
+  BlockChunkData data;
+  std::int64_t chunks = 0, round = 0;
+  for (auto _ : state) {
+    // A fresh area every round, so the column cache never carries over between rounds.
+    const std::int64_t ox = w.cx + round * 8;
+    ++round;
+    for (std::int64_t a = 0; a < 4; ++a) {
+      for (std::int64_t b = 0; b < 4; ++b) {
+        BlockScratch scratch;
+        for (std::int64_t c = -2; c < 2; ++c) {
+          w.gen.generate({ox + a, w.cy + c, w.cz + b}, data, &scratch, ExecContext{.threads = 1});
+          ++chunks;
+        }
+      }
+    }
+    benchmark::DoNotOptimize(data.chunk.packed.data());
+  }
+  state.SetItemsProcessed(chunks);
+}
+BENCHMARK(BM_SurfaceChunks)->Unit(benchmark::kMillisecond);
+
+void BM_ColumnStacks(benchmark::State& state) {
+  World& w = world();
+  const VoxelParams& v = w.gen.params();
+  const std::int64_t y0 = v.min_y / 32, y1 = v.max_y / 32;
+  BlockChunkData data;
+  std::int64_t chunks = 0, round = 0;
+  double bytes = 0.0, resident = 0.0, uniform = 0.0;
+  for (auto _ : state) {
+    const std::int64_t ox = w.cx + round * 4;
+    ++round;
+    for (std::int64_t a = 0; a < 2; ++a) {
+      for (std::int64_t b = 0; b < 2; ++b) {
+        BlockScratch scratch;
+        for (std::int64_t c = y0; c <= y1; ++c) {
+          w.gen.generate({ox + a, c, w.cz + b}, data, &scratch, ExecContext{.threads = 1});
+          ++chunks;
+          bytes += double(data.chunk.bytes());
+          resident += 1.0;
+          uniform += data.chunk.uniform ? 1.0 : 0.0;
+        }
+      }
+    }
+  }
+  state.SetItemsProcessed(chunks);
+  state.counters["bytes_per_chunk"] = bytes / resident;
+  state.counters["uniform_share"] = uniform / resident;
+  state.counters["chunks_per_stack"] = double(y1 - y0 + 1);
+}
+BENCHMARK(BM_ColumnStacks)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

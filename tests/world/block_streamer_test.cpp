@@ -1,0 +1,135 @@
+// BlockStreamer: a flight fills the view cylinder without holes, every chunk it delivers equals
+// the generator's (meshed) output, events pair up, jobs are cancelled when the viewer leaves,
+// and the budget holds.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "terrane/world.hpp"
+
+namespace terrane {
+namespace {
+
+const Preset& blocks_preset() {
+  static const Preset p = load_preset("default");
+  return p;
+}
+
+// Runs frames (update + poll) until the view is complete or `frames` frames have passed.
+bool settle(BlockStreamer& s, int frames) {
+  for (int f = 0; f < frames; ++f) {
+    s.update();
+    s.poll();
+    if (s.stats().view_complete && s.stats().queued == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return false;
+}
+
+TEST(BlockStreamer, FillsTheViewWithTheGeneratorsChunksAndEvictsBehind) {
+  BlockStreamerParams params;
+  params.view_distance_m = 80.0;
+  params.vertical_distance_m = 40.0;
+  params.threads = 2;
+  BlockStreamer s(blocks_preset(), params);
+  Viewer v;
+  v.x_m = 100.0, v.y_m = 380.0, v.z_m = 100.0;
+  s.set_viewers({&v, 1});
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, int> live;
+  auto track = [&] {
+    for (const BlockChunkEvent& e : s.events()) {
+      const auto k = std::make_tuple(e.key.cx, e.key.cy, e.key.cz);
+      if (e.kind == BlockEventKind::ready) {
+        EXPECT_EQ(live[k], 0) << "ready twice";
+        live[k] = 1;
+        ASSERT_NE(e.chunk, nullptr);
+      } else {
+        EXPECT_EQ(live[k], 1) << "evicted without ready";
+        live[k] = 0;
+      }
+    }
+  };
+  for (int f = 0; f < 20000; ++f) {
+    s.update();
+    s.poll();
+    track();  // events since the start of update(): its evictions, then poll()'s ready ones
+    if (s.stats().view_complete && s.stats().queued == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const BlockStreamerStats st = s.stats();
+  ASSERT_TRUE(st.view_complete);
+  EXPECT_EQ(st.holes, 0u);
+  EXPECT_GT(st.wanted, 20u);
+  EXPECT_EQ(st.resident, st.wanted);
+  EXPECT_GT(st.quads, 0u);
+  EXPECT_LE(st.resident_bytes, params.budget_bytes);
+  // Every resident chunk is exactly the generator's chunk and mesh.
+  BlockChunkData data;
+  BlockMesh mesh;
+  std::vector<std::uint16_t> a, b;
+  for (const BlockChunkResident* c : s.resident()) {
+    s.generator().generate(c->key, data);
+    build_block_mesh(data.volume, s.generator().palette(), mesh);
+    c->blocks.decode(a);
+    data.chunk.decode(b);
+    ASSERT_EQ(a, b);
+    ASSERT_EQ(c->mesh.opaque.size(), mesh.opaque.size());
+    for (std::size_t q = 0; q < mesh.opaque.size(); ++q) {
+      ASSERT_EQ(c->mesh.opaque[q].bits, mesh.opaque[q].bits);
+    }
+    ASSERT_EQ(c->mesh.translucent.size(), mesh.translucent.size());
+  }
+  // Fly away: everything is evicted (or its job cancelled / dropped), and the new view fills.
+  v.x_m += 2000.0;
+  s.set_viewers({&v, 1});
+  for (int f = 0; f < 20000; ++f) {
+    s.update();
+    s.poll();
+    track();  // events since the start of update(): its evictions, then poll()'s ready ones
+    if (s.stats().view_complete && s.stats().queued == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(s.stats().view_complete);
+  EXPECT_GT(s.stats().evicted, 0u);
+  for (const auto& [k, alive] : live) {
+    if (alive == 0) continue;
+    // Every live chunk is near the new position.
+    EXPECT_GT(double(std::get<0>(k)) * 32.0, v.x_m - 400.0);
+  }
+}
+
+TEST(BlockStreamer, QueuedJobsAreCancelledWhenTheViewerJumps) {
+  BlockStreamerParams params;
+  params.view_distance_m = 160.0;
+  params.vertical_distance_m = 64.0;
+  params.threads = 1;
+  BlockStreamer s(blocks_preset(), params);
+  Viewer v;
+  v.y_m = 300.0;
+  for (int jump = 0; jump < 4; ++jump) {
+    v.x_m = 5000.0 * jump;
+    s.set_viewers({&v, 1});
+    s.update();
+    s.poll();
+  }
+  EXPECT_GT(s.stats().cancelled, 0u);
+  EXPECT_TRUE(settle(s, 40000));
+}
+
+TEST(BlockStreamer, BadParamsAreRefused) {
+  BlockStreamerParams params;
+  params.view_distance_m = 0.0;
+  try {
+    BlockStreamer s(blocks_preset(), params);
+    FAIL() << "accepted a zero view distance";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("view_distance_m 0 must be in (0, 4096] m"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace terrane
