@@ -118,7 +118,11 @@ int run_voxel(const GenerateOptions& opt) {
     }
   }
   r.out_dir = opt.out_dir;
-  const ExecContext ctx{.threads = opt.threads};
+  ExecContext ctx{.threads = opt.threads};
+  ctx.log = [](LogLevel level, std::string_view message) {
+    if (level != LogLevel::warning) return;
+    std::fprintf(stderr, "warning: %.*s\n", int(message.size()), message.data());
+  };
   const VoxelBakeReport report = bake_voxel(r, ctx);
   std::string names;
   for (const BakedFile& f : report.files) {

@@ -283,6 +283,7 @@ struct VoxelBakeReport {
   std::uint64_t preset_hash = 0;
   BlockRegion region;             // the box (its blocks are released after writing)
   std::size_t solid_blocks = 0;   // non-air blocks
+  std::vector<std::string> warnings;  // the generator's (BlockWorldGenerator::warnings)
   double generation_s = 0.0, total_s = 0.0;
   std::uintmax_t total_bytes() const;
 };

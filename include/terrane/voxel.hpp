@@ -435,6 +435,10 @@ class BlockWorldGenerator {
   int chunk_size() const;
   // Block ids of the material names.
   std::uint16_t block_id(std::string_view name) const;
+  // Findings of the construction's density probe (8 x 8 columns 512 m apart, 64 rows over
+  // min_y..max_y): "voxel.density: every probe is solid ..." or "... empty ..." when the density
+  // makes (almost surely) every chunk one block. The CLI prints them as warnings.
+  const std::vector<std::string>& warnings() const;
 
   // The chunk's blocks with a one-block padding (the neighbours' blocks, computed by the same
   // function), column masks for the mesher, and the compact interior. Deterministic: the bytes

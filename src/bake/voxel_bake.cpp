@@ -122,6 +122,10 @@ VoxelBakeReport bake_voxel(const VoxelBakeRequest& request, const ExecContext& c
   report.seed = preset.seed;
   report.preset_hash = preset.hash;
   const BlockWorldGenerator gen(preset.generator(), preset.surface, v);
+  report.warnings = gen.warnings();
+  for (const std::string& w : report.warnings) {
+    if (ctx.log) ctx.log(LogLevel::warning, w);
+  }
   BlockRegion& region = report.region;
   gen.generate_region(request.x0, y0, request.z0, request.size_x, size_y, request.size_z, region,
                       ctx);

@@ -35,10 +35,36 @@ std::int64_t read_row(JsonFields& f, std::string_view key, std::int64_t def) {
 
 }  // namespace
 
+namespace {
+
+bool has_biome(const SurfaceParams& surface, const std::string& name) {
+  for (const Biome& b : surface.biomes) {
+    if (b.name == name) return true;
+  }
+  return false;
+}
+
+// The built-in top rules and trees name the built-in biomes: a preset with its own biome table
+// keeps only the rules and tree biomes it has (lists the preset gives are checked as written).
+void fit_defaults(const SurfaceParams& surface, VoxelParams& v, bool own_tops, bool own_trees) {
+  if (!own_tops) {
+    std::erase_if(v.tops, [&](const VoxelTopRule& r) { return !has_biome(surface, r.biome); });
+  }
+  if (!own_trees) {
+    for (VoxelTree& t : v.trees) {
+      std::erase_if(t.biomes, [&](const std::string& b) { return !has_biome(surface, b); });
+    }
+    std::erase_if(v.trees, [](const VoxelTree& t) { return t.biomes.empty(); });
+  }
+}
+
+}  // namespace
+
 VoxelParams parse_voxel(const json* voxel, const Preset& preset) {
   VoxelParams v = default_voxel(preset.world);
   const std::string root = preset.source + ": voxel";
   if (voxel == nullptr) {
+    fit_defaults(preset.surface, v, false, false);
     v.validate(preset.surface, root);
     return v;
   }
@@ -141,6 +167,7 @@ VoxelParams parse_voxel(const json* voxel, const Preset& preset) {
   }
   top.fields(VoxelParams::fields(), v);
   top.finish("voxel");
+  fit_defaults(preset.surface, v, voxel->contains("top"), voxel->contains("trees"));
   v.validate(preset.surface, root);
   if (v.has_density) {
     // Names, node kinds and the input: compile once here so that a bad graph fails at load.

@@ -119,6 +119,51 @@ struct BlockWorldGenerator::Impl {
   std::vector<Species> species;
   int S = 32, s = 4, margin = 0, max_tree_height = 0;
   double bs = 1.0;
+  std::vector<std::string> warnings;
+
+  // A sparse probe of the density over the vertical range: all solid or all empty is a
+  // warning (a sign error in the graph, a range beside the terrain).
+  void probe_density() {
+    const int n = 8, rows = 64;
+    const std::int64_t step_blocks = std::max<std::int64_t>(1, 512 / s);  // lattice cells
+    const std::int64_t l0 = -std::int64_t(n / 2) * step_blocks;
+    const std::int64_t ly0 = floor_div(v.min_y, s), ly1 = floor_div(v.max_y, s);
+    const std::int64_t ystep = std::max<std::int64_t>(1, (ly1 - ly0) / rows);
+    std::size_t solid = 0, total = 0;
+    std::vector<float> h(1), lat;
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        const std::int64_t lx = l0 + a * step_blocks, lz = l0 + b * step_blocks;
+        evaluate(terrain, lattice_columns(lx, lz, 1, 1), h);
+        // One column of rows ystep lattice rows apart (a probe: positions need not be lattice
+        // points, so the grid's single spacing is the row step).
+        GridSpec3 g;
+        g.size_x = g.size_z = 1;
+        g.size_y = int((ly1 - ly0) / ystep) + 1;
+        g.spacing_m = double(ystep) * double(s) * bs;
+        g.origin_x_m = (0.5 + double(lx) * double(s)) * bs;
+        g.origin_z_m = (0.5 + double(lz) * double(s)) * bs;
+        g.origin_y_m = (0.5 + double(ly0) * double(s)) * bs;
+        lat.resize(g.sample_count());
+        lattice_values(g, h, lat, ExecContext{.threads = 1});
+        for (const float d : lat) solid += d > 0.0f ? 1 : 0;
+        total += lat.size();
+      }
+    }
+    if (solid == total) {
+      warnings.push_back("voxel.density: every probe is solid (" + std::to_string(total) +
+                         " points over rows " + std::to_string(v.min_y) + ".." +
+                         std::to_string(v.max_y) +
+                         "): every chunk will be one solid block type; solid is where the "
+                         "density is > 0");
+    } else if (solid == 0) {
+      warnings.push_back("voxel.density: every probe is empty (" + std::to_string(total) +
+                         " points over rows " + std::to_string(v.min_y) + ".." +
+                         std::to_string(v.max_y) +
+                         "): every chunk will be air or water; solid is where the density is "
+                         "> 0");
+    }
+  }
 
   // Lattice densities of a box (all of it), given the 2D heights at its lattice columns.
   void lattice_values(const GridSpec3& g, std::span<const float> heights, std::span<float> out,
@@ -317,6 +362,11 @@ BlockWorldGenerator::BlockWorldGenerator(const GraphSource& terrain, const Surfa
   m.S = voxel.chunk_size;
   m.s = voxel.density_step;
   m.bs = voxel.block_size_m;
+  m.probe_density();
+}
+
+const std::vector<std::string>& BlockWorldGenerator::warnings() const {
+  return impl_->warnings;
 }
 
 BlockWorldGenerator::~BlockWorldGenerator() = default;

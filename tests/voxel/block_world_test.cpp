@@ -191,6 +191,22 @@ TEST(BlockWorld, BadSectionsAreRefusedWithPreciseMessages) {
             std::string::npos);
 }
 
+TEST(BlockWorld, DensitiesThatAreEverywhereSolidOrEmptyAreWarned) {
+  EXPECT_TRUE(default_generator().warnings().empty());
+  for (const char* value : {"-1", "1"}) {
+    const Preset p = load_preset(
+        "default", {{std::string("voxel={\"density\": {\"output\": \"c\", \"nodes\": {\"c\": "
+                                 "{\"type\": \"constant\", \"value\": ") +
+                     value + "}}}}"}});
+    const BlockWorldGenerator g(p.generator(), p.surface, p.voxel);
+    ASSERT_EQ(g.warnings().size(), 1u);
+    EXPECT_NE(
+        g.warnings()[0].find(value[0] == '-' ? "every probe is empty" : "every probe is solid"),
+        std::string::npos)
+        << g.warnings()[0];
+  }
+}
+
 TEST(BlockWorld, CompactChunksDecodeToTheirBlocks) {
   const BlockWorldGenerator& gen = default_generator();
   const auto [x, z] = land_column();
