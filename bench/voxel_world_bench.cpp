@@ -7,14 +7,21 @@
 //   BM_ColumnStacks: whole vertical stacks (the world's vertical range) of 2 x 2 columns: what a
 //     streamer generates around a viewer; also reports the bytes per resident chunk
 //     (BlockChunk::bytes()) averaged over the stacks.
+//   BM_BlockFlight: a BlockStreamer (view 192 m, vertical 96 m, 2 workers) around a viewer flying
+//     at 20 m/s, 60 frames per simulated second, paced in real time: the average bytes per
+//     resident chunk (blocks only, and with the packed-quad meshes), holes per frame.
 // items_per_second = chunks per second. Medians: --benchmark_repetitions=9
 // --benchmark_report_aggregates_only=true.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
 
+#include <chrono>
+#include <thread>
+
 #include "terrane/preset.hpp"
 #include "terrane/voxel.hpp"
+#include "terrane/world.hpp"
 
 namespace {
 
@@ -95,6 +102,46 @@ void BM_ColumnStacks(benchmark::State& state) {
   state.counters["chunks_per_stack"] = double(y1 - y0 + 1);
 }
 BENCHMARK(BM_ColumnStacks)->Unit(benchmark::kMillisecond);
+
+void BM_BlockFlight(benchmark::State& state) {
+  World& w = world();
+  double block_bytes = 0.0, total_bytes = 0.0, samples = 0.0, holes = 0.0, frames = 0.0;
+  for (auto _ : state) {
+    BlockStreamerParams params;
+    params.threads = 2;
+    BlockStreamer s(w.preset, params);
+    Viewer v;
+    v.x_m = double(w.cx) * 32.0;
+    v.z_m = double(w.cz) * 32.0;
+    v.y_m = double(w.cy) * 32.0 + 40.0;
+    v.vx_m_s = 20.0;
+    const auto start = std::chrono::steady_clock::now();
+    for (int f = 0; f < 60 * 20; ++f) {
+      v.x_m += v.vx_m_s / 60.0;
+      s.set_viewers({&v, 1});
+      s.update();
+      s.poll(PollBudget{.max_ms = 2.0});
+      holes += double(s.stats().holes);
+      frames += 1.0;
+      if (f % 30 == 29) {
+        double b = 0.0, t = 0.0;
+        for (const BlockChunkResident* c : s.resident()) {
+          b += double(c->blocks.bytes());
+          t += double(c->bytes());
+        }
+        const double n = double(std::max<std::size_t>(1, s.resident().size()));
+        block_bytes += b / n;
+        total_bytes += t / n;
+        samples += 1.0;
+      }
+      std::this_thread::sleep_until(start + std::chrono::microseconds(16667 * (f + 1)));
+    }
+  }
+  state.counters["block_bytes_per_chunk"] = block_bytes / samples;
+  state.counters["bytes_with_mesh_per_chunk"] = total_bytes / samples;
+  state.counters["holes_per_frame"] = holes / frames;
+}
+BENCHMARK(BM_BlockFlight)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
 

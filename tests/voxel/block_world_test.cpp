@@ -207,6 +207,37 @@ TEST(BlockWorld, DensitiesThatAreEverywhereSolidOrEmptyAreWarned) {
   }
 }
 
+// Water fills every non-solid block below sea level; where the column is colder than
+// ice_below_c its top water block is ice.
+TEST(BlockWorld, SeaIsWaterUnderIceWhereCold) {
+  for (const bool cold : {false, true}) {
+    std::vector<std::string> set;
+    if (cold) set.push_back("surface={\"climate\": {\"temperature_mean_c\": -30}}");
+    const Preset p = load_preset("default", set);
+    const BlockWorldGenerator g(p.generator(), p.surface, p.voxel);
+    const CompiledGraph g2 = compile(p);
+    std::int64_t x = 0, z = 0;
+    for (int k = 0; k < 4000; ++k) {
+      const double xx = 300.0 * (k % 63) - 9000.0, zz = 300.0 * (k / 63) - 9000.0;
+      if (evaluate_at(g2, xx + 0.5, zz + 0.5) < float(p.world.sea_level_m) - 20.0f) {
+        x = std::int64_t(xx), z = std::int64_t(zz);
+        break;
+      }
+    }
+    BlockRegion r;
+    const std::int64_t sea_row = std::int64_t(std::floor(p.world.sea_level_m)) - 1;
+    g.generate_region(x, sea_row - 3, z, 8, 6, 8, r, {});
+    const std::uint16_t water = g.block_id("water"), ice = g.block_id("ice");
+    for (int c = 0; c < 8; ++c) {
+      for (int a = 0; a < 8; ++a) {
+        EXPECT_EQ(r.at(a, 3, c), cold ? ice : water) << "the top sea block";
+        EXPECT_EQ(r.at(a, 2, c), water);
+        EXPECT_EQ(r.at(a, 4, c), 0) << "air above the sea";
+      }
+    }
+  }
+}
+
 TEST(BlockWorld, CompactChunksDecodeToTheirBlocks) {
   const BlockWorldGenerator& gen = default_generator();
   const auto [x, z] = land_column();
