@@ -1,5 +1,5 @@
 // terrane preset: the whole preset document (JSON) parsed once into typed sections. Module
-// `preset`; depends on core, noise, graph, erosion and surface (whose parameter structs and
+// `preset`; depends on core, noise, graph, erosion, surface and voxel (whose parameter structs and
 // schema tables it reads), and is used by world, bake and the apps. It is the only JSON reader
 // of presets: no other module parses JSON text handed down to it.
 //
@@ -9,8 +9,9 @@
 //   graph    Graph (graph.hpp)                    keys: per node type (docs/PRESETS.md)
 //   post     std::vector<RegionOp> (erosion.hpp)  keys: ThermalParams::fields(), ...
 //   surface  SurfaceParams (surface.hpp)          keys: ClimateParams::fields(), ...
-// Room for later sections (voxel, nav, roads): each is a typed struct here with its schema
-// tables next to its parameter structs; until then their keys are unknown-key errors.
+//   voxel    VoxelParams (voxel.hpp)              keys: VoxelParams::fields(), lists, density
+// Room for later sections (nav, roads): each is a typed struct here with its schema tables next
+// to its parameter structs; until then their keys are unknown-key errors.
 //
 // Schema tables (terrane/schema.hpp) drive reading (absent keys keep the struct's default),
 // limits and messages, and the keys `--set` may add. Every error names the source (file path or

@@ -1,17 +1,21 @@
-// terrane voxel: block worlds (module `voxel`; depends on core). This first part holds the
-// block palette, the padded block volume of one chunk and its mesher: exposed-face culling and
-// greedy merging with 64-bit column masks (after the binary greedy meshing idea of
-// cgerikj/binary-greedy-meshing), an opaque and a translucent (transparent and liquid) pass,
-// and packed quads of 8 bytes. Density graphs, materials, block chunks in the streamer and the
-// exports (issue 14) build on it.
+// terrane voxel: block worlds (module `voxel`; depends on core, noise, graph, mesh and surface).
+// Sections, in order: the block palette, the padded block volume of one chunk and its mesher
+// (exposed-face culling and greedy merging with 64-bit column masks after the binary greedy
+// meshing idea of cgerikj/binary-greedy-meshing, per-vertex ambient occlusion, an opaque and a
+// translucent pass, 8-byte packed quads); exports (.vox, GLB); block worlds (the preset's voxel
+// section, BlockWorldGenerator: chunks as a pure function of (preset, key)). Streaming block
+// chunks is BlockStreamer in the world module (world.hpp).
+//
+// Threading: everything is reentrant; a BlockWorldGenerator is immutable after construction and
+// may generate from any number of threads at once (each with its own BlockScratch).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <filesystem>
 #include <span>
-#include <string>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "terrane/graph.hpp"
