@@ -152,6 +152,12 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     report.stream = session->streamer().stats();
     report.gpu_bytes = session->renderer().gpu_bytes();
     report.water = session->water().stats();
+    report.has_blocks = session->blocks() != nullptr;
+    if (report.has_blocks) {
+      report.blocks = session->blocks()->stats();
+      report.block_gpu_bytes = session->block_renderer()->gpu_bytes();
+      report.block_pending = session->block_renderer()->pending();
+    }
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();

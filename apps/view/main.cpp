@@ -43,11 +43,13 @@ Camera start_camera(const Options& o, const terrane::Preset& preset, const Sessi
     }
     if (o.above_ground || o.camera.empty()) {
       // By default half-way from the ground to the preset's highest height (at least 250 m up):
-      // over mountains, 250 m above a valley floor looks into a wall.
+      // over mountains, 250 m above a valley floor looks into a wall. With --blocks 30 m up,
+      // inside the block world's vertical range.
       const double ground =
           std::max(session->ground_m(camera.x_m, camera.z_m), preset.world.sea_level_m);
-      camera.y_m = ground + o.above_ground.value_or(
-                                std::max(250.0, 0.5 * (preset.world.height_max_m - ground)));
+      const double up =
+          o.world.blocks ? 30.0 : std::max(250.0, 0.5 * (preset.world.height_max_m - ground));
+      camera.y_m = ground + o.above_ground.value_or(up);
     }
   } catch (const std::exception& e) {
     fail(e.what());

@@ -41,12 +41,21 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
   const bool paced = glm::length(velocity) > 0.0;
   // Milliseconds from the session's start to the first view without holes, and to the
   // complete view (every selected chunk resident and visible).
-  double first_view_ms = -1.0, complete_view_ms = -1.0;
+  double first_view_ms = -1.0, complete_view_ms = -1.0, block_complete_view_ms = -1.0;
+  std::size_t block_uploads_forced = 0;
+  auto streamers_complete = [&] {
+    return session->streamer().stats().view_complete &&
+           (session->blocks() == nullptr || session->blocks()->stats().view_complete);
+  };
   auto note_view = [&] {
     const StreamerStats st = session->streamer().stats();
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
     if (first_view_ms < 0.0 && st.visible > 0 && st.holes == 0) first_view_ms = ms;
     if (complete_view_ms < 0.0 && st.view_complete) complete_view_ms = ms;
+    if (block_complete_view_ms < 0.0 && session->blocks() != nullptr &&
+        session->blocks()->stats().view_complete) {
+      block_complete_view_ms = ms;
+    }
   };
   auto step = [&] {
     const auto t0 = Clock::now();
@@ -67,13 +76,18 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
   // otherwise take the cores from the streamer's background-priority workers.
   auto drain = [&] {
     const auto t0 = Clock::now();
-    while (!session->streamer().stats().view_complete) {
+    while (!streamers_complete()) {
       if (std::chrono::duration<double>(Clock::now() - t0).count() > o.drain_timeout_s) {
         fail("the view did not finish loading within " + std::to_string(o.drain_timeout_s) + " s");
       }
       session->stream(camera, glm::dvec3(0.0));
       note_view();
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    // Block chunks go to the GPU within a budget a frame; the picture shows them all.
+    if (session->block_renderer() != nullptr) {
+      block_uploads_forced += session->block_renderer()->pending();
+      session->flush_block_uploads(camera);
     }
   };
   try {
@@ -89,6 +103,12 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
     }
   } catch (const std::exception& e) {
     fail(e.what());
+  }
+  // GL errors raised by any frame (the tests expect none).
+  int gl_errors = 0;
+  for (GLenum e = glGetError(); e != GL_NO_ERROR && gl_errors < 100; e = glGetError()) {
+    std::cerr << "terrane-view: GL error 0x" << std::hex << e << std::dec << "\n";
+    ++gl_errors;
   }
   if (!o.screenshot.empty()) {
     try {
@@ -124,7 +144,33 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
                       {"lake_cells", session->water().stats().lake_cells},
                       {"river_cells", session->water().stats().river_cells},
                       {"water_ms", session->water().stats().compute_ms},
+                      {"gl_errors", gl_errors},
                       {"camera", {camera.x_m, camera.y_m, camera.z_m}}};
+  if (session->blocks() != nullptr) {
+    const BlockStreamerStats b = session->blocks()->stats();
+    const BlockRenderer& r = *session->block_renderer();
+    j["blocks"] = {{"view_distance_m", o.world.block_view_m},
+                   {"vertical_distance_m", o.world.block_vertical_m},
+                   {"wanted", b.wanted},
+                   {"resident", b.resident},
+                   {"queued", b.queued},
+                   {"running", b.running},
+                   {"holes", b.holes},
+                   {"view_complete", b.view_complete},
+                   {"generated", b.generated},
+                   {"evicted", b.evicted},
+                   {"quads", b.quads},
+                   {"resident_bytes", b.resident_bytes},
+                   {"chunks_on_gpu", r.chunks_on_gpu()},
+                   {"gpu_bytes", r.gpu_bytes()},
+                   {"pending_uploads", r.pending()},
+                   {"uploads_flushed", block_uploads_forced},
+                   {"upload_budget_ms", o.world.block_upload_budget_ms},
+                   {"chunks_drawn", last.block_draw.chunks_drawn},
+                   {"chunks_culled", last.block_draw.chunks_culled},
+                   {"quads_drawn", last.block_draw.quads},
+                   {"complete_view_ms", block_complete_view_ms}};
+  }
   if (!o.stats.empty()) {
     std::ofstream(o.stats) << j.dump(2) << "\n";
   }

@@ -44,7 +44,7 @@ int parse_options(int argc, char** argv, Options& o) {
   app.add_flag("--walk", o.walk, "walk 1.8 m above the ground");
   app.add_flag("--watch", o.watch, "reload the preset file when it changes");
   app.add_flag("--key-colour", o.key_colour, "magenta background, terrain only (crack tests)");
-  app.add_option("--hide", o.hide, "layers to hide: terrain, water, scatter, sky, fog")
+  app.add_option("--hide", o.hide, "layers to hide: terrain, water, scatter, sky, fog, blocks")
       ->delimiter(',');
   app.add_option("--grow", o.grow, "growth animation state 0..1 (1: full height)")
       ->check(CLI::Range(0.0, 1.0));
@@ -65,6 +65,20 @@ int parse_options(int argc, char** argv, Options& o) {
                  "interactive: apply the --edit assignments as panel edits at this frame")
       ->check(CLI::Range(0, 1000000));
   app.add_option("--edit", o.edits, "a panel edit path=value for --edit-at-frame (repeatable)");
+  app.add_flag("--blocks", o.world.blocks,
+               "the preset's block world around the camera (its voxel section), the height "
+               "field beyond it");
+  app.add_option("--block-view", o.world.block_view_m,
+                 "block world: horizontal view distance [m] (default 160)")
+      ->check(CLI::Range(16.0, 4096.0));
+  app.add_option("--block-vertical", o.world.block_vertical_m,
+                 "block world: vertical range above and below the camera [m] (default 96)")
+      ->check(CLI::Range(8.0, 4096.0));
+  app.add_flag("!--no-block-ao", o.world.block_ao,
+               "block world: mesh without ambient occlusion (comparisons)");
+  app.add_option("--block-upload-budget-ms", o.world.block_upload_budget_ms,
+                 "time per frame for uploading ready block chunks [ms]")
+      ->check(CLI::Range(0.0, 1000.0));
   app.add_option("--drain-timeout", o.drain_timeout_s, "seconds to wait for the view to load")
       ->check(CLI::Range(1.0, 3600.0));
   CLI11_PARSE(app, argc, argv);
@@ -98,8 +112,10 @@ int parse_options(int argc, char** argv, Options& o) {
       o.draw.sky = false;
     else if (h == "fog")
       o.draw.fog = false;
+    else if (h == "blocks")
+      o.draw.blocks = false;
     else
-      fail("--hide '" + h + "': the layers are terrain, water, scatter, sky, fog");
+      fail("--hide '" + h + "': the layers are terrain, water, scatter, sky, fog, blocks");
   }
   o.draw.wireframe = o.wireframe;
   o.draw.key_colour = o.key_colour;

@@ -74,6 +74,15 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
   ImGui::Text("water: %zu lakes, %zu river cells in %.0f km (%.0f ms%s)", report.water.lakes,
               report.water.river_cells, report.water.region_m / 1000.0, report.water.compute_ms,
               report.water.computing ? ", updating" : "");
+  if (report.has_blocks) {
+    const BlockStreamerStats& b = report.blocks;
+    ImGui::Text("blocks: %zu resident, %zu queued, %zu holes, %zu pending upload%s", b.resident,
+                b.queued + b.running, b.holes, report.block_pending,
+                b.view_complete ? "" : ", loading");
+    ImGui::Text("quads: %zu resident, %zu drawn; %.1f MiB, %.1f MiB GPU", b.quads,
+                report.times.block_draw.quads, double(b.resident_bytes) / 1048576.0,
+                double(report.block_gpu_bytes) / 1048576.0);
+  }
   ImGui::TextDisabled("%s", report.renderer.c_str());
   if (!state.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
@@ -151,6 +160,8 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
     ImGui::Checkbox("fog", &d.fog);
     ImGui::SameLine();
     ImGui::Checkbox("wireframe", &d.wireframe);
+    ImGui::SameLine();
+    ImGui::Checkbox("blocks", &d.blocks);
     int overlay = int(d.overlay);
     for (int k = 0; k < kOverlayCount; ++k) {
       if (k > 0 && k != 4) ImGui::SameLine();

@@ -47,6 +47,9 @@ struct FrameReport {
   StreamerStats stream;
   std::size_t gpu_bytes = 0;
   WaterStats water;
+  bool has_blocks = false;  // the session streams a block world (--blocks)
+  BlockStreamerStats blocks;
+  std::size_t block_gpu_bytes = 0, block_pending = 0;
   std::string renderer;
 };
 

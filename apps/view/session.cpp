@@ -20,6 +20,25 @@ Session::Session(Preset preset, const WorldOptions& options)
                                               streamer_->lod0_distance_m());
   water_ =
       std::make_unique<WaterLayer>(streamer_->shared_generator(), preset_, options.view_distance_m);
+  if (options.blocks) {
+    BlockStreamerParams bp;
+    bp.view_distance_m = options.block_view_m;
+    bp.vertical_distance_m = options.block_vertical_m;
+    bp.threads = options.threads;
+    bp.worker_priority = options.worker_priority;
+    bp.ambient_occlusion = options.block_ao;
+    blocks_ = std::make_unique<BlockStreamer>(preset_, bp);
+    block_renderer_ = std::make_unique<BlockRenderer>(blocks_->generator(), bp.view_distance_m);
+  }
+}
+
+bool Session::view_complete() {
+  if (!streamer_->stats().view_complete) return false;
+  return blocks_ == nullptr || (blocks_->stats().view_complete && block_renderer_->pending() == 0);
+}
+
+void Session::flush_block_uploads(const Camera& camera) {
+  if (block_renderer_ != nullptr) block_renderer_->upload(camera, -1.0);
 }
 
 FrameTimes Session::frame(const Camera& camera, const glm::dvec3& velocity, int width, int height,
@@ -27,12 +46,30 @@ FrameTimes Session::frame(const Camera& camera, const glm::dvec3& velocity, int 
   FrameTimes t;
   t.stream_us = stream(camera, velocity);
   t.upload = renderer_->upload(streamer_->visible(), options_.upload_budget_ms);
+  // The block world: its chunks are drawn, and the height field leaves them out (the cover),
+  // unless it is hidden. Key-colour pictures (crack tests) have no liquids, as they have no
+  // sea.
+  const bool blocks = block_renderer_ != nullptr && settings.blocks;
+  BlockCover cover;
+  if (block_renderer_ != nullptr) {
+    t.block_upload = block_renderer_->upload(camera, options_.block_upload_budget_ms);
+    cover = block_renderer_->update_cover(camera, blocks);
+  }
   t.draw = renderer_->draw(camera, width, height, streamer_->visible(), settings,
-                           options_.view_distance_m);
+                           options_.view_distance_m, cover);
+  const FrameView view = frame_view(camera, width, height, options_.view_distance_m);
+  const double fog = settings.fog && !settings.key_colour
+                         ? WorldRenderer::fog_density(options_.view_distance_m)
+                         : 0.0;
+  if (blocks) t.block_draw = block_renderer_->draw_opaque(view, settings, float(fog));
+  renderer_->draw_sea(camera, width, height, settings, options_.view_distance_m, cover);
   if (settings.water && !settings.key_colour) {
     water_->update(camera);
-    const double fog = settings.fog ? WorldRenderer::fog_density(options_.view_distance_m) : 0.0;
-    water_->draw(frame_view(camera, width, height, options_.view_distance_m), float(fog));
+    water_->draw(view, float(fog), cover);
+  }
+  if (blocks) {
+    const BlockDrawStats tr = block_renderer_->draw_translucent(view, settings, float(fog));
+    t.block_draw.quads += tr.quads;
   }
   return t;
 }
@@ -57,6 +94,12 @@ double Session::stream(const Camera& camera, const glm::dvec3& velocity) {
   streamer_->update();
   streamer_->poll(PollBudget{.max_chunks = SIZE_MAX, .max_ms = 1.0});
   renderer_->take_events(streamer_->events());
+  if (blocks_ != nullptr) {
+    blocks_->set_viewers({&viewer, 1});
+    blocks_->update();
+    blocks_->poll(PollBudget{.max_chunks = SIZE_MAX, .max_ms = 1.0});
+    block_renderer_->take_events(blocks_->events());
+  }
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 

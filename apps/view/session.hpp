@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "block_renderer.hpp"
 #include "camera.hpp"
 #include "terrane/preset.hpp"
 #include "terrane/world.hpp"
@@ -24,12 +25,21 @@ struct WorldOptions {
   // thread waits on a GPU; a software rasteriser (llvmpipe) keeps every core busy drawing, and
   // background workers would then never run, so the viewer uses normal.
   WorkerPriority worker_priority = WorkerPriority::normal;
+  // --blocks: the preset's block world (its voxel section) around the camera, the height field
+  // beyond it.
+  bool blocks = false;
+  double block_view_m = 160.0;          // BlockStreamerParams::view_distance_m
+  double block_vertical_m = 96.0;       // BlockStreamerParams::vertical_distance_m
+  double block_upload_budget_ms = 2.0;  // per frame, for ready block chunks
+  bool block_ao = true;                 // BlockStreamerParams::ambient_occlusion
 };
 
 struct FrameTimes {
   double stream_us = 0.0;  // set_viewers + update + poll + events, on the frame thread
   UploadStats upload;
   DrawStats draw;
+  BlockUploadStats block_upload;  // zero without blocks
+  BlockDrawStats block_draw;
 };
 
 class Session {
@@ -39,6 +49,13 @@ class Session {
 
   const Preset& preset() const { return preset_; }
   Streamer& streamer() { return *streamer_; }
+  // The block world (--blocks), else null.
+  BlockStreamer* blocks() { return blocks_.get(); }
+  BlockRenderer* block_renderer() { return block_renderer_.get(); }
+  // Both streamers have every wanted chunk, and the block chunks are all on the GPU.
+  bool view_complete();
+  // Uploads every ready block chunk (offscreen pictures, after the view is drained).
+  void flush_block_uploads(const Camera& camera);
   const WorldOptions& options() const { return options_; }
   WorldRenderer& renderer() { return *renderer_; }
   const WaterLayer& water() const { return *water_; }
@@ -61,6 +78,8 @@ class Session {
   std::unique_ptr<Streamer> streamer_;
   std::unique_ptr<WorldRenderer> renderer_;
   std::unique_ptr<WaterLayer> water_;
+  std::unique_ptr<BlockStreamer> blocks_;
+  std::unique_ptr<BlockRenderer> block_renderer_;
 };
 
 }  // namespace terrane::view

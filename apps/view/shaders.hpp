@@ -13,10 +13,39 @@ namespace terrane::view::shaders {
 // Inserted after the #version line of every program (build_program): the fog all of them share.
 // Exponential fog of density u_fog_density (0: none) that also reaches the horizon colour at the
 // view distance, where the streamed world ends (the density is 1.5 / view distance).
+//
+// It also holds block_covered(), with which the programs of the height-field world (terrain,
+// scatter, sea, lakes and rivers) leave out what the block world (--blocks) draws instead: the
+// block renderer's cover mask (block_renderer.hpp) has one texel per chunk column around the
+// camera, bit r set where chunk row r (from u_block_base_y) is on the GPU. A point is covered
+// when it lies within a radius of the camera (horizontally: u_block_inner_m for the ground,
+// u_block_outer_m for trees) and the chunks at its height +- u_block_margin_m are all there;
+// beyond the inner radius both grounds are drawn (the overlap band, see block_renderer.cpp).
 inline constexpr const char* kCommon = R"(
 float fog_factor(float dist, float density) {
   if (density <= 0.0) return 0.0;
   return max(1.0 - exp(-dist * density), smoothstep(0.75, 1.0, dist * density / 1.5));
+}
+uniform usampler2D u_block_mask;
+uniform int u_block_on;          // 0: no block world, nothing is covered
+uniform vec2 u_block_origin;     // x, z of mask texel (0, 0)'s corner - reference point [m]
+uniform float u_block_chunk_m;   // chunk side [m]
+uniform float u_block_base_y;    // bottom of mask row 0 (world y) [m]
+uniform float u_block_inner_m;   // the ground is covered within this horizontal distance
+uniform float u_block_outer_m;   // the block view distance: scatter is covered within it
+uniform float u_block_margin_m;
+// p: position relative to the reference point; dist_xz: horizontal distance to the camera;
+// radius: u_block_inner_m (ground) or u_block_outer_m (scatter: block trees end there).
+bool block_covered(vec3 p, float dist_xz, float radius) {
+  if (u_block_on == 0 || dist_xz > radius) return false;
+  ivec2 c = ivec2(floor((p.xz - u_block_origin) / u_block_chunk_m));
+  ivec2 size = textureSize(u_block_mask, 0);
+  if (c.x < 0 || c.y < 0 || c.x >= size.x || c.y >= size.y) return false;
+  int r0 = int(floor((p.y - u_block_margin_m - u_block_base_y) / u_block_chunk_m));
+  int r1 = int(floor((p.y + u_block_margin_m - u_block_base_y) / u_block_chunk_m));
+  if (r0 < 0 || r1 > 31) return false;
+  uint need = (r1 - r0 >= 31 ? 0xFFFFFFFFu : ((1u << uint(r1 - r0 + 1)) - 1u)) << uint(r0);
+  return (texelFetch(u_block_mask, c, 0).r & need) == need;
 }
 )";
 
@@ -82,6 +111,7 @@ uniform vec3 u_lod_colour;
 uniform float u_walkable_deg;
 uniform int u_cells;
 uniform float u_clip_m;       // > 0: nothing beyond this horizontal distance (crack tests)
+uniform vec3 u_cam_offset;
 out vec4 o_colour;
 vec3 layer_colour(float id) {
   float h = fract(id * 0.618034 + 0.13);
@@ -89,6 +119,7 @@ vec3 layer_colour(float id) {
 }
 void main() {
   if (u_clip_m > 0.0 && length(v_rel.xz) > u_clip_m) discard;
+  if (block_covered(v_rel + u_cam_offset, length(v_rel.xz), u_block_inner_m)) discard;
   if (u_overlay == 9) {
     o_colour = vec4(0.05, 0.05, 0.05, 1.0);
     return;
@@ -172,8 +203,10 @@ in vec3 v_rel;
 uniform vec3 u_sun;
 uniform vec3 u_fog_colour;
 uniform float u_fog_density;
+uniform vec3 u_cam_offset;
 out vec4 o_colour;
 void main() {
+  if (block_covered(v_rel + u_cam_offset, length(v_rel.xz), u_block_inner_m)) discard;
   vec3 v = normalize(-v_rel);
   vec3 n = vec3(0.0, 1.0, 0.0);
   float fresnel = 0.04 + 0.96 * pow(1.0 - max(v.y, 0.0), 5.0);
@@ -210,8 +243,10 @@ in float v_river;
 uniform vec3 u_sun;
 uniform vec3 u_fog_colour;
 uniform float u_fog_density;
+uniform vec3 u_cam_offset;
 out vec4 o_colour;
 void main() {
+  if (block_covered(v_rel + u_cam_offset, length(v_rel.xz), u_block_inner_m)) discard;
   vec3 v = normalize(-v_rel);
   float fresnel = 0.04 + 0.96 * pow(1.0 - max(v.y, 0.0), 5.0);
   vec3 deep = mix(vec3(0.05, 0.20, 0.30), vec3(0.16, 0.34, 0.42), v_river);
@@ -243,7 +278,11 @@ void main() {
   float c = cos(i_shape.x), s = sin(i_shape.x);
   vec3 p = vec3(a_pos.x * i_shape.y, a_pos.y * i_shape.z, a_pos.z * i_shape.y);
   vec3 base = vec3(i_pos.x, u_sea + (i_pos.y - u_sea) * u_grow, i_pos.z);
-  float fade = 1.0 - smoothstep(0.8 * u_reach, u_reach, length(((u_origin_rel + base) - u_cam_offset).xz));
+  vec3 base_rel = (u_origin_rel + base) - u_cam_offset;
+  float fade = 1.0 - smoothstep(0.8 * u_reach, u_reach, length(base_rel.xz));
+  // The block world has its own trees: an instance standing on covered ground is collapsed.
+  vec3 foot = base_rel + u_cam_offset + vec3(0.0, 1.0, 0.0);
+  if (block_covered(foot, length(base_rel.xz), u_block_outer_m)) fade = 0.0;
   p = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) * (u_grow * fade);
   vec3 rel = (u_origin_rel + base) - u_cam_offset + p;
   v_rel = rel;
@@ -266,6 +305,105 @@ void main() {
   vec3 lit = v_colour * (0.3 * (0.5 + 0.5 * n.y) + 0.85 * max(dot(n, u_sun), 0.0));
   lit = mix(lit, u_fog_colour, fog_factor(length(v_rel), u_fog_density));
   o_colour = vec4(lit, 1.0);
+}
+)";
+
+// Block chunks (block_renderer.cpp), by vertex pulling: one instance per packed quad (the
+// library's PackedQuad as two 32-bit halves), 6 vertices each from gl_VertexID. Positions are
+// chunk-corner relative like the terrain's (u_origin_rel exact for block sizes of whole or
+// binary-fraction metres), so the quads of neighbouring chunks meet without cracks.
+inline constexpr const char* kBlockVertex = R"(#version 330 core
+layout(location = 0) in uvec2 a_quad;  // PackedQuad bits 0..31, 32..63
+uniform mat4 u_view_proj;
+uniform vec3 u_origin_rel;  // the chunk's minimum corner - reference point [m]
+uniform vec3 u_cam_offset;
+uniform float u_block_m;
+uniform sampler2D u_palette;  // 256 ids a row: sRGB colour, alpha by kind
+out vec3 v_rel;
+flat out vec3 v_normal;
+out vec4 v_colour;
+out float v_ao;
+// Corners of the two triangles: split along c0-c2, or along c1-c3 (second half).
+const int kCorner[12] = int[12](0, 1, 2, 0, 2, 3, 0, 1, 3, 1, 2, 3);
+// The library's AO factors (kBlockAoFactor), applied to the sRGB values every program here
+// shades in (as block games do; in linear light, like the GLB export, they would look weaker).
+const float kAo[4] = float[4](1.0, 0.8, 0.65, 0.5);
+void main() {
+  uint lo = a_quad.x, hi = a_quad.y;
+  vec3 p = vec3(float(lo & 63u), float((lo >> 6) & 63u), float((lo >> 12) & 63u));
+  float w = float((lo >> 18) & 63u) + 1.0, h = float((lo >> 24) & 63u) + 1.0;
+  uint face = (lo >> 30) | ((hi & 1u) << 2);
+  uint block = (hi >> 1) & 0xFFFFu;
+  uint ao = (hi >> 17) & 0xFFu;
+  int axis = int(face >> 1);
+  bool positive = (face & 1u) == 0u;
+  // The face's (u, v) axes: (z, y) for x faces, (x, z) for y faces, (x, y) for z faces.
+  vec3 U = axis == 0 ? vec3(0.0, 0.0, 1.0) : vec3(1.0, 0.0, 0.0);
+  vec3 V = axis == 1 ? vec3(0.0, 0.0, 1.0) : vec3(0.0, 1.0, 0.0);
+  vec3 A = axis == 0 ? vec3(1.0, 0.0, 0.0) : axis == 1 ? vec3(0.0, 1.0, 0.0) : vec3(0.0, 0.0, 1.0);
+  vec3 n = positive ? A : -A;
+  if (positive) p += A;  // a face toward +axis lies on the block's far side
+  int o[4] = int[4](int(ao & 3u), int((ao >> 2) & 3u), int((ao >> 4) & 3u), int((ao >> 6) & 3u));
+  // Counter-clockwise seen from outside: c0 c1 c2 turns about cross(U, V); flip where that
+  // points inwards.
+  int k = gl_VertexID;
+  if (dot(cross(U, V), n) < 0.0 && k % 3 != 0) k += (k % 3 == 1) ? 1 : -1;
+  // Split along the diagonal whose corners are less occluded: AO then interpolates the same
+  // whichever way the quad is turned.
+  int c = kCorner[(o[0] + o[2] > o[1] + o[3] ? 6 : 0) + k];
+  float su = (c == 1 || c == 2) ? 1.0 : 0.0, sv = c >= 2 ? 1.0 : 0.0;
+  vec3 local = p + U * (su * w) + V * (sv * h);
+  v_rel = (u_origin_rel + local * u_block_m) - u_cam_offset;
+  // Greedy quads meet in T-junctions (a long quad's edge against several short ones), where
+  // rasterisation can leave pixel-sized cracks: each quad grows by about a tenth of a pixel
+  // in its plane (1.5e-4 of the distance), which fills them and shows nowhere.
+  float grow = 1.5e-4 * length(v_rel);
+  v_rel += (U * (2.0 * su - 1.0) + V * (2.0 * sv - 1.0)) * grow;
+  v_normal = n;
+  v_colour = texelFetch(u_palette, ivec2(int(block & 255u), int(block >> 8)), 0);
+  v_ao = kAo[o[c]];
+  gl_Position = u_view_proj * vec4(v_rel, 1.0);
+}
+)";
+
+inline constexpr const char* kBlockFragment = R"(#version 330 core
+in vec3 v_rel;
+flat in vec3 v_normal;
+in vec4 v_colour;
+in float v_ao;
+uniform vec3 u_sun;
+uniform vec3 u_fog_colour;
+uniform float u_fog_density;
+uniform float u_reach_m;  // nothing beyond this horizontal distance: the block view's edge
+uniform int u_wire;       // 1: wireframe lines (flat dark)
+out vec4 o_colour;
+void main() {
+  float dist = length(v_rel.xz);
+  if (dist > u_reach_m) discard;
+  if (u_wire == 1) {
+    o_colour = vec4(0.05, 0.05, 0.05, 1.0);
+    return;
+  }
+  vec3 n = v_normal;
+  float diffuse = max(dot(n, u_sun), 0.0);
+  // Near the terrain's light on top faces (0.85 against 0.93), with more ambient: a block
+  // world is mostly walls, and walls facing away from the sun would be black under the
+  // terrain's 0.14 (sides also a little darker than tops, as block games shade them).
+  vec3 lit = v_colour.rgb * v_ao * (0.45 + 0.55 * diffuse) * (0.85 + 0.15 * n.y);
+  float alpha = v_colour.a;
+  if (alpha < 0.7) {
+    // Liquid: shaded as the sea disc (kWaterFragment) with the block's colour for its depth,
+    // so block water meets the sea beyond the block view without a change of colour.
+    vec3 v = normalize(-v_rel);
+    float fresnel = 0.04 + 0.96 * pow(1.0 - abs(dot(v, n)), 5.0);
+    vec3 sky_colour = mix(u_fog_colour, vec3(0.22, 0.42, 0.78), 0.5);
+    lit = mix(v_colour.rgb * 0.35, sky_colour, fresnel);
+    vec3 hv = normalize(v + u_sun);
+    lit += vec3(1.0, 0.9, 0.7) * pow(max(dot(n, hv), 0.0), 400.0) * 1.5;
+    alpha = 0.82;
+  }
+  float f = fog_factor(length(v_rel), u_fog_density);
+  o_colour = vec4(mix(lit, u_fog_colour, f), mix(alpha, 1.0, f));
 }
 )";
 

@@ -158,7 +158,7 @@ void WaterLayer::finish(const Camera& camera) {
   }
 }
 
-void WaterLayer::draw(const FrameView& view, float fog_density) const {
+void WaterLayer::draw(const FrameView& view, float fog_density, const BlockCover& cover) const {
   if (!have_region_ || index_count_ == 0) return;
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
@@ -174,6 +174,7 @@ void WaterLayer::draw(const FrameView& view, float fog_density) const {
   glUniform3fv(uniform(program_, "u_sun"), 1, glm::value_ptr(view.sun));
   glUniform3fv(uniform(program_, "u_fog_colour"), 1, glm::value_ptr(view.fog_colour));
   glUniform1f(uniform(program_, "u_fog_density"), fog_density);
+  cover.apply(program_);
   glBindVertexArray(vao_.id());
   glDrawElements(GL_TRIANGLES, index_count_, GL_UNSIGNED_INT, nullptr);
   glBindVertexArray(0);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "block_renderer.hpp"
 #include "camera.hpp"
 #include "gl_util.hpp"
 #include "terrane/preset.hpp"
@@ -39,7 +40,8 @@ class WaterLayer {
   // camera has moved far enough. Never waits.
   void update(const Camera& camera);
   // Draws the sheets into the bound framebuffer (depth-tested, blended, no depth writes).
-  void draw(const FrameView& view, float fog_density) const;
+  // Leaves out what `cover` says the block world draws.
+  void draw(const FrameView& view, float fog_density, const BlockCover& cover = {}) const;
   // Waits for the region in progress (offscreen pictures), then takes it.
   void finish(const Camera& camera);
   const WaterStats& stats() const { return stats_; }

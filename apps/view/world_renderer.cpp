@@ -331,7 +331,7 @@ void WorldRenderer::upload_chunk(const ChunkKey& key, const ChunkData& data) {
 
 DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
                               std::span<const VisibleChunk> visible, const DrawSettings& settings,
-                              double view_distance_m) {
+                              double view_distance_m, const BlockCover& cover) {
   DrawStats stats;
   const FrameView fv = frame_view(camera, width, height, view_distance_m);
   const glm::mat4& view_proj = fv.view_proj;
@@ -391,6 +391,7 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
     glUniform3fv(uniform(p, "u_fog_colour"), 1, glm::value_ptr(fog_colour));
     glUniform1f(uniform(p, "u_fog_density"), fog);
     glUniform1f(uniform(p, "u_walkable_deg"), float(settings.walkable_deg));
+    cover.apply(p);
     // Key-colour pictures end at the view disc, which the visible set always covers: the
     // terrain is then one surface from the camera outwards (coarse chunks overhanging the disc
     // could show a far ridge with key colour below it, which is no crack).
@@ -459,9 +460,22 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
   }
 
   if (settings.scatter && !key) {
-    draw_scatter(view_proj, ref, camera, visible, settings, view_distance_m, stats);
+    draw_scatter(view_proj, ref, camera, visible, settings, view_distance_m, cover, stats);
   }
+  glBindVertexArray(0);
+  glUseProgram(0);
+  return stats;
+}
 
+void WorldRenderer::draw_sea(const Camera& camera, int width, int height,
+                             const DrawSettings& settings, double view_distance_m,
+                             const BlockCover& cover) {
+  const FrameView fv = frame_view(camera, width, height, view_distance_m);
+  const glm::mat4& view_proj = fv.view_proj;
+  const glm::vec3& sun = fv.sun;
+  const glm::vec3& fog_colour = fv.fog_colour;
+  const bool key = settings.key_colour;
+  const float fog = (settings.fog && !key) ? float(fog_density(view_distance_m)) : 0.0f;
   if (settings.water && !key) {
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
@@ -475,6 +489,8 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
     glUniform3fv(uniform(water_program_, "u_sun"), 1, glm::value_ptr(sun));
     glUniform3fv(uniform(water_program_, "u_fog_colour"), 1, glm::value_ptr(fog_colour));
     glUniform1f(uniform(water_program_, "u_fog_density"), fog);
+    glUniform3fv(uniform(water_program_, "u_cam_offset"), 1, glm::value_ptr(fv.cam_offset));
+    cover.apply(water_program_);
     glBindVertexArray(water_vao_.id());
     glDrawArrays(GL_TRIANGLES, 0, water_vertices_);
     glDepthMask(GL_TRUE);
@@ -482,13 +498,12 @@ DrawStats WorldRenderer::draw(const Camera& camera, int width, int height,
   }
   glBindVertexArray(0);
   glUseProgram(0);
-  return stats;
 }
 
 void WorldRenderer::draw_scatter(const glm::mat4& view_proj, const glm::dvec3& ref,
                                  const Camera& camera, std::span<const VisibleChunk> visible,
                                  const DrawSettings& settings, double view_distance_m,
-                                 DrawStats& stats) {
+                                 const BlockCover& cover, DrawStats& stats) {
   const GLuint p = scatter_program_;
   glUseProgram(p);
   glUniformMatrix4fv(uniform(p, "u_view_proj"), 1, GL_FALSE, glm::value_ptr(view_proj));
@@ -503,6 +518,7 @@ void WorldRenderer::draw_scatter(const glm::mat4& view_proj, const glm::dvec3& r
   glUniform1f(uniform(p, "u_fog_density"),
               settings.fog ? float(fog_density(view_distance_m)) : 0.0f);
   glUniform1f(uniform(p, "u_reach"), float(settings.scatter_distance_m));
+  cover.apply(p);
   const GLint u_origin_rel = uniform(p, "u_origin_rel");
   glBindVertexArray(scatter_vao_.id());
   for (int a = 0; a < 5; ++a) glEnableVertexAttribArray(GLuint(a));

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "block_renderer.hpp"
 #include "camera.hpp"
 #include "gl_util.hpp"
 #include "terrane/preset.hpp"
@@ -25,6 +26,7 @@ inline constexpr const char* kOverlayNames[kOverlayCount] = {"none",  "lod",    
 
 struct DrawSettings {
   bool terrain = true, water = true, scatter = true, sky = true, fog = true;
+  bool blocks = true;  // the block world, when the session streams one (--blocks)
   bool wireframe = false;
   Overlay overlay = Overlay::none;
   double walkable_deg = 45.0;  // slope overlay: the agent's walkable limit
@@ -65,8 +67,13 @@ class WorldRenderer {
   // Uploads the visible chunks that have no buffers yet (always: a visible chunk is never left
   // out), then other ready chunks until `budget_ms` has passed.
   UploadStats upload(std::span<const VisibleChunk> visible, double budget_ms);
+  // Clears and draws sky, terrain and scatter, leaving out what `cover` says the block world
+  // draws; then draw_sea() after the other opaque things (the block world's).
   DrawStats draw(const Camera& camera, int width, int height, std::span<const VisibleChunk> visible,
-                 const DrawSettings& settings, double view_distance_m);
+                 const DrawSettings& settings, double view_distance_m,
+                 const BlockCover& cover = {});
+  void draw_sea(const Camera& camera, int width, int height, const DrawSettings& settings,
+                double view_distance_m, const BlockCover& cover = {});
 
   std::size_t gpu_bytes() const { return gpu_bytes_; }
   // Exponential fog density for a view distance: 78% fog at the view's edge, where the fragment
@@ -100,7 +107,7 @@ class WorldRenderer {
   void upload_chunk(const ChunkKey& key, const ChunkData& data);
   void draw_scatter(const glm::mat4& view_proj, const glm::dvec3& ref, const Camera& camera,
                     std::span<const VisibleChunk> visible, const DrawSettings& settings,
-                    double view_distance_m, DrawStats& stats);
+                    double view_distance_m, const BlockCover& cover, DrawStats& stats);
 
   const ChunkGenerator& generator_;
   int cells_ = 0;

@@ -293,6 +293,81 @@ TEST_F(ViewTest, PresetEditedIntoAnInvalidStateKeepsTheLastWorld) {
   EXPECT_GT(int(ground[1]), int(ground[2])) << "no ground beside the panel";
 }
 
+// --blocks: the preset's block world (its default voxel section) around the camera, drawn from
+// the BlockStreamer's chunks once every wanted one is resident and on the GPU, and the height
+// field beyond it. Against the same view without blocks the near field (the lower third)
+// changes almost everywhere, the sky at the top does not, and the far terrain is still drawn.
+TEST_F(ViewTest, BlockWorldNearTheCameraHeightFieldBeyond) {
+  const std::string args =
+      "default --size 480x270 --above-ground 20 --look 100,-16 --hide scatter --block-view 128";
+  const Shot blocks = render(args + " --blocks");
+  ASSERT_EQ(blocks.rc, 0) << blocks.log;
+  const Shot plain = render(args);
+  ASSERT_EQ(plain.rc, 0) << plain.log;
+  EXPECT_EQ(blocks.stats.value("gl_errors", -1), 0) << blocks.log;
+  ASSERT_TRUE(blocks.stats.contains("blocks")) << blocks.stats.dump();
+  EXPECT_FALSE(plain.stats.contains("blocks"));
+  const nlohmann::json& b = blocks.stats["blocks"];
+  EXPECT_TRUE(b.value("view_complete", false)) << b.dump();
+  EXPECT_EQ(b.value("holes", -1), 0) << b.dump();
+  EXPECT_GT(b.value("resident", 0), 50) << b.dump();
+  EXPECT_EQ(b.value("chunks_on_gpu", 0), b.value("resident", -1)) << b.dump();
+  EXPECT_EQ(b.value("pending_uploads", -1), 0) << b.dump();
+  EXPECT_GT(b.value("quads", 0), 10000) << b.dump();
+  EXPECT_GT(b.value("quads_drawn", 0), 1000) << b.dump();
+  EXPECT_GT(b.value("chunks_drawn", 0), 10) << b.dump();
+  EXPECT_GT(b.value("gpu_bytes", 0), 8 * b.value("quads_drawn", 0)) << b.dump();
+  EXPECT_GT(blocks.stats.value("chunks_drawn", 0), 8) << "the height field beyond is not drawn";
+  // Share of the pixels of a box (fractions of the picture) that differ between the two.
+  auto changed = [&](double x0, double x1, double y0, double y1) {
+    const int w = blocks.width, h = blocks.height;
+    std::size_t n = 0, all = 0;
+    for (int y = int(y0 * h); y < int(y1 * h); ++y) {
+      for (int x = int(x0 * w); x < int(x1 * w); ++x) {
+        const unsigned char *p = blocks.at(x, y), *q = plain.at(x, y);
+        n += std::abs(p[0] - q[0]) + std::abs(p[1] - q[1]) + std::abs(p[2] - q[2]) > 24;
+        ++all;
+      }
+    }
+    return double(n) / double(std::max<std::size_t>(all, 1));
+  };
+  EXPECT_GT(changed(0.0, 1.0, 0.67, 1.0), 0.5) << "the near field has no blocks";
+  // Top right: sky, then the far hills (the height field, kilometres away) at the horizon.
+  EXPECT_LT(changed(0.75, 1.0, 0.0, 0.1), 0.02) << "the sky changed";
+  EXPECT_LT(changed(0.8, 1.0, 0.28, 0.36), 0.1) << "the far height field changed";
+}
+
+// Per-vertex ambient occlusion: the same block view meshed without it has fewer quads (faces
+// merge by block type alone) and is brighter in the near field (inner corners darken).
+TEST_F(ViewTest, BlockAmbientOcclusionDarkensInnerCorners) {
+  const std::string args =
+      "default --blocks --block-view 96 --size 480x270 --above-ground 6 --look 100,-12 "
+      "--hide scatter";
+  const Shot ao = render(args);
+  ASSERT_EQ(ao.rc, 0) << ao.log;
+  const Shot flat = render(args + " --no-block-ao");
+  ASSERT_EQ(flat.rc, 0) << flat.log;
+  EXPECT_GT(ao.stats["blocks"].value("quads", 0), flat.stats["blocks"].value("quads", 0));
+  auto brightness = [](const Shot& s) {
+    double sum = 0.0;
+    for (int y = s.height / 2; y < s.height; ++y) {
+      for (int x = 0; x < s.width; ++x) sum += s.at(x, y)[0] + s.at(x, y)[1] + s.at(x, y)[2];
+    }
+    return sum / (double(s.height - s.height / 2) * s.width);
+  };
+  EXPECT_LT(brightness(ao), brightness(flat) - 2.0);
+  EXPECT_EQ(ao.stats.value("gl_errors", -1), 0);
+}
+
+TEST_F(ViewTest, BlockWorldOptionsAreChecked) {
+  const Shot view = render("default --blocks --block-view 5");
+  EXPECT_NE(view.rc, 0);
+  EXPECT_NE(view.log.find("--block-view"), std::string::npos) << view.log;
+  const Shot hide = render("default --hide bricks");
+  EXPECT_EQ(hide.rc, 1);
+  EXPECT_NE(hide.log.find("blocks"), std::string::npos) << hide.log;
+}
+
 TEST_F(ViewTest, NoDisplayNamesXvfbRun) {
   const fs::path log = dir_ / "log.txt";
   const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY ") + TERRANE_VIEW_PATH +
