@@ -34,7 +34,7 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/terrane-config.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/terrane-config-version.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/terrane-config.cmake
-  ${PROJECT_BINARY_DIR}/terrane-config-version.cmake
+  ${PROJECT_BINARY_DIR}/terrane-config-version.cmake ${CMAKE_CURRENT_LIST_DIR}/TerraneRecast.cmake
   DESTINATION ${TERRANE_CMAKE_INSTALL_DIR})
 
 # terrane.pc: the prefix is found from the file's own place (${pcfiledir}), so the file stays

@@ -9,6 +9,8 @@ packages=(
   libspng-dev libopenexr-dev zlib1g-dev libzstd-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libmeshoptimizer-dev libtinygltf-dev libkissfft-dev nodejs
+  # Navigation meshes (nav module): Recast, Detour, DetourCrowd.
+  librecast-dev
   # The fuzz preset (scripts/fuzz.sh): clang 14 and its runtimes (libFuzzer, ASan, UBSan), which
   # clang only recommends. ThreadSanitizer (the tsan preset) uses GCC's libtsan2, part of g++.
   clang libclang-rt-14-dev
