@@ -221,7 +221,11 @@ struct NavWorldParams {
   // the farthest wanted tiles wait (stats().holes counts them).
   std::size_t budget_bytes = std::size_t{256} << 20;
   int threads = 0;  // worker threads; 0 = hardware threads [Limit: 0..256]
-  WorkerPriority worker_priority = WorkerPriority::normal;
+  // Scheduling of the workers, as StreamerParams::worker_priority: background (SCHED_IDLE)
+  // keeps the owner's poll() at tens of microseconds while the workers fill every core
+  // (docs/PERFORMANCE.md, bench_nav BM_Flight100); choose normal when the game keeps every
+  // core busy itself.
+  WorkerPriority worker_priority = WorkerPriority::background;
   // Re-centre the navmeshes when a point is farther than this from their origin [Units: m]
   // [Limit: (0, kNavMaxOriginDistance - radius_m * (1 + hysteresis)]].
   double recentre_distance_m = 4096.0;

@@ -16,11 +16,17 @@ namespace {
 
 using test::PeriodicTerrain;
 
-// The oracle: the level-0 triangles of the region (two per 2 m cell, the world's diagonals),
-// walkable where their slope is within the agent's; components over shared edges.
+// The oracle: the level-0 triangles of a square region from (0, 0) (two per terrain cell, the
+// world's diagonals), walkable where their slope is within the agent's; components over shared
+// edges (union-find). Independent of Recast: heights straight from the NavTerrain.
 class Oracle {
  public:
-  Oracle(int cells, double max_slope_deg) : n_(cells), parent_(std::size_t(cells) * cells * 2) {
+  Oracle(const NavTerrain& terrain, double size_m, double max_slope_deg)
+      : s_(terrain.cell_size_m()), chunk_(terrain.chunk_cells()) {
+    n_ = int(std::ceil(size_m / s_));
+    h_.resize(std::size_t(n_ + 1) * std::size_t(n_ + 1));
+    terrain.heights(0, 0, n_ + 1, n_ + 1, h_);
+    parent_.resize(std::size_t(n_) * std::size_t(n_) * 2);
     std::iota(parent_.begin(), parent_.end(), 0);
     walkable_.resize(parent_.size());
     const double limit = std::cos(max_slope_deg * M_PI / 180.0);
@@ -32,14 +38,8 @@ class Oracle {
     for (int j = 0; j < n_; ++j) {
       for (int i = 0; i < n_; ++i) {
         join(id(i, j, 0), id(i, j, 1));  // the diagonal
-        // Neighbours across the cell's edges: which triangle holds which edge depends on the
-        // diagonal; join every walkable pair that shares the edge.
-        if (i + 1 < n_) {
-          join(tri_at_edge(i, j, 1), tri_at_edge(i + 1, j, 0));
-        }
-        if (j + 1 < n_) {
-          join(tri_at_edge(i, j, 3), tri_at_edge(i, j + 1, 2));
-        }
+        if (i + 1 < n_) join(tri_at_edge(i, j, 1), tri_at_edge(i + 1, j, 0));
+        if (j + 1 < n_) join(tri_at_edge(i, j, 3), tri_at_edge(i, j + 1, 2));
       }
     }
   }
@@ -47,23 +47,36 @@ class Oracle {
   bool connected(double ax, double az, double bx, double bz) {
     return find(tri(ax, az)) == find(tri(bx, bz));
   }
-  // Distance (m) to the nearest non-walkable triangle centre, capped (for "near a boundary").
-  bool near_steep(double x, double z, double d) const {
+  // A non-walkable triangle or the region's edge within d metres.
+  bool near_boundary(double x, double z, double d) const {
     for (double a = 0.0; a < 6.28; a += 0.39) {
       for (double r = 0.25; r <= d; r += 0.25) {
         const double px = x + r * std::cos(a), pz = z + r * std::sin(a);
-        if (px < 0 || pz < 0 || px >= n_ * 2.0 || pz >= n_ * 2.0) return true;
+        if (px < 0 || pz < 0 || px >= n_ * s_ || pz >= n_ * s_) return true;
         if (!walkable_[tri(px, pz)]) return true;
       }
     }
     return false;
   }
+  // The height of the triangle under (x, z).
+  double height(double x, double z) const {
+    const int i = int(std::floor(x / s_)), j = int(std::floor(z / s_));
+    const double u = x / s_ - i, v = z / s_ - j;
+    const double h00 = at(i, j), h10 = at(i + 1, j), h01 = at(i, j + 1), h11 = at(i + 1, j + 1);
+    if (main_diag(i, j))
+      return u >= v ? h00 + u * (h10 - h00) + v * (h11 - h10)
+                    : h00 + u * (h11 - h01) + v * (h01 - h00);
+    return u + v <= 1.0 ? h00 + u * (h10 - h00) + v * (h01 - h00)
+                        : h11 + (u - 1.0) * (h11 - h01) + (v - 1.0) * (h11 - h10);
+  }
 
  private:
-  static bool main_diag(int i, int j) {
-    const int n = 64;
-    const int li = ((i % n) + n) % n, lj = ((j % n) + n) % n;
-    return (2 * li + 1 < n) == (2 * lj + 1 < n);
+  double at(int i, int j) const {
+    return h_[std::size_t(j) * std::size_t(n_ + 1) + std::size_t(i)];
+  }
+  bool main_diag(int i, int j) const {
+    const int li = ((i % chunk_) + chunk_) % chunk_, lj = ((j % chunk_) + chunk_) % chunk_;
+    return (2 * li + 1 < chunk_) == (2 * lj + 1 < chunk_);
   }
   // Corners: 0 (0,0), 1 (1,0), 2 (0,1), 3 (1,1). Main: tri 0 = {0,1,3}, tri 1 = {0,3,2};
   // other: tri 0 = {0,1,2}, tri 1 = {1,3,2}.
@@ -73,9 +86,9 @@ class Oracle {
     double p[3][3];
     for (int k = 0; k < 3; ++k) {
       const int dx = c[k] & 1, dz = c[k] >> 1;
-      p[k][0] = (i + dx) * 2.0;
-      p[k][2] = (j + dz) * 2.0;
-      p[k][1] = PeriodicTerrain::at(i + dx, j + dz);
+      p[k][0] = (i + dx) * s_;
+      p[k][2] = (j + dz) * s_;
+      p[k][1] = at(i + dx, j + dz);
     }
     const double ax = p[1][0] - p[0][0], ay = p[1][1] - p[0][1], az = p[1][2] - p[0][2];
     const double bx = p[2][0] - p[0][0], by = p[2][1] - p[0][1], bz = p[2][2] - p[0][2];
@@ -84,17 +97,14 @@ class Oracle {
   }
   // The triangle of cell (i, j) holding edge e: 0 west (x = 0), 1 east, 2 north (z = 0), 3 south.
   std::size_t tri_at_edge(int i, int j, int e) const {
-    if (main_diag(i, j)) {  // tri 0 = {0,1,3}: north and east; tri 1 = {0,3,2}: west and south
-      return id(i, j, (e == 1 || e == 2) ? 0 : 1);
-    }
-    // tri 0 = {0,1,2}: west and north; tri 1 = {1,3,2}: east and south
+    if (main_diag(i, j)) return id(i, j, (e == 1 || e == 2) ? 0 : 1);
     return id(i, j, (e == 0 || e == 2) ? 0 : 1);
   }
   std::size_t id(int i, int j, int t) const { return (std::size_t(j) * n_ + i) * 2 + t; }
   std::size_t tri(double x, double z) const {
-    const int i = int(std::floor(x / 2.0)), j = int(std::floor(z / 2.0));
-    const double u = x / 2.0 - i, v = z / 2.0 - j;
-    // Main diagonal (0,0)-(1,1): tri 0 below it (u >= v); other (1,0)-(0,1): tri 0 where u+v <= 1.
+    const int i = int(std::floor(x / s_)), j = int(std::floor(z / s_));
+    const double u = x / s_ - i, v = z / s_ - j;
+    // Main diagonal (0,0)-(1,1): tri 0 where u >= v; other (1,0)-(0,1): tri 0 where u+v <= 1.
     const int t = main_diag(i, j) ? (u >= v ? 0 : 1) : (u + v <= 1.0 ? 0 : 1);
     return id(i, j, t);
   }
@@ -106,7 +116,10 @@ class Oracle {
     while (parent_[a] != a) a = parent_[a] = parent_[parent_[a]];
     return a;
   }
-  int n_;
+  double s_;
+  int chunk_;
+  int n_ = 0;
+  std::vector<float> h_;
   std::vector<std::size_t> parent_;
   std::vector<char> walkable_;
 };
@@ -138,49 +151,75 @@ Region periodic_region(double size_m, NavAgent agent) {
   return r;
 }
 
-TEST(NavPath, ConnectivityAgreesWithAFloodFillOfTheWalkableTriangles) {
-  NavAgent agent;
-  agent.max_drop_m = 0.0;  // no one-way links: connectivity is symmetric
-  const double size = 256.0;
-  Region r = periodic_region(size, agent);
-  NavQuery query(*r.world);
-  Oracle oracle(int(size / 2.0), agent.max_slope_deg);
+// Random pairs of points on walkable triangles: connected by the oracle <=> a complete path on
+// the navmesh (endpoints snapped to it from the surface height). Returns the agreement rate;
+// every disagreement must have an endpoint within 2 m of a slope or region boundary.
+double connectivity_agreement(std::shared_ptr<const NavTerrain> terrain, double size,
+                              const NavAgent& agent, int pairs_wanted, int& connected,
+                              const char* name) {
+  NavParams p;
+  p.agents = {agent};
+  auto builder = std::make_shared<const NavTileBuilder>(terrain, p);
+  NavWorldParams wp;
+  wp.threads = 2;
+  NavWorld world(builder, wp);
+  world.build_region(0.0, 0.0, size, size);
+  NavQuery query(world);
+  Oracle oracle(*terrain, size, agent.max_slope_deg);
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> coord(1.0, size - 1.0);
-  int pairs = 0, agree = 0, disagree_near = 0, connected = 0;
-  while (pairs < 400) {
+  int pairs = 0, agree = 0, disagree_near = 0;
+  connected = 0;
+  while (pairs < pairs_wanted) {
     const double ax = coord(rng), az = coord(rng), bx = coord(rng), bz = coord(rng);
     if (!oracle.walkable_at(ax, az) || !oracle.walkable_at(bx, bz)) continue;
     ++pairs;
     const bool truth = oracle.connected(ax, az, bx, bz);
     NavLocation la, lb;
-    const NavStatus sa = query.nearest(ax, surface_y(ax, az), az, la, 2.0);
-    const NavStatus sb = query.nearest(bx, surface_y(bx, bz), bz, lb, 2.0);
+    const NavStatus sa = query.nearest(ax, oracle.height(ax, az), az, la, 2.0);
+    const NavStatus sb = query.nearest(bx, oracle.height(bx, bz), bz, lb, 2.0);
     bool mesh = false;
     if (sa == NavStatus::ok && sb == NavStatus::ok) {
-      const NavPath p = query.path({la.x_m, la.y_m, la.z_m}, {lb.x_m, lb.y_m, lb.z_m});
-      mesh = p.status == NavStatus::ok;
+      mesh = query.path({la.x_m, la.y_m, la.z_m}, {lb.x_m, lb.y_m, lb.z_m}).status == NavStatus::ok;
     }
     connected += truth ? 1 : 0;
     if (mesh == truth) {
       ++agree;
-    } else {
-      // Every disagreement must be near a slope or region boundary (the agent's radius plus
-      // Recast's voxels and simplification).
-      const bool near = oracle.near_steep(ax, az, 2.0) || oracle.near_steep(bx, bz, 2.0);
-      disagree_near += near ? 1 : 0;
-      EXPECT_TRUE(near) << "(" << ax << ", " << az << ") - (" << bx << ", " << bz << "): oracle "
-                        << truth << ", navmesh " << mesh;
+      continue;
     }
+    const bool near = oracle.near_boundary(ax, az, 2.0) || oracle.near_boundary(bx, bz, 2.0);
+    disagree_near += near ? 1 : 0;
+    EXPECT_TRUE(near) << name << ": (" << ax << ", " << az << ") - (" << bx << ", " << bz
+                      << "): oracle " << truth << ", navmesh " << mesh;
   }
   const double rate = double(agree) / pairs;
   std::printf(
-      "connectivity: %d of %d pairs agree (%.2f%%), %d connected by the oracle, %d "
-      "disagreements all near a boundary\n",
-      agree, pairs, 100.0 * rate, connected, disagree_near);
-  EXPECT_GE(rate, 0.99);
+      "connectivity (%s): %d of %d pairs agree (%.2f%%), %d connected by the oracle, %d "
+      "disagreements, all near a boundary\n",
+      name, agree, pairs, 100.0 * rate, connected, disagree_near);
+  return rate;
+}
+
+TEST(NavPath, ConnectivityAgreesWithAFloodFillOfTheWalkableTriangles) {
+  NavAgent agent;
+  agent.max_drop_m = 0.0;  // no one-way links: connectivity is symmetric
+  int connected = 0;
+  EXPECT_GE(connectivity_agreement(std::make_shared<PeriodicTerrain>(), 256.0, agent, 400,
+                                   connected, "periodic mesas"),
+            0.99);
   EXPECT_GT(connected, 40);
-  EXPECT_LT(connected, pairs);  // mesa B's top is cut off
+  EXPECT_LT(connected, 400);  // mesa B's top is cut off
+}
+
+TEST(NavPath, ConnectivityOnTheAlpinePresetAgreesWithTheFloodFill) {
+  // 30 m cells: steep faces over 40 degrees split the walkable valleys and shoulders.
+  const Preset preset = load_preset("alpine");
+  auto terrain = make_nav_terrain(std::make_shared<const ChunkGenerator>(preset));
+  NavAgent agent;
+  agent.max_drop_m = 0.0;
+  int connected = 0;
+  EXPECT_GE(connectivity_agreement(terrain, 640.0, agent, 300, connected, "alpine"), 0.99);
+  EXPECT_GT(connected, 0);
 }
 
 TEST(NavPath, PathsKeepOffSteepGroundAndCrossTileBorders) {
