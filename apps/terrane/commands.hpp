@@ -99,6 +99,30 @@ struct StatsOptions {
 };
 int run_stats(const StatsOptions& opt);
 
+// terrane nav and terrane path (nav.cpp, path.cpp; docs/NAV.md): navigation meshes of a
+// preset's level-0 surface, one per agent, built by the nav module (terrane/nav.hpp).
+struct NavOptions {
+  std::string preset = "default";
+  std::vector<std::string> overrides;
+  bool has_seed = false;
+  std::uint64_t seed = 0;
+  std::vector<std::string> agents;  // --agent specs (parse_nav_agent); none: the default agent
+  double cell_size_m = 0.25;        // --cell-size: Recast's voxel side
+  int tile_cells = 64;              // --tile-cells: tile side in voxels
+  int threads = 0;                  // 0 = all cores
+  // nav
+  std::string region;  // x0,z0,x1,z1
+  std::string out_dir = "out";
+  bool quiet = false;
+  // path
+  std::string from, to;  // x,z
+  double margin_m = 64.0;
+};
+// Writes NAME_AGENT.navtiles, NAME_AGENT.obj per agent and NAME_nav.json into out_dir.
+int run_nav(const NavOptions& opt);
+// Prints the path as one JSON line; exit 0 for ok / partial, 1 for any other status.
+int run_path(const NavOptions& opt);
+
 int run_presets();
 int run_bench_noise(const BenchOptions& opt);
 int run_bench_erosion(const BenchOptions& opt);

@@ -201,6 +201,51 @@ int run_cli(int argc, char** argv) {
       ->check(cli::integer_in(0, kMaxThreads))
       ->capture_default_str();
 
+  // terrane nav / terrane path (nav.cpp, path.cpp; docs/NAV.md).
+  cli::NavOptions nav, pth;
+  const auto add_nav_common = [](CLI::App* c, cli::NavOptions& o) {
+    c->add_option("preset", o.preset, "built-in preset name or path to a preset JSON file")
+        ->capture_default_str();
+    c->add_option("--set", o.overrides, "override a preset field: a.b.c=value (repeatable)");
+    c->add_option("--agent", o.agents,
+                  "agent: radius=M,height=M,climb=M,slope=DEG[,drop=M][,name=N] (any subset; "
+                  "default radius=0.5,height=2,climb=0.6,slope=40,drop=3,name=humanoid)")
+        ->allow_extra_args(false);
+    c->add_option("--cell-size", o.cell_size_m,
+                  "navmesh voxel side in metres (tile side = cell size x tile cells must divide "
+                  "the chunk side)")
+        ->check(cli::real_in(0.0, 100.0, true))
+        ->capture_default_str();
+    c->add_option("--tile-cells", o.tile_cells, "navmesh tile side in voxels")
+        ->check(cli::integer_in(16, 512))
+        ->capture_default_str();
+    c->add_option("--threads", o.threads, "worker threads (0 = all cores)")
+        ->check(cli::integer_in(0, kMaxThreads))
+        ->capture_default_str();
+    return c->add_option("--seed", o.seed, "world seed (overrides the preset's)")
+        ->check(cli::unsigned64());
+  };
+  auto* nv = app.add_subcommand(
+      "nav",
+      "build the navmesh tiles of every agent over a region and write NAME_AGENT.navtiles "
+      "(Detour tiles), NAME_AGENT.obj and NAME_nav.json (docs/NAV.md)");
+  auto* nv_seed = add_nav_common(nv, nav);
+  nv->add_option("--region", nav.region, "the box to cover, x0,z0,x1,z1 in metres")->required();
+  nv->add_option("-o,--out", nav.out_dir, "output directory (created if missing)")
+      ->capture_default_str();
+  nv->add_flag("-q,--quiet", nav.quiet, "no progress bar");
+  auto* pt = app.add_subcommand(
+      "path",
+      "print the path of an agent between two points as JSON (exit 0: ok or partial, 1: no "
+      "path, e.g. no_start or no_target; docs/NAV.md)");
+  auto* pt_seed = add_nav_common(pt, pth);
+  pt->add_option("--from", pth.from, "start x,z in metres")->required();
+  pt->add_option("--to", pth.to, "target x,z in metres")->required();
+  pt->add_option("--margin", pth.margin_m,
+                 "metres of navmesh around the two points' bounding box (the path stays inside)")
+      ->check(cli::real_in(0.0, 4096.0))
+      ->capture_default_str();
+
   app.add_subcommand("presets", "list the built-in presets");
 
   cli::BenchOptions bench;
@@ -276,6 +321,14 @@ int run_cli(int argc, char** argv) {
       so.has_cell_z = ss_cell_z->count() > 0;
       so.has_sea = ss_sea->count() > 0;
       return cli::run_stats(so);
+    }
+    if (nv->parsed()) {
+      nav.has_seed = nv_seed->count() > 0;
+      return cli::run_nav(nav);
+    }
+    if (pt->parsed()) {
+      pth.has_seed = pt_seed->count() > 0;
+      return cli::run_path(pth);
     }
     if (app.got_subcommand("presets")) return cli::run_presets();
     if (bn->parsed()) return cli::run_bench_noise(bench);
