@@ -101,6 +101,9 @@ NavWorldParams nav_region_params(const NavTileBuilder& builder, int threads) {
   // NavWorld refuses a streaming radius whose tiles could exceed max_tiles; nothing streams
   // here, so take a radius that fits any tile size: (2 r 1.25 / side + 2)^2 <= 64^2.
   wp.radius_m = std::min(256.0, 16.0 * builder.tile_size_m());
+  // The command waits for these builds: SCHED_IDLE workers (the streaming default) would stall
+  // behind any other load on the machine.
+  wp.worker_priority = WorkerPriority::normal;
   return wp;
 }
 

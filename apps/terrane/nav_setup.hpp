@@ -27,7 +27,7 @@ struct NavSetup {
 NavSetup make_nav_setup(const NavOptions& opt);
 
 // NavWorld settings for build_region only: no points are set, so the streaming radius only has
-// to fit max_tiles (NavWorld checks it against the tile size).
+// to fit max_tiles (NavWorld checks it against the tile size); workers at normal priority.
 NavWorldParams nav_region_params(const NavTileBuilder& builder, int threads);
 
 // "x0,z0,x1,z1" (metres; x1 > x0, z1 > z0, finite, inside the world) for `option`.
