@@ -2,10 +2,10 @@
 // tile bytes in a documented container), NAME_AGENT.obj (the polygons, for debugging) and
 // NAME_nav.json (the report), staged and published together (docs/NAV.md).
 //
-// NavWorld::build_region builds the region (checking its limits first) and fixes the navmesh
-// origin. Detour writes links into the tiles a NavWorld holds, so the bytes of the files are
-// built again by NavTileBuilder::build (the pure function of terrain, params, agent, tile and
-// origin), in parallel, each build timed for the report.
+// NavTileBuilder::region_tiles checks the region (tile count, float range) before any work and
+// region_origin fixes the navmesh origin (the tile at its centre, as NavWorld::build_region
+// chooses it); the tiles are built once with NavTileBuilder::build (the pure function of
+// terrain, params, agent, tile and origin), in parallel, each build timed for the report.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -59,20 +59,10 @@ int nav_into(const NavOptions& opt, const NavSetup& s, const std::array<double, 
   const NavTileBuilder& builder = *s.builder;
   const NavParams& np = builder.params();
   const int agents = int(np.agents.size());
+  const std::vector<NavTileKey> keys = nav_region_tiles(builder, box, "--region " + opt.region);
+  const NavTileKey origin = builder.region_origin(box[0], box[1], box[2], box[3]);
   StagedOutputs staged(dir);  // also the directory's writability probe, before any work
   ProgressBar bar("nav", !opt.quiet);
-
-  NavWorld world(s.builder, nav_region_params(builder, opt.threads));
-  const auto t_region = Clock::now();
-  build_nav_region(world, box, "--region " + opt.region);
-  const double region_ms = ms_since(t_region);
-  bar.update(0.5);
-  const NavTileKey origin = world.origin();
-  std::vector<NavTileKey> keys = world.loaded_tiles(0);
-  std::sort(keys.begin(), keys.end(), [](const NavTileKey& a, const NavTileKey& b) {
-    return a.tz != b.tz ? a.tz < b.tz : a.tx < b.tx;
-  });
-  if (keys.empty()) throw Error(ErrorCategory::internal, "nav: build_region loaded no tile");
 
   // Every (agent, tile), agent-major, in the files' order.
   const std::size_t per_agent = keys.size();
@@ -88,7 +78,7 @@ int nav_into(const NavOptions& opt, const NavSetup& s, const std::array<double, 
                           builder.build(int(i / per_agent), keys[i % per_agent], origin,
                                         built[i].tile);
                           built[i].ms = ms_since(t);
-                          bar.update(0.5 + 0.4 * double(++done) / double(built.size()));
+                          bar.update(0.9 * double(++done) / double(built.size()));
                         }
                       });
   });
@@ -111,9 +101,8 @@ int nav_into(const NavOptions& opt, const NavSetup& s, const std::array<double, 
                    {"tile_cells", np.tile_cells},
                    {"tile_size_m", np.tile_size_m()}};
   report["origin_tile"] = {origin.tx, origin.tz};
-  report["origin_m"] = {world.origin_x_m(), world.origin_z_m()};
+  report["origin_m"] = {double(origin.tx) * np.tile_size_m(), double(origin.tz) * np.tile_size_m()};
   report["threads"] = opt.threads;
-  report["region_build_ms"] = region_ms;
   report["tile_build_wall_ms"] = tiles_ms;
 
   std::vector<std::string> names;
@@ -134,16 +123,6 @@ int nav_into(const NavOptions& opt, const NavSetup& s, const std::array<double, 
       links += std::size_t(b.tile.off_mesh_links);
       empty += b.tile.data.empty() ? 1 : 0;
       tile_bytes += b.tile.data.size();
-      // The world's copy of the tile came from the same pure function.
-      const NavTile* loaded = world.tile(a, b.tile.key);
-      if (loaded == nullptr || loaded->polygons != b.tile.polygons ||
-          loaded->off_mesh_links != b.tile.off_mesh_links) {
-        std::fprintf(stderr,
-                     "warning: nav: tile (%lld, %lld) of agent '%s' differs between "
-                     "NavWorld::build_region and NavTileBuilder::build\n",
-                     static_cast<long long>(b.tile.key.tx), static_cast<long long>(b.tile.key.tz),
-                     agent.name.c_str());
-      }
     }
     std::sort(ms.begin(), ms.end());
 
@@ -153,8 +132,8 @@ int nav_into(const NavOptions& opt, const NavSetup& s, const std::array<double, 
     h.cell_size_m = np.cell_size_m;
     h.cell_height_m = np.cell_height_m;
     h.origin = origin;
-    h.origin_x_m = world.origin_x_m();
-    h.origin_z_m = world.origin_z_m();
+    h.origin_x_m = double(origin.tx) * np.tile_size_m();
+    h.origin_z_m = double(origin.tz) * np.tile_size_m();
     h.agent = agent;
     const std::string base = s.name + "_" + agent.name;
     const std::vector<std::byte> bytes = encode_navtiles(h, tiles);
@@ -236,11 +215,10 @@ int nav_into(const NavOptions& opt, const NavSetup& s, const std::array<double, 
     over += k == 1 ? ")..(" : k == 3 ? ")" : ", ";
   }
   std::printf(
-      "%s: navmesh of %zu tile(s) of %s m x %d agent(s) over %s m; %s; region built in %.2f s, "
-      "tiles in %.2f s (%.1f KiB); wrote %s\n",
+      "%s: navmesh of %zu tile(s) of %s m x %d agent(s) over %s m; %s; tiles built in %.2f s "
+      "(%.1f KiB); wrote %s\n",
       s.name.c_str(), per_agent, format_number(np.tile_size_m()).c_str(), agents, over.c_str(),
-      summary.c_str(), region_ms / 1000.0, tiles_ms / 1000.0, double(total_bytes) / 1024.0,
-      written.c_str());
+      summary.c_str(), tiles_ms / 1000.0, double(total_bytes) / 1024.0, written.c_str());
   return 0;
 }
 

@@ -95,15 +95,9 @@ NavSetup make_nav_setup(const NavOptions& opt) {
   return s;
 }
 
-NavWorldParams nav_region_params(const NavTileBuilder& builder, int threads) {
+NavWorldParams nav_region_params() {
   NavWorldParams wp;
-  wp.threads = threads;
-  // NavWorld refuses a streaming radius whose tiles could exceed max_tiles; nothing streams
-  // here, so take a radius that fits any tile size: (2 r 1.25 / side + 2)^2 <= 64^2.
-  wp.radius_m = std::min(256.0, 16.0 * builder.tile_size_m());
-  // The command waits for these builds: SCHED_IDLE workers (the streaming default) would stall
-  // behind any other load on the machine.
-  wp.worker_priority = WorkerPriority::normal;
+  wp.threads = 1;
   return wp;
 }
 
@@ -131,13 +125,23 @@ std::array<double, 2> parse_nav_point(const std::string& option, const std::stri
   return p;
 }
 
-void build_nav_region(NavWorld& world, const std::array<double, 4>& box, const std::string& what) {
+std::vector<NavTileKey> nav_region_tiles(const NavTileBuilder& builder,
+                                         const std::array<double, 4>& box,
+                                         const std::string& what) {
   try {
-    world.build_region(box[0], box[1], box[2], box[3]);
+    return builder.region_tiles(box[0], box[1], box[2], box[3]);
   } catch (const Error& e) {
     if (e.category() != ErrorCategory::limit) throw;
     throw Error(e.category(), what + ": " + e.what());
   }
+}
+
+void build_nav_region(NavWorld& world, const std::array<double, 4>& box, const std::string& what,
+                      int threads) {
+  (void)nav_region_tiles(world.builder(), box, what);  // the limits, with the options' names
+  ExecContext ctx;
+  ctx.threads = threads;
+  world.build_region(box[0], box[1], box[2], box[3], ctx);
 }
 
 }  // namespace terrane::cli

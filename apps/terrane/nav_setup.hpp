@@ -26,17 +26,21 @@ struct NavSetup {
 // parameters against the terrain (NavParams::validate). Throws Error(invalid_argument).
 NavSetup make_nav_setup(const NavOptions& opt);
 
-// NavWorld settings for build_region only: no points are set, so the streaming radius only has
-// to fit max_tiles (NavWorld checks it against the tile size); workers at normal priority.
-NavWorldParams nav_region_params(const NavTileBuilder& builder, int threads);
+// NavWorld settings for build_region only (no points are set; build_region builds on the
+// calling thread and `threads` TBB workers, so the world's own streaming workers stay idle).
+NavWorldParams nav_region_params();
 
 // "x0,z0,x1,z1" (metres; x1 > x0, z1 > z0, finite, inside the world) for `option`.
 std::array<double, 4> parse_nav_box(const std::string& option, const std::string& text);
 // "x,z" (metres, finite, inside the world) for `option`.
 std::array<double, 2> parse_nav_point(const std::string& option, const std::string& text);
 
-// NavWorld::build_region, with its errors (a box over max_tiles, beyond the navmesh's float
-// range) prefixed by `what` (the options that set the box).
-void build_nav_region(NavWorld& world, const std::array<double, 4>& box, const std::string& what);
+// NavTileBuilder::region_tiles (the tiles of the box, checked: at most max_tiles, within the
+// navmesh's float range), with its limit errors prefixed by `what` (the options that set it).
+std::vector<NavTileKey> nav_region_tiles(const NavTileBuilder& builder,
+                                         const std::array<double, 4>& box, const std::string& what);
+// NavWorld::build_region on `threads` threads (0 = all), with errors prefixed as above.
+void build_nav_region(NavWorld& world, const std::array<double, 4>& box, const std::string& what,
+                      int threads);
 
 }  // namespace terrane::cli

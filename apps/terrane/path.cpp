@@ -1,9 +1,9 @@
 // `terrane path`: the path one agent walks between two points of a preset's world, as one JSON
 // line on stdout (docs/NAV.md). The tiles covering the two points' bounding box plus a margin
-// are built with NavWorld::build_region; the points' heights come from TerrainQuery; the path
-// from NavQuery. Exit codes: 0 for status ok and partial (the target is not reachable: the path
-// ends at the reachable point nearest to it), 1 for any other status (no_start, no_target, ...:
-// the JSON is printed all the same), 2 for bad input (error: on stderr, nothing on stdout).
+// are built with NavWorld::build_region (on --threads); the points' heights come from TerrainQuery;
+// the path from NavQuery. Exit codes: 0 for status ok and partial (the target is not reachable: the
+// path ends at the reachable point nearest to it), 1 for any other status (no_start, no_target,
+// ...: the JSON is printed all the same), 2 for bad input (error: on stderr, nothing on stdout).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -46,9 +46,10 @@ int run_path(const NavOptions& opt) {
                 "--to and --margin is 0)");
   }
 
-  NavWorld world(s.builder, nav_region_params(*s.builder, opt.threads));
+  NavWorld world(s.builder, nav_region_params());
   const auto t_build = Clock::now();
-  build_nav_region(world, box, "--from / --to / --margin (" + format_number(opt.margin_m) + " m)");
+  build_nav_region(world, box, "--from / --to / --margin (" + format_number(opt.margin_m) + " m)",
+                   opt.threads);
   const double build_ms = ms_since(t_build);
   const NavQuery query(world, 0);
   const auto t_query = Clock::now();

@@ -191,6 +191,13 @@ class NavTileBuilder {
   double tile_size_m() const { return params_.tile_size_m(); }
   // The tile containing world (x, z).
   NavTileKey tile_at(double x_m, double z_m) const;
+  // The tiles a world box covers (x0 <= x < x1, z0 <= z < z1), row by row (z, then x); what
+  // NavWorld::build_region builds per agent. Throws Error(invalid_argument) for a non-finite or
+  // empty box or one beyond kMaxWorldCoordinate, Error(limit) over max_tiles tiles or when a
+  // tile lies beyond kNavMaxOriginDistance of region_origin(). Checks only: builds nothing.
+  std::vector<NavTileKey> region_tiles(double x0_m, double z0_m, double x1_m, double z1_m) const;
+  // The navmesh origin build_region chooses for the box: the tile at its centre.
+  NavTileKey region_origin(double x0_m, double z0_m, double x1_m, double z1_m) const;
 
   // Recast's input for the tile (what build() rasterises). Throws Error(invalid_argument) for
   // an agent index out of range or a tile beyond kNavMaxOriginDistance of the origin, and
@@ -261,19 +268,24 @@ class NavWorld {
   NavWorld& operator=(const NavWorld&) = delete;
 
   // Streaming, once a frame on the owner thread: set_points(); update(); poll(budget).
-  void set_points(std::span<const Viewer> points);  // validated as Streamer::set_viewers
+  // Validated as Streamer::set_viewers; also Error(invalid_argument) when the params' radius
+  // (with its hysteresis) could want more tiles than max_tiles around a point.
+  void set_points(std::span<const Viewer> points);
   void update();
   // Adds finished tiles (and removes evicted ones) within the budget (max_chunks = tiles);
   // returns the number added. Rethrows the first failed build once.
   std::size_t poll(const PollBudget& budget = {});
   std::span<const NavTileEvent> events() const;  // since the start of the last update()
 
-  // Builds every tile of every agent overlapping the box now, on the workers, waits and adds
-  // them (for tools; the streamed set is unaffected, and these tiles stay until invalidated or
-  // evicted by streaming). Throws Error(limit) when the box needs more tiles than max_tiles
-  // or reaches beyond kNavMaxOriginDistance of the origin (it re-centres on the box first when
-  // no points are set).
-  void build_region(double x0_m, double z0_m, double x1_m, double z1_m);
+  // Builds every tile of every agent in NavTileBuilder::region_tiles(box) now and adds them
+  // (for tools and tests; blocking). The builds run on the calling thread and ctx.threads TBB
+  // workers (ctx's progress and cancel apply; the streaming workers and their priority are not
+  // used). With no points set, the navmesh first re-centres on region_origin(box). The tiles
+  // stay (pinned: streaming never evicts them) until a re-centre or invalidate() rebuilds them.
+  // Throws as region_tiles, Error(limit) when a tile lies beyond kNavMaxOriginDistance of the
+  // current origin, and the first failed build.
+  void build_region(double x0_m, double z0_m, double x1_m, double z1_m,
+                    const ExecContext& ctx = {});
   // Marks the loaded or wanted tiles whose rasterised area (tile + border) overlaps the box as
   // dirty: workers rebuild them and poll() swaps them in place. Returns the tiles marked.
   std::size_t invalidate(double x0_m, double z0_m, double x1_m, double z1_m);
@@ -345,9 +357,13 @@ class NavQuery {
   NavQuery(const NavQuery&) = delete;
   NavQuery& operator=(const NavQuery&) = delete;
 
-  // Nearest point on the navmesh within the box (x +- search, y +- 2 search... see the .cpp).
+  // Nearest point on the navmesh in the box x, z +- search_m, y +- 2 * search_m.
   NavStatus nearest(double x_m, double y_m, double z_m, NavLocation& out,
                     double search_m = 4.0) const;
+  // The box path(), raycast() and random_point() search around their points for the polygon
+  // they stand on: x, z +- horizontal_m, y +- vertical_m (defaults 2 m and 8 m)
+  // [Limit: (0, 1000]]. Points given with only a rough height want a taller box.
+  void set_endpoint_search(double horizontal_m, double vertical_m);
   NavPath path(const std::array<double, 3>& from, const std::array<double, 3>& to,
                const NavFilter& filter = {}) const;
   NavRaycast raycast(const std::array<double, 3>& from, const std::array<double, 3>& to,

@@ -15,6 +15,7 @@ struct NavQuery::Impl {
   const NavWorld* world = nullptr;
   int agent = 0;
   dtNavMeshQuery* query = nullptr;
+  float endpoint_extents[3] = {2.0f, 8.0f, 2.0f};
   ~Impl() { dtFreeNavMeshQuery(query); }
 
   const dtNavMesh& mesh() const { return *world->impl().meshes[std::size_t(agent)]; }
@@ -55,7 +56,6 @@ dtQueryFilter make_filter(const NavFilter& f) {
   return q;
 }
 
-constexpr float kEndpointExtents[3] = {2.0f, 8.0f, 2.0f};
 constexpr int kMaxCorridor = 4096;
 constexpr int kMaxStraight = 2048;
 
@@ -92,6 +92,17 @@ NavQuery::NavQuery(const NavWorld& world, int agent, int max_nodes)
 
 NavQuery::~NavQuery() = default;
 
+void NavQuery::set_endpoint_search(double horizontal_m, double vertical_m) {
+  for (double v : {horizontal_m, vertical_m}) {
+    if (!(v > 0.0 && v <= 1000.0)) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "NavQuery::set_endpoint_search: " + format_number(v) + " m is outside (0, 1000]");
+    }
+  }
+  impl_->endpoint_extents[0] = impl_->endpoint_extents[2] = float(horizontal_m);
+  impl_->endpoint_extents[1] = float(vertical_m);
+}
+
 NavStatus NavQuery::nearest(double x_m, double y_m, double z_m, NavLocation& out,
                             double search_m) const {
   if (!(search_m > 0.0 && search_m <= 1000.0)) {
@@ -119,12 +130,12 @@ NavPath NavQuery::path(const std::array<double, 3>& from, const std::array<doubl
   const dtQueryFilter filter = make_filter(f);
   float a[3], b[3], sa[3], sb[3];
   dtPolyRef start = 0, end = 0;
-  NavStatus st = q.locate(from, kEndpointExtents, filter, start, a, sa);
+  NavStatus st = q.locate(from, q.endpoint_extents, filter, start, a, sa);
   if (st != NavStatus::ok) {
     path.status = st;
     return path;
   }
-  st = q.locate(to, kEndpointExtents, filter, end, b, sb);
+  st = q.locate(to, q.endpoint_extents, filter, end, b, sb);
   if (st != NavStatus::ok) {
     path.status = st == NavStatus::no_start ? NavStatus::no_target : st;
     return path;
@@ -172,7 +183,7 @@ NavRaycast NavQuery::raycast(const std::array<double, 3>& from, const std::array
   const dtQueryFilter filter = make_filter(f);
   float a[3], sa[3], b[3];
   dtPolyRef start = 0;
-  r.status = q.locate(from, kEndpointExtents, filter, start, a, sa);
+  r.status = q.locate(from, q.endpoint_extents, filter, start, a, sa);
   if (r.status != NavStatus::ok) return r;
   if (!q.to_local(to, b)) {
     r.status = NavStatus::out_of_range;
@@ -202,7 +213,7 @@ NavStatus NavQuery::random_point(const std::array<double, 3>& from, double radiu
   const dtQueryFilter filter = make_filter(f);
   float a[3], sa[3], pt[3];
   dtPolyRef start = 0, ref = 0;
-  const NavStatus st = q.locate(from, kEndpointExtents, filter, start, a, sa);
+  const NavStatus st = q.locate(from, q.endpoint_extents, filter, start, a, sa);
   if (st != NavStatus::ok) return st;
   random_state = seed;
   if (dtStatusFailed(q.query->findRandomPointAroundCircle(start, sa, float(radius_m), &filter,

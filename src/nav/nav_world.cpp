@@ -96,14 +96,6 @@ NavWorld::NavWorld(std::shared_ptr<const NavTileBuilder> builder, const NavWorld
   params_.validate();
   const NavParams& np = builder_->params();
   const double side = np.tile_size_m();
-  const double across = 2.0 * params_.radius_m * (1.0 + params_.hysteresis) / side + 2.0;
-  if (across * across > double(np.max_tiles)) {
-    throw Error(ErrorCategory::invalid_argument,
-                "NavWorld: radius_m = " + format_number(params_.radius_m) + " needs up to " +
-                    std::to_string(std::int64_t(across * across)) + " tiles of " +
-                    format_number(side) + " m per agent around a point; max_tiles is " +
-                    std::to_string(np.max_tiles));
-  }
   impl_ = std::make_unique<Impl>();
   Impl& w = *impl_;
   w.builder = builder_.get();
@@ -279,6 +271,16 @@ std::size_t swap_in(NavWorld::Impl& w, std::size_t max_tiles, double max_ms) {
 
 void NavWorld::set_points(std::span<const Viewer> points) {
   world_detail::validate_viewers(points);
+  const NavParams& np = builder_->params();
+  const double side = np.tile_size_m();
+  const double across = 2.0 * params_.radius_m * (1.0 + params_.hysteresis) / side + 2.0;
+  if (!points.empty() && across * across > double(np.max_tiles)) {
+    throw Error(ErrorCategory::invalid_argument,
+                "NavWorld: radius_m = " + format_number(params_.radius_m) + " needs up to " +
+                    std::to_string(std::int64_t(across * across)) + " tiles of " +
+                    format_number(side) + " m per agent around a point; max_tiles is " +
+                    std::to_string(np.max_tiles));
+  }
   impl_->points.assign(points.begin(), points.end());
 }
 
@@ -384,42 +386,18 @@ std::span<const NavTileEvent> NavWorld::events() const {
   return impl_->events;
 }
 
-void NavWorld::build_region(double x0_m, double z0_m, double x1_m, double z1_m) {
+void NavWorld::build_region(double x0_m, double z0_m, double x1_m, double z1_m,
+                            const ExecContext& ctx) {
   Impl& w = *impl_;
-  for (double v : {x0_m, z0_m, x1_m, z1_m}) {
-    if (!std::isfinite(v) || std::abs(v) > kMaxWorldCoordinate) {
-      throw Error(ErrorCategory::invalid_argument, "NavWorld::build_region: coordinate " +
-                                                       format_number(v) +
-                                                       " is not finite or outside the world");
-    }
-  }
-  if (!(x1_m > x0_m && z1_m > z0_m)) {
-    throw Error(ErrorCategory::invalid_argument,
-                "NavWorld::build_region: the box (" + format_number(x0_m) + ", " +
-                    format_number(z0_m) + ")..(" + format_number(x1_m) + ", " +
-                    format_number(z1_m) + ") is empty");
-  }
-  const double side = builder_->tile_size_m();
-  const NavTileKey lo = builder_->tile_at(x0_m, z0_m);
-  NavTileKey hi = builder_->tile_at(x1_m, z1_m);
-  if (double(hi.tx) * side == x1_m) --hi.tx;  // the box's high edge is exclusive
-  if (double(hi.tz) * side == z1_m) --hi.tz;
-  const double count = double(hi.tx - lo.tx + 1) * double(hi.tz - lo.tz + 1);
-  if (count > double(builder_->params().max_tiles)) {
-    throw Error(ErrorCategory::limit,
-                "NavWorld::build_region: the box needs " + format_number(count) + " tiles of " +
-                    format_number(side) + " m per agent; at most max_tiles = " +
-                    std::to_string(builder_->params().max_tiles) +
-                    " are loaded at once (12 tile bits of a poly ref)");
-  }
+  const std::vector<NavTileKey> keys = builder_->region_tiles(x0_m, z0_m, x1_m, z1_m);
   if (w.points.empty()) {
-    const NavTileKey centre = builder_->tile_at((x0_m + x1_m) * 0.5, (z0_m + z1_m) * 0.5);
+    const NavTileKey centre = builder_->region_origin(x0_m, z0_m, x1_m, z1_m);
     if (!w.origin_set || !(centre == w.origin)) recentre(w, centre);
   }
-  for (const NavTileKey& corner : {lo, NavTileKey{hi.tx + 1, hi.tz + 1}}) {
-    const double d = std::max(std::abs(double(corner.tx - w.origin.tx)),
-                              std::abs(double(corner.tz - w.origin.tz))) *
-                     side;
+  const double side = builder_->tile_size_m();
+  for (const NavTileKey& k : {keys.front(), NavTileKey{keys.back().tx + 1, keys.back().tz + 1}}) {
+    const double d =
+        std::max(std::abs(double(k.tx - w.origin.tx)), std::abs(double(k.tz - w.origin.tz))) * side;
     if (d > kNavMaxOriginDistance) {
       throw Error(ErrorCategory::limit,
                   "NavWorld::build_region: the box reaches " + format_number(d) +
@@ -427,31 +405,41 @@ void NavWorld::build_region(double x0_m, double z0_m, double x1_m, double z1_m) 
                       format_number(kNavMaxOriginDistance) + " m (Detour's float positions)");
     }
   }
-  std::size_t jobs = 0;
-  for (std::int64_t tz = lo.tz; tz <= hi.tz; ++tz) {
-    for (std::int64_t tx = lo.tx; tx <= hi.tx; ++tx) {
-      for (int a = 0; a < w.agents; ++a) {
-        const NavSlot slot{a, NavTileKey{tx, tz}};
-        Impl::Entry& e = w.entries[slot];
-        e.pinned = true;
-        if (e.loaded && !e.in_flight) continue;
-        push_job(w, slot, e, -1.0);
-        ++jobs;
-      }
+  // Build on the caller and ctx's workers, then swap in on this (the owner) thread.
+  const std::size_t per_agent = keys.size();
+  const std::size_t total = per_agent * std::size_t(w.agents);
+  std::vector<Impl::Result> results(total);
+  parallel_for(ctx, std::int64_t(total), 1, [&](std::int64_t b, std::int64_t e) {
+    ExecContext one;
+    one.threads = 1;
+    one.simd = params_.simd;
+    one.cancel = ctx.cancel;
+    for (std::int64_t i = b; i < e; ++i) {
+      Impl::Result& r = results[std::size_t(i)];
+      r.slot = NavSlot{int(std::size_t(i) / per_agent), keys[std::size_t(i) % per_agent]};
+      auto tile = std::make_unique<NavTile>();
+      builder_->build(r.slot.agent, r.slot.key, w.origin, *tile, one);
+      r.tile = std::move(tile);
     }
+  });
+  throw_if_cancelled(ctx);
+  for (Impl::Result& r : results) {
+    Impl::Entry& e = w.entries[r.slot];
+    e.pinned = true;
+    e.generation = w.next_generation++;  // a streamed job of this slot in flight is now stale
+    r.generation = e.generation;
+    w.ready.push_back(std::move(r));
   }
-  sort_queue(w);
-  w.work_cv.notify_all();
-  // Wait for every pinned job and swap it in.
-  for (;;) {
-    swap_in(w, SIZE_MAX, 1e300);
-    bool pending = false;
-    for (const auto& [slot, e] : w.entries) pending = pending || (e.pinned && e.in_flight);
-    if (!pending) break;
-    std::unique_lock lock(w.m);
-    w.done_cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return !w.finished.empty(); });
-  }
-  (void)jobs;
+  swap_in(w, SIZE_MAX, 1e300);
+  // A queued streaming job of a pinned slot is stale now; its entry is in place.
+  std::lock_guard lock(w.m);
+  w.queue.erase(std::remove_if(w.queue.begin(), w.queue.end(),
+                               [&](const Impl::Job& j) {
+                                 const auto it = w.entries.find(j.slot);
+                                 return it != w.entries.end() &&
+                                        it->second.generation != j.generation;
+                               }),
+                w.queue.end());
 }
 
 std::size_t NavWorld::invalidate(double x0_m, double z0_m, double x1_m, double z1_m) {

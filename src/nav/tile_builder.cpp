@@ -234,6 +234,56 @@ NavTileKey NavTileBuilder::tile_at(double x_m, double z_m) const {
   return NavTileKey{std::int64_t(std::floor(x_m / side)), std::int64_t(std::floor(z_m / side))};
 }
 
+NavTileKey NavTileBuilder::region_origin(double x0_m, double z0_m, double x1_m, double z1_m) const {
+  return tile_at((x0_m + x1_m) * 0.5, (z0_m + z1_m) * 0.5);
+}
+
+std::vector<NavTileKey> NavTileBuilder::region_tiles(double x0_m, double z0_m, double x1_m,
+                                                     double z1_m) const {
+  for (double v : {x0_m, z0_m, x1_m, z1_m}) {
+    if (!std::isfinite(v) || std::abs(v) > kMaxWorldCoordinate) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "nav region: coordinate " + format_number(v) +
+                      " is not finite or outside the world (|v| <= " +
+                      format_number(kMaxWorldCoordinate) + ")");
+    }
+  }
+  if (!(x1_m > x0_m && z1_m > z0_m)) {
+    throw Error(ErrorCategory::invalid_argument,
+                "nav region: the box (" + format_number(x0_m) + ", " + format_number(z0_m) +
+                    ")..(" + format_number(x1_m) + ", " + format_number(z1_m) + ") is empty");
+  }
+  const double side = tile_size_m();
+  const NavTileKey lo = tile_at(x0_m, z0_m);
+  NavTileKey hi = tile_at(x1_m, z1_m);
+  if (double(hi.tx) * side >= x1_m) --hi.tx;  // the high edges are exclusive
+  if (double(hi.tz) * side >= z1_m) --hi.tz;
+  const double count = double(hi.tx - lo.tx + 1) * double(hi.tz - lo.tz + 1);
+  if (count > double(params_.max_tiles)) {
+    throw Error(ErrorCategory::limit,
+                "nav region: the box needs " + format_number(count) + " tiles of " +
+                    format_number(side) +
+                    " m per agent; at most max_tiles = " + std::to_string(params_.max_tiles) +
+                    " are loaded at once (12 tile bits of a poly ref)");
+  }
+  const NavTileKey origin = region_origin(x0_m, z0_m, x1_m, z1_m);
+  const double reach = double(std::max({origin.tx - lo.tx, hi.tx + 1 - origin.tx, origin.tz - lo.tz,
+                                        hi.tz + 1 - origin.tz})) *
+                       side;
+  if (reach > kNavMaxOriginDistance) {
+    throw Error(ErrorCategory::limit, "nav region: the box reaches " + format_number(reach) +
+                                          " m from its centre tile; at most " +
+                                          format_number(kNavMaxOriginDistance) +
+                                          " m (Detour's float positions)");
+  }
+  std::vector<NavTileKey> keys;
+  keys.reserve(std::size_t(count));
+  for (std::int64_t tz = lo.tz; tz <= hi.tz; ++tz) {
+    for (std::int64_t tx = lo.tx; tx <= hi.tx; ++tx) keys.push_back({tx, tz});
+  }
+  return keys;
+}
+
 void NavTileBuilder::input(int agent, const NavTileKey& key, const NavTileKey& origin,
                            NavTileInput& out) const {
   nav_detail::make_tile_input(*terrain_, params_, agent, key, origin, out, nullptr);

@@ -221,9 +221,13 @@ TEST(NavWorld, RegionsOverTheTileLimitAndBadParamsAreRefused) {
   bad.recentre_distance_m = 9000.0;
   EXPECT_THROW(NavWorld(periodic_builder(), bad), Error);
   bad = NavWorldParams{};
-  bad.radius_m = 2000.0;  // 250 x 250 tiles around a point
+  bad.radius_m = 2000.0;  // 250 x 250 tiles around a point: refused once points stream
+  NavWorld tool(periodic_builder(), bad);
+  tool.build_region(0.0, 0.0, 32.0, 32.0);  // a tool that never streams is not bothered
+  EXPECT_EQ(tool.loaded_tiles(0).size(), 4u);
   try {
-    NavWorld w(periodic_builder(), bad);
+    Viewer v;
+    tool.set_points(std::span(&v, 1));
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("max_tiles is 4096"), std::string::npos) << e.what();
