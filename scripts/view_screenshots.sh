@@ -15,6 +15,12 @@ for overlay in lod borders slope layers biomes; do
 done
 run default --camera 0,0,0 --above-ground 600 --look 35,-25 --grow 0.5 \
   --screenshot docs/images/view_grow.png
+# The navmesh overlay (--nav): a path, a crowd after 2 s of walking; a second agent's navmesh.
+nav=(default --nav --camera -390,0,-260 --above-ground 110 --look 20,-45
+  --nav-path -440,-200,-320,-170 --hide scatter)
+run "${nav[@]}" --nav-crowd 12 --preload --frames 60 --screenshot docs/images/view_nav.png
+run "${nav[@]}" --nav-agent name=walker --nav-agent name=cart,radius=1,slope=30 --nav-show 1 \
+  --screenshot docs/images/view_nav_cart.png
 # The window with its panel (interactive mode, closed after 240 frames).
 xvfb-run -a -s '-screen 0 1280x1024x24' "$view" alpine --size 1280x720 --frames 240 \
   --screenshot docs/images/view_panel.png > /dev/null 2>&1

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "app.hpp"
@@ -30,10 +31,36 @@ fs::file_time_type mtime_or_min(const std::string& path) {
 struct Input {
   double scroll = 0.0;
   bool screenshot = false, reload = false, toggle_panel = false, toggle_walk = false;
+  // A left click outside the panel, at this cursor position (window coordinates): the
+  // navmesh path's next point. Taken from the callback: a click can be shorter than a frame.
+  std::optional<glm::dvec2> click;
 };
 
 Input& input_of(GLFWwindow* w) {
   return *static_cast<Input*>(glfwGetWindowUserPointer(w));
+}
+
+// The ground point under the cursor (window coordinates): the ray through the pixel against the
+// level-0 surface (TerrainQuery::raycast), within the view distance.
+std::optional<std::array<double, 3>> pick_ground(GLFWwindow* window, Session& session,
+                                                 const Camera& camera, double mx, double my) {
+  int ww = 0, wh = 0, fw = 0, fh = 0;
+  glfwGetWindowSize(window, &ww, &wh);
+  glfwGetFramebufferSize(window, &fw, &fh);
+  if (ww <= 0 || wh <= 0) return std::nullopt;
+  const FrameView view =
+      frame_view(camera, std::max(fw, 1), std::max(fh, 1), session.options().view_distance_m);
+  const glm::mat4 inverse = glm::inverse(view.view_proj);
+  const float nx = float(2.0 * mx / ww - 1.0), ny = float(1.0 - 2.0 * my / wh);
+  const glm::vec4 p_near = inverse * glm::vec4(nx, ny, -1.0f, 1.0f);
+  const glm::vec4 p_far = inverse * glm::vec4(nx, ny, 1.0f, 1.0f);
+  const glm::dvec3 dir =
+      glm::dvec3(p_far) / double(p_far.w) - glm::dvec3(p_near) / double(p_near.w);
+  if (!(glm::length(dir) > 0.0)) return std::nullopt;
+  const auto hit = session.streamer().query().raycast(
+      camera.x_m, camera.y_m, camera.z_m, dir.x, dir.y, dir.z, session.options().view_distance_m);
+  if (!hit) return std::nullopt;
+  return std::array<double, 3>{hit->x_m, hit->y_m, hit->z_m};
 }
 
 }  // namespace
@@ -53,6 +80,16 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
   glfwSetScrollCallback(window, [](GLFWwindow* w, double dx, double dy) {
     ImGui_ImplGlfw_ScrollCallback(w, dx, dy);
     if (!ImGui::GetIO().WantCaptureMouse) input_of(w).scroll += dy;
+  });
+  glfwSetMouseButtonCallback(window, [](GLFWwindow* w, int button, int action, int mods) {
+    ImGui_ImplGlfw_MouseButtonCallback(w, button, action, mods);
+    if (button != GLFW_MOUSE_BUTTON_LEFT || action != GLFW_PRESS ||
+        ImGui::GetIO().WantCaptureMouse) {
+      return;
+    }
+    double x = 0.0, y = 0.0;
+    glfwGetCursorPos(w, &x, &y);
+    input_of(w).click = glm::dvec2(x, y);
   });
   glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int scancode, int action, int mods) {
     ImGui_ImplGlfw_KeyCallback(w, key, scancode, action, mods);
@@ -84,6 +121,7 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
   auto previous = Clock::now();
   FrameReport report;
   report.renderer = renderer_name;
+  WorldOptions world = o.world;  // for rebuilt worlds: the panel turns the navmesh on and off
 
   while (glfwWindowShouldClose(window) == GLFW_FALSE) {
     glfwPollEvents();
@@ -103,6 +141,18 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     looking = rmb;
     last_x = mx;
     last_y = my;
+    // Left click on the ground: the navmesh path's start, then its end.
+    if (input.click && session->nav() != nullptr) {
+      try {
+        if (const auto hit =
+                pick_ground(window, *session, camera, input.click->x, input.click->y)) {
+          session->nav()->pick(*hit);
+        }
+      } catch (const std::exception& e) {
+        panel.error = e.what();
+      }
+    }
+    input.click.reset();
     panel.speed_m_s = std::clamp(panel.speed_m_s * std::pow(1.25, input.scroll), 1.0, 20000.0);
     input.scroll = 0.0;
     if (input.toggle_walk) panel.walk = !panel.walk;
@@ -145,7 +195,8 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     const auto t0 = Clock::now();
     try {
-      report.times = session->frame(camera, velocity, std::max(fw, 1), std::max(fh, 1), panel.draw);
+      report.times =
+          session->frame(camera, velocity, std::max(fw, 1), std::max(fh, 1), panel.draw, dt);
     } catch (const std::exception& e) {
       panel.error = e.what();
     }
@@ -158,6 +209,8 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
       report.block_gpu_bytes = session->block_renderer()->gpu_bytes();
       report.block_pending = session->block_renderer()->pending();
     }
+    report.has_nav = session->nav() != nullptr;
+    if (report.has_nav) report.nav = session->nav()->report();
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -189,6 +242,16 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     std::this_thread::sleep_until(now + std::chrono::microseconds(std::int64_t(1e6 / o.max_fps)));
 
     if (req.grow) grow_t = 0.0, panel.draw.grow = 0.0;
+    if (req.toggle_nav) {
+      world.nav.on = !world.nav.on;
+      try {
+        session->set_nav(world.nav);
+      } catch (const std::exception& e) {
+        world.nav.on = false;
+        panel.error = e.what();
+      }
+    }
+    if (req.clear_path && session->nav() != nullptr) session->nav()->clear_path();
     if (req.teleport) {
       camera.x_m = req.teleport->x;
       camera.z_m = req.teleport->y;
@@ -235,7 +298,10 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
       last_rebuild = now;
       try {
         const auto t_load = Clock::now();
-        auto next = std::make_unique<Session>(source.load(), o.world);
+        auto next = std::make_unique<Session>(source.load(), world);
+        if (next->nav() != nullptr && session->nav() != nullptr) {
+          next->nav()->copy_path_from(*session->nav());
+        }
         rebuilt_at = t_load;
         rebuilt = true;
         session = std::move(next);

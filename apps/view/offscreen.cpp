@@ -23,6 +23,43 @@ double percentile(std::vector<double> v, double p) {
   return v[k];
 }
 
+nlohmann::json nav_json(const NavReport& r) {
+  const NavWorldStats& w = r.world;
+  nlohmann::json j = {
+      {"radius_m", r.radius_m},
+      {"agents", r.agent_names},
+      {"complete", r.complete},
+      {"wanted", w.wanted},
+      {"tiles_loaded", w.loaded},
+      {"holes", w.holes},
+      {"queued", w.queued},
+      {"running", w.running},
+      {"loaded_bytes", w.loaded_bytes},
+      {"built", w.built},
+      {"removed", w.removed},
+      {"recentres", w.recentres},
+      {"last_poll_add_ms", w.last_poll_add_ms},
+      {"max_poll_add_ms", w.max_poll_add_ms},
+      {"tiles_drawn", r.overlay.tiles},
+      {"polygons", r.overlay.polygons},
+      {"off_mesh_links", r.overlay.off_mesh_links},
+      {"detail_triangles", r.overlay.triangles},
+      {"bad_tiles", r.overlay.bad_tiles},
+      {"gpu_bytes", r.overlay.gpu_bytes},
+      {"crowd",
+       {{"agents", r.crowd_agents}, {"wanted", r.crowd_wanted}, {"retargets", r.crowd_retargets}}}};
+  if (r.path_found) {
+    j["path"] = {{"agent", r.path_agent},
+                 {"from", r.start},
+                 {"to", r.end},
+                 {"status", to_string(r.path.status)},
+                 {"length_m", r.path.length_m},
+                 {"points", r.path.points.size()},
+                 {"polygons", r.path.polys.size()}};
+  }
+  return j;
+}
+
 }  // namespace
 
 int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session> session,
@@ -30,7 +67,7 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
   const auto t_start = start.t_start;
   const double session_ms = start.session_ms;
   const std::string& renderer_name = start.renderer;
-  std::vector<double> frame_ms, stream_us, upload_ms;
+  std::vector<double> frame_ms, stream_us, upload_ms, nav_stream_us;
   std::size_t forced = 0;
   terrane::view::FrameTimes last{};
   auto target = std::make_unique<OffscreenTarget>(o.width, o.height);
@@ -45,7 +82,8 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
   std::size_t block_uploads_forced = 0;
   auto streamers_complete = [&] {
     return session->streamer().stats().view_complete &&
-           (session->blocks() == nullptr || session->blocks()->stats().view_complete);
+           (session->blocks() == nullptr || session->blocks()->stats().view_complete) &&
+           (session->nav() == nullptr || session->nav()->complete());
   };
   auto note_view = [&] {
     const StreamerStats st = session->streamer().stats();
@@ -60,11 +98,12 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
   auto step = [&] {
     const auto t0 = Clock::now();
     if (o.walk) camera.y_m = session->ground_m(camera.x_m, camera.z_m) + 1.8;
-    last = session->frame(camera, velocity, o.width, o.height, o.draw);
+    last = session->frame(camera, velocity, o.width, o.height, o.draw, dt);
     glFinish();
     note_view();
     frame_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     stream_us.push_back(last.stream_us);
+    nav_stream_us.push_back(last.nav_stream_us);
     upload_ms.push_back(last.upload.ms);
     forced += last.upload.forced;
     camera.x_m += velocity.x * dt;
@@ -170,6 +209,11 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
                    {"chunks_culled", last.block_draw.chunks_culled},
                    {"quads_drawn", last.block_draw.quads},
                    {"complete_view_ms", block_complete_view_ms}};
+  }
+  if (session->nav() != nullptr) {
+    j["nav"] = nav_json(session->nav()->report());
+    j["nav"]["stream_us_p50"] = percentile(nav_stream_us, 0.5);
+    j["nav"]["stream_us_p99"] = percentile(nav_stream_us, 0.99);
   }
   if (!o.stats.empty()) {
     std::ofstream(o.stats) << j.dump(2) << "\n";

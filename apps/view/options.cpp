@@ -1,11 +1,91 @@
 #include "options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
+#include "terrane/schema.hpp"
+
 namespace terrane::view {
+namespace {
+
+// "x0,z0,x1,z1": four finite numbers, nothing else.
+bool parse_numbers(const std::string& text, std::size_t count, std::vector<double>& out) {
+  out.clear();
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t end = std::min(text.find(',', pos), text.size());
+    double v = 0.0;
+    const char* first = text.data() + pos;
+    const char* last = text.data() + end;
+    const auto [ptr, ec] = std::from_chars(first, last, v);
+    if (first == last || ec != std::errc() || ptr != last || !std::isfinite(v)) return false;
+    out.push_back(v);
+    pos = end + 1;
+  }
+  return out.size() == count;
+}
+
+// The --nav options into o.world.nav and o.draw.nav_agent; any of them turns --nav on.
+void check_nav_options(Options& o) {
+  NavOptions& nav = o.world.nav;
+  nav.on = nav.on || o.nav_radius || !o.nav_agents.empty() || !o.nav_path.empty() || o.nav_crowd ||
+           !o.nav_show.empty();
+  if (o.nav_radius) {
+    NavWorldParams wp;
+    wp.radius_m = *o.nav_radius;
+    try {
+      wp.validate();
+    } catch (const std::exception&) {
+      fail("--nav-radius " + format_number(*o.nav_radius) +
+           ": the navmesh radius must be in (0, 2048] m");
+    }
+    nav.radius_m = *o.nav_radius;
+  }
+  for (std::size_t k = 0; k < o.nav_agents.size(); ++k) {
+    const std::string& spec = o.nav_agents[k];
+    NavAgent base;
+    base.name = "agent" + std::to_string(k);
+    try {
+      nav.agents.push_back(parse_nav_agent(spec, base));
+    } catch (const std::exception& e) {
+      fail("--nav-agent '" + spec + "': " + e.what());
+    }
+  }
+  if (!o.nav_path.empty()) {
+    std::vector<double> v;
+    if (!parse_numbers(o.nav_path, 4, v)) {
+      fail("--nav-path '" + o.nav_path + "' must be x0,z0,x1,z1: four numbers [m]");
+    }
+    nav.path = std::array<double, 4>{v[0], v[1], v[2], v[3]};
+  }
+  // A few walkers in the window; none in offscreen pictures unless asked.
+  nav.crowd = o.nav_crowd.value_or(o.offscreen ? 0 : 8);
+  if (nav.crowd < 0 || nav.crowd > kNavCrowdCapacity) {
+    fail("--nav-crowd " + std::to_string(nav.crowd) + " must be 0.." +
+         std::to_string(kNavCrowdCapacity) + " (the crowd's capacity)");
+  }
+  const int agents = nav.agents.empty() ? 1 : int(nav.agents.size());
+  if (o.nav_show.empty() || o.nav_show == "0") {
+    o.draw.nav_agent = 0;
+  } else if (o.nav_show == "all") {
+    o.draw.nav_agent = -1;
+  } else {
+    int k = -1;
+    const auto [ptr, ec] =
+        std::from_chars(o.nav_show.data(), o.nav_show.data() + o.nav_show.size(), k);
+    if (ec != std::errc() || ptr != o.nav_show.data() + o.nav_show.size() || k < 0 || k >= agents) {
+      fail("--nav-show '" + o.nav_show + "' must be all or an agent index 0.." +
+           std::to_string(agents - 1));
+    }
+    o.draw.nav_agent = k;
+  }
+}
+
+}  // namespace
 
 [[noreturn]] void fail(const std::string& message) {
   std::cerr << "terrane-view: error: " << message << "\n";
@@ -44,7 +124,8 @@ int parse_options(int argc, char** argv, Options& o) {
   app.add_flag("--walk", o.walk, "walk 1.8 m above the ground");
   app.add_flag("--watch", o.watch, "reload the preset file when it changes");
   app.add_flag("--key-colour", o.key_colour, "magenta background, terrain only (crack tests)");
-  app.add_option("--hide", o.hide, "layers to hide: terrain, water, scatter, sky, fog, blocks")
+  app.add_option("--hide", o.hide,
+                 "layers to hide: terrain, water, scatter, sky, fog, blocks, nav (the overlay)")
       ->delimiter(',');
   app.add_option("--grow", o.grow, "growth animation state 0..1 (1: full height)")
       ->check(CLI::Range(0.0, 1.0));
@@ -79,6 +160,24 @@ int parse_options(int argc, char** argv, Options& o) {
   app.add_option("--block-upload-budget-ms", o.world.block_upload_budget_ms,
                  "time per frame for uploading ready block chunks [ms]")
       ->check(CLI::Range(0.0, 1000.0));
+  app.add_flag("--nav", o.world.nav.on,
+               "a navmesh streamed around the camera (terrane's nav module): overlay, paths, "
+               "crowd");
+  app.add_option("--nav-radius", o.nav_radius,
+                 "navmesh: tiles within this distance of the camera's ground position [m] "
+                 "(default 128)");
+  app.add_option("--nav-agent", o.nav_agents,
+                 "navmesh agent radius=..,height=..,climb=..,slope=..[,drop=..,name=..] "
+                 "(repeatable: one navmesh each; default one humanoid)");
+  app.add_option("--nav-path", o.nav_path,
+                 "x0,z0,x1,z1 [m]: the path between two ground points (within --nav-radius of "
+                 "the camera)");
+  app.add_option("--nav-crowd", o.nav_crowd,
+                 "crowd agents walking on the first agent's navmesh, 0..16 (default 8 in the "
+                 "window, 0 offscreen)");
+  app.add_option("--nav-show", o.nav_show,
+                 "whose navmesh the overlay shows and paths use: an agent index or all "
+                 "(default 0)");
   app.add_option("--drain-timeout", o.drain_timeout_s, "seconds to wait for the view to load")
       ->check(CLI::Range(1.0, 3600.0));
   CLI11_PARSE(app, argc, argv);
@@ -114,9 +213,12 @@ int parse_options(int argc, char** argv, Options& o) {
       o.draw.fog = false;
     else if (h == "blocks")
       o.draw.blocks = false;
+    else if (h == "nav")
+      o.draw.nav = false;
     else
-      fail("--hide '" + h + "': the layers are terrain, water, scatter, sky, fog, blocks");
+      fail("--hide '" + h + "': the layers are terrain, water, scatter, sky, fog, blocks, nav");
   }
+  check_nav_options(o);
   o.draw.wireframe = o.wireframe;
   o.draw.key_colour = o.key_colour;
   o.draw.grow = o.grow;

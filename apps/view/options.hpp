@@ -43,6 +43,12 @@ struct Options {
   std::vector<std::string> edits;  // "graph.nodes.hills.frequency=0.0002"
   DrawSettings draw;               // from --overlay, --hide, --wireframe, --key-colour, --grow
   int interactive_frames = -1;     // interactive --frames: close after N frames (-1: never)
+  // --nav and its options (into world.nav and draw.nav_agent once checked).
+  std::optional<double> nav_radius;
+  std::vector<std::string> nav_agents;
+  std::string nav_path;
+  std::optional<int> nav_crowd;
+  std::string nav_show;
 };
 
 // Parses and checks the command line into `o`. Returns -1 to go on, otherwise the exit status

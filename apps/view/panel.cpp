@@ -54,6 +54,48 @@ bool edit_value(const std::string& label, nlohmann::json& value, std::string& ou
   return changed;
 }
 
+// The navmesh: on/off, what streams, whose overlay, the path between the picked points.
+void draw_nav_section(PanelState& state, const FrameReport& report, PanelRequests& req) {
+  if (!ImGui::CollapsingHeader("Navigation", report.has_nav ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+    return;
+  }
+  bool on = report.has_nav;
+  if (ImGui::Checkbox("navmesh around the camera", &on)) req.toggle_nav = true;
+  if (!report.has_nav) return;
+  const NavReport& n = report.nav;
+  const NavWorldStats& w = n.world;
+  ImGui::Text("tiles: %zu loaded, %zu holes, %zu queued, %zu building (%.0f m radius)", w.loaded,
+              w.holes, w.queued, w.running, n.radius_m);
+  ImGui::Text("polygons: %zu, drop links %zu; %.1f MiB, %.1f MiB GPU", n.overlay.polygons,
+              n.overlay.off_mesh_links, double(w.loaded_bytes) / 1048576.0,
+              double(n.overlay.gpu_bytes) / 1048576.0);
+  ImGui::Text("frame thread: %.0f us; poll add %.2f ms last, %.2f ms max", n.stream_us,
+              w.last_poll_add_ms, w.max_poll_add_ms);
+  DrawSettings& d = state.draw;
+  ImGui::Checkbox("overlay", &d.nav);
+  ImGui::SameLine();
+  ImGui::Checkbox("crowd", &d.nav_crowd);
+  ImGui::SameLine();
+  ImGui::Text("(%d walking)", n.crowd_agents);
+  int agent = d.nav_agent;
+  ImGui::RadioButton("all##navagent", &agent, -1);
+  for (int k = 0; k < int(n.agent_names.size()); ++k) {
+    ImGui::SameLine();
+    ImGui::RadioButton((n.agent_names[std::size_t(k)] + "##navagent" + std::to_string(k)).c_str(),
+                       &agent, k);
+  }
+  d.nav_agent = agent;
+  ImGui::TextDisabled("left-click the ground: the path's start, then its end");
+  if (n.has_start) ImGui::Text("from %.1f, %.1f, %.1f", n.start[0], n.start[1], n.start[2]);
+  if (n.has_end) ImGui::Text("to   %.1f, %.1f, %.1f", n.end[0], n.end[1], n.end[2]);
+  if (n.path_found) {
+    ImGui::Text("path (%s): %s, %.1f m, %zu corners, %zu polygons",
+                n.agent_names[std::size_t(n.path_agent)].c_str(), to_string(n.path.status),
+                n.path.length_m, n.path.points.size(), n.path.polys.size());
+  }
+  if (n.has_start && ImGui::Button("Clear path")) req.clear_path = true;
+}
+
 }  // namespace
 
 PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& preset,
@@ -89,6 +131,9 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
     ImGui::TextWrapped("%s", state.error.c_str());
     ImGui::PopStyleColor();
   }
+
+  // Near the top: with --nav it is what one looks at (open from the start then).
+  draw_nav_section(state, report, req);
 
   if (ImGui::CollapsingHeader("World", ImGuiTreeNodeFlags_DefaultOpen)) {
     const std::vector<std::string> names = builtin_preset_names();

@@ -19,6 +19,8 @@ struct PanelRequests {
   bool screenshot = false;
   bool grow = false;                   // start the growth animation
   std::optional<glm::dvec2> teleport;  // x, z
+  bool toggle_nav = false;             // start or stop the navmesh (--nav)
+  bool clear_path = false;
 };
 
 // The preset being viewed, as a source (builtin name or file) and overrides in order: the
@@ -50,6 +52,8 @@ struct FrameReport {
   bool has_blocks = false;  // the session streams a block world (--blocks)
   BlockStreamerStats blocks;
   std::size_t block_gpu_bytes = 0, block_pending = 0;
+  bool has_nav = false;  // the session streams a navmesh (--nav or the panel)
+  NavReport nav;
   std::string renderer;
 };
 

@@ -30,10 +30,22 @@ Session::Session(Preset preset, const WorldOptions& options)
     blocks_ = std::make_unique<BlockStreamer>(preset_, bp);
     block_renderer_ = std::make_unique<BlockRenderer>(blocks_->generator(), bp.view_distance_m);
   }
+  set_nav(options.nav);
+}
+
+void Session::set_nav(const NavOptions& options) {
+  if (!options.on) {
+    nav_.reset();
+  } else if (nav_ == nullptr) {
+    nav_ = std::make_unique<NavLayer>(streamer_->shared_generator(), options, options_.threads,
+                                      options_.worker_priority);
+  }
+  options_.nav = options;
 }
 
 bool Session::view_complete() {
   if (!streamer_->stats().view_complete) return false;
+  if (nav_ != nullptr && !nav_->complete()) return false;
   return blocks_ == nullptr || (blocks_->stats().view_complete && block_renderer_->pending() == 0);
 }
 
@@ -42,9 +54,9 @@ void Session::flush_block_uploads(const Camera& camera) {
 }
 
 FrameTimes Session::frame(const Camera& camera, const glm::dvec3& velocity, int width, int height,
-                          const DrawSettings& settings) {
+                          const DrawSettings& settings, double dt_s) {
   FrameTimes t;
-  t.stream_us = stream(camera, velocity);
+  t.stream_us = stream(camera, velocity, &t.nav_stream_us);
   t.upload = renderer_->upload(streamer_->visible(), options_.upload_budget_ms);
   // The block world: its chunks are drawn, and the height field leaves them out (the cover),
   // unless it is hidden. Key-colour pictures (crack tests) have no liquids, as they have no
@@ -71,10 +83,14 @@ FrameTimes Session::frame(const Camera& camera, const glm::dvec3& velocity, int 
     const BlockDrawStats tr = block_renderer_->draw_translucent(view, settings, float(fog));
     t.block_draw.quads += tr.quads;
   }
+  if (nav_ != nullptr) {
+    nav_->advance(camera, dt_s, settings.nav_agent);
+    if (!settings.key_colour) nav_->draw(view, camera, settings, float(fog), height);
+  }
   return t;
 }
 
-double Session::stream(const Camera& camera, const glm::dvec3& velocity) {
+double Session::stream(const Camera& camera, const glm::dvec3& velocity, double* nav_us) {
   const auto t0 = std::chrono::steady_clock::now();
   Viewer viewer;
   viewer.x_m = camera.x_m;
@@ -99,6 +115,10 @@ double Session::stream(const Camera& camera, const glm::dvec3& velocity) {
     blocks_->update();
     blocks_->poll(PollBudget{.max_chunks = SIZE_MAX, .max_ms = 1.0});
     block_renderer_->take_events(blocks_->events());
+  }
+  if (nav_ != nullptr) {
+    const double us = nav_->stream(camera, velocity);
+    if (nav_us != nullptr) *nav_us = us;
   }
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -9,6 +9,7 @@
 
 #include "block_renderer.hpp"
 #include "camera.hpp"
+#include "nav_layer.hpp"
 #include "terrane/preset.hpp"
 #include "terrane/world.hpp"
 #include "water_layer.hpp"
@@ -32,6 +33,8 @@ struct WorldOptions {
   double block_vertical_m = 96.0;       // BlockStreamerParams::vertical_distance_m
   double block_upload_budget_ms = 2.0;  // per frame, for ready block chunks
   bool block_ao = true;                 // BlockStreamerParams::ambient_occlusion
+  // --nav: a navmesh streamed around the camera's ground position (nav_layer.hpp).
+  NavOptions nav;
 };
 
 struct FrameTimes {
@@ -40,6 +43,7 @@ struct FrameTimes {
   DrawStats draw;
   BlockUploadStats block_upload;  // zero without blocks
   BlockDrawStats block_draw;
+  double nav_stream_us = 0.0;  // the navmesh's part of stream_us (zero without --nav)
 };
 
 class Session {
@@ -52,7 +56,12 @@ class Session {
   // The block world (--blocks), else null.
   BlockStreamer* blocks() { return blocks_.get(); }
   BlockRenderer* block_renderer() { return block_renderer_.get(); }
-  // Both streamers have every wanted chunk, and the block chunks are all on the GPU.
+  // The navmesh (--nav, or the panel), else null.
+  NavLayer* nav() { return nav_.get(); }
+  // Starts (options.on) or stops the navmesh; throws terrane::Error as NavLayer does.
+  void set_nav(const NavOptions& options);
+  // Both streamers have every wanted chunk, the block chunks are all on the GPU, and every
+  // wanted navmesh tile is loaded.
   bool view_complete();
   // Uploads every ready block chunk (offscreen pictures, after the view is drained).
   void flush_block_uploads(const Camera& camera);
@@ -63,12 +72,12 @@ class Session {
   void finish_water(const Camera& camera) { water_->finish(camera); }
 
   // Streams around the camera moving at velocity (vx, vy, vz) m/s, uploads, and draws into the
-  // bound framebuffer of width x height.
+  // bound framebuffer of width x height; the crowd (--nav) walks for dt_s.
   FrameTimes frame(const Camera& camera, const glm::dvec3& velocity, int width, int height,
-                   const DrawSettings& settings);
+                   const DrawSettings& settings, double dt_s = 1.0 / 30.0);
   // Streams only (set_viewers, update, poll, events): what frame() does before it uploads.
-  // Returns the frame thread's time in it [us].
-  double stream(const Camera& camera, const glm::dvec3& velocity);
+  // Returns the frame thread's time in it [us] (nav_us: the navmesh's part).
+  double stream(const Camera& camera, const glm::dvec3& velocity, double* nav_us = nullptr);
   // Height of the level-0 surface under (x, z).
   double ground_m(double x_m, double z_m) const;
 
@@ -80,6 +89,7 @@ class Session {
   std::unique_ptr<WaterLayer> water_;
   std::unique_ptr<BlockStreamer> blocks_;
   std::unique_ptr<BlockRenderer> block_renderer_;
+  std::unique_ptr<NavLayer> nav_;
 };
 
 }  // namespace terrane::view

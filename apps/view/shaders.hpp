@@ -407,4 +407,35 @@ void main() {
 }
 )";
 
+// The navigation overlay (nav_overlay.cpp): navmesh polygons, their edges, the path and the
+// crowd. Positions are relative to the navmesh origin, a tile corner (whole metres for the
+// default tiles), so origin - reference is exact like a chunk's origin; colours per vertex.
+inline constexpr const char* kNavVertex = R"(#version 330 core
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec4 a_colour;
+uniform mat4 u_view_proj;
+uniform vec3 u_origin_rel;  // navmesh origin - reference point
+uniform vec3 u_cam_offset;
+out vec3 v_rel;
+out vec4 v_colour;
+void main() {
+  v_rel = (u_origin_rel + a_pos) - u_cam_offset;
+  v_colour = a_colour;
+  gl_Position = u_view_proj * vec4(v_rel, 1.0);
+}
+)";
+
+inline constexpr const char* kNavFragment = R"(#version 330 core
+in vec3 v_rel;
+in vec4 v_colour;
+uniform vec3 u_fog_colour;
+uniform float u_fog_density;
+uniform float u_alpha;  // times the vertex's alpha
+out vec4 o_colour;
+void main() {
+  float f = fog_factor(length(v_rel), u_fog_density);
+  o_colour = vec4(mix(v_colour.rgb, u_fog_colour, f), v_colour.a * u_alpha);
+}
+)";
+
 }  // namespace terrane::view::shaders

@@ -26,7 +26,10 @@ inline constexpr const char* kOverlayNames[kOverlayCount] = {"none",  "lod",    
 
 struct DrawSettings {
   bool terrain = true, water = true, scatter = true, sky = true, fog = true;
-  bool blocks = true;  // the block world, when the session streams one (--blocks)
+  bool blocks = true;     // the block world, when the session streams one (--blocks)
+  bool nav = true;        // the navmesh overlay, when the session streams a navmesh (--nav)
+  bool nav_crowd = true;  // its crowd agents
+  int nav_agent = 0;      // whose navmesh the overlay shows (-1: every agent's) and paths use
   bool wireframe = false;
   Overlay overlay = Overlay::none;
   double walkable_deg = 45.0;  // slope overlay: the agent's walkable limit

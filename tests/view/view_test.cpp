@@ -368,6 +368,97 @@ TEST_F(ViewTest, BlockWorldOptionsAreChecked) {
   EXPECT_NE(hide.log.find("blocks"), std::string::npos) << hide.log;
 }
 
+// --nav: the NavWorld streamed around the camera's ground position, drawn as an overlay of its
+// polygons, with a path between two ground points and a few crowd agents walking. Against the
+// same view without --nav the walkable ground in front of the camera (the lower half) changes,
+// the sky does not; the bright path ribbon appears; --stats reports the tiles, the path and the
+// crowd.
+TEST_F(ViewTest, NavOverlayShowsWalkableAreaAndPath) {
+  const std::string args =
+      "default --size 480x270 --camera -390,0,-260 --above-ground 110 --look 20,-45 "
+      "--hide scatter";
+  const Shot nav = render(args +
+                          " --nav --nav-path -440,-200,-320,-170 --nav-crowd 4 --preload "
+                          "--frames 20");
+  ASSERT_EQ(nav.rc, 0) << nav.log;
+  const Shot plain = render(args);
+  ASSERT_EQ(plain.rc, 0) << plain.log;
+  EXPECT_EQ(nav.stats.value("gl_errors", -1), 0) << nav.log;
+  EXPECT_FALSE(plain.stats.contains("nav"));
+  ASSERT_TRUE(nav.stats.contains("nav")) << nav.stats.dump();
+  const nlohmann::json& n = nav.stats["nav"];
+  EXPECT_TRUE(n.value("complete", false)) << n.dump();
+  EXPECT_EQ(n.value("holes", -1), 0) << n.dump();
+  EXPECT_DOUBLE_EQ(n.value("radius_m", 0.0), 128.0);
+  // 16 m tiles within 128 m of a point: about pi (128 + 8)^2 / 256.
+  EXPECT_GT(n.value("tiles_loaded", 0), 200) << n.dump();
+  EXPECT_EQ(n.value("tiles_drawn", 0), n.value("tiles_loaded", -1)) << n.dump();
+  EXPECT_GE(n.value("polygons", 0), n.value("tiles_loaded", 0)) << n.dump();
+  EXPECT_EQ(n.value("bad_tiles", -1), 0) << n.dump();
+  EXPECT_GT(n.value("gpu_bytes", 0), 0) << n.dump();
+  ASSERT_TRUE(n.contains("path")) << n.dump();
+  const nlohmann::json& p = n["path"];
+  EXPECT_EQ(p.value("status", std::string()), "ok") << p.dump();
+  // At least the straight line between the two points (120 m, 30 m and 54 m of height apart).
+  EXPECT_GT(p.value("length_m", 0.0), 127.0) << p.dump();
+  EXPECT_LT(p.value("length_m", 0.0), 250.0) << p.dump();
+  EXPECT_GE(p.value("points", 0), 2) << p.dump();
+  EXPECT_EQ(n["crowd"].value("agents", 0), 4) << n.dump();
+  EXPECT_GE(n["crowd"].value("retargets", 0), 4) << n.dump();
+
+  auto changed = [&](double y0, double y1) {
+    std::size_t k = 0, all = 0;
+    for (int y = int(y0 * nav.height); y < int(y1 * nav.height); ++y) {
+      for (int x = 0; x < nav.width; ++x) {
+        const unsigned char *a = nav.at(x, y), *b = plain.at(x, y);
+        k += std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]) > 24;
+        ++all;
+      }
+    }
+    return double(k) / double(std::max<std::size_t>(all, 1));
+  };
+  EXPECT_GT(changed(0.6, 1.0), 0.5) << "no overlay on the walkable ground in front";
+  EXPECT_LT(changed(0.0, 0.1), 0.01) << "the sky changed";
+  // The path ribbon's yellow (255, 235, 40): no terrain, overlay fill or edge is that bright.
+  auto path_pixels = [](const Shot& s) {
+    std::size_t k = 0;
+    for (int y = 0; y < s.height; ++y) {
+      for (int x = 0; x < s.width; ++x) {
+        const unsigned char* c = s.at(x, y);
+        k += c[0] >= 235 && c[1] >= 210 && c[2] <= 80;
+      }
+    }
+    return k;
+  };
+  EXPECT_GT(path_pixels(nav), 300u) << "no path drawn";
+  EXPECT_EQ(path_pixels(plain), 0u);
+}
+
+// The --nav options are checked before anything streams, each with a message naming it.
+TEST_F(ViewTest, NavOptionsAreChecked) {
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"--nav --nav-radius -1", "--nav-radius -1: the navmesh radius must be in (0, 2048] m"},
+      {"--nav --nav-radius 1000", "--nav: NavWorld: radius_m = 1000 needs up to"},
+      {"--nav --nav-path 1,2,3", "--nav-path '1,2,3' must be x0,z0,x1,z1: four numbers [m]"},
+      {"--nav --nav-path 1,2,x,4", "--nav-path '1,2,x,4' must be x0,z0,x1,z1"},
+      {"--nav --nav-agent radius=0.5,hieght=2",
+       "--nav-agent 'radius=0.5,hieght=2': nav agent: unknown key 'hieght'"},
+      {"--nav --nav-agent slope=95",
+       "--nav: agents[0] ('agent0').max_slope_deg = 95 is outside the allowed range (0, 90)"},
+      {"--nav --nav-crowd 40", "--nav-crowd 40 must be 0..16"},
+      {"--nav --nav-show 2", "--nav-show '2' must be all or an agent index 0..0"},
+  };
+  for (const Case& c : cases) {
+    const Shot s = render(std::string("default --size 64x64 ") + c.args);
+    EXPECT_EQ(s.rc, 1) << c.args << "\n" << s.log;
+    EXPECT_NE(s.log.find(c.message), std::string::npos) << c.args << "\n" << s.log;
+  }
+}
+
 TEST_F(ViewTest, NoDisplayNamesXvfbRun) {
   const fs::path log = dir_ / "log.txt";
   const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY ") + TERRANE_VIEW_PATH +
