@@ -92,6 +92,8 @@ NavAgent parse_nav_agent(std::string_view spec, const NavAgent& base = {});
 
 // Area ids of the navmesh polygons (Recast areas; 0 is Recast's "not walkable").
 enum class NavArea : std::uint8_t {
+  // Water is judged against the sea level only: lakes above it (hydrology over regions, which
+  // a tile does not have) are ground.
   ground = 1,         // walkable, not steeper than NavParams::steep_slope_deg
   steep = 2,          // walkable, steeper than steep_slope_deg (up to the agent's max slope)
   shallow_water = 3,  // ground below sea level by less than NavParams::wade_depth_m
