@@ -2,7 +2,11 @@
 //
 // Chunks: each ready chunk's quads go into one buffer (8 bytes a quad, the library's PackedQuad
 // unchanged: opaque, then transparent, then liquid ones) drawn as instances of 6 vertices whose
-// positions, normals, colours and AO the vertex shader decodes (kBlockVertex). Quads lie on
+// positions, normals, colours and baked AO the vertex shader decodes (kBlockVertex). With the
+// streamer's default BlockAo::occupancy the quads carry no AO (so they merge as without it)
+// and the chunk's padded opaque column masks go into a small RG32UI texture, from which the
+// fragment shader computes the library's per-vertex AO at the face's corners and interpolates
+// it (kBlockFragment, occupancy_ao). Quads lie on
 // exposed faces only (the mesher culls faces between blocks, also across chunk borders through
 // its one-block padding), so the cost is the surface, not the volume.
 //
@@ -75,8 +79,10 @@ void BlockCover::apply(GLuint p) const {
   glUniform1f(uniform(p, "u_block_margin_m"), margin_m);
 }
 
-BlockRenderer::BlockRenderer(const BlockWorldGenerator& generator, double view_distance_m)
-    : chunk_size_(generator.chunk_size()),
+BlockRenderer::BlockRenderer(const BlockWorldGenerator& generator, double view_distance_m,
+                             BlockAo ao)
+    : ao_(ao),
+      chunk_size_(generator.chunk_size()),
       block_m_(generator.params().block_size_m),
       chunk_m_(double(generator.chunk_size()) * generator.params().block_size_m),
       view_distance_m_(view_distance_m) {
@@ -204,6 +210,19 @@ void BlockRenderer::upload_chunk(const BlockChunkKey& key, const BlockChunkResid
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     g.bytes = staging_.size() * 8;
   }
+  if (!chunk.occupancy.empty()) {
+    // The uint64 masks as RG32UI texels (low word, high word): little-endian, as above.
+    const int p = chunk_size_ + 2;
+    g.occupancy = GlTexture(true);
+    glBindTexture(GL_TEXTURE_2D, g.occupancy.id());
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RG32UI, p, p, 0, GL_RG_INTEGER, GL_UNSIGNED_INT,
+                 chunk.occupancy.data());
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    g.bytes += chunk.occupancy.size() * 8;
+  }
   gpu_bytes_ += g.bytes;
   if (auto it = chunks_.find(key); it != chunks_.end()) gpu_bytes_ -= it->second.bytes;
   chunks_.insert_or_assign(key, std::move(g));
@@ -302,6 +321,8 @@ void BlockRenderer::draw_pass(const FrameView& view, const DrawSettings& setting
   glUniform1f(uniform(p, "u_reach_m"), float(view_distance_m_ + 0.71 * chunk_m_));
   glUniform1i(uniform(p, "u_palette"), 0);
   glUniform1i(uniform(p, "u_block_mask"), kBlockMaskUnit);
+  glUniform1i(uniform(p, "u_occupancy"), kBlockOccupancyUnit);
+  glUniform1i(uniform(p, "u_ao_mode"), ao_ == BlockAo::none ? 0 : ao_ == BlockAo::baked ? 1 : 2);
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, palette_);
   const GLint u_origin_rel = uniform(p, "u_origin_rel"), u_wire = uniform(p, "u_wire");
@@ -341,6 +362,9 @@ void BlockRenderer::draw_pass(const FrameView& view, const DrawSettings& setting
       const glm::vec3 origin_rel(float(g.origin_x - view.ref.x), float(g.origin_y - view.ref.y),
                                  float(g.origin_z - view.ref.z));
       glUniform3fv(u_origin_rel, 1, glm::value_ptr(origin_rel));
+      glActiveTexture(GL_TEXTURE0 + kBlockOccupancyUnit);
+      glBindTexture(GL_TEXTURE_2D, g.occupancy.id());
+      glActiveTexture(GL_TEXTURE0);
       glBindBuffer(GL_ARRAY_BUFFER, g.vbo.id());
       glVertexAttribIPointer(0, 2, GL_UNSIGNED_INT, 8,
                              reinterpret_cast<const void*>(std::size_t(first) * 8));
@@ -361,6 +385,9 @@ void BlockRenderer::draw_pass(const FrameView& view, const DrawSettings& setting
   glVertexAttribDivisor(0, 0);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
   glBindVertexArray(0);
+  glActiveTexture(GL_TEXTURE0 + kBlockOccupancyUnit);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, 0);
   glUseProgram(0);
 }

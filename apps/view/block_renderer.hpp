@@ -46,6 +46,8 @@ struct BlockCover {
   void apply(GLuint program) const;
 };
 inline constexpr int kBlockMaskUnit = 3;
+// The chunk's occupancy (BlockAo::occupancy), bound per chunk.
+inline constexpr int kBlockOccupancyUnit = 4;
 inline constexpr int kBlockMaskSide = 64;  // chunk columns per side of the cover mask
 inline constexpr int kBlockMaskRows = 32;  // chunk rows (bits of a texel)
 
@@ -53,7 +55,8 @@ class BlockRenderer {
  public:
   // Needs a current GL 3.3 context. view_distance_m: the streamer's view distance (blocks are
   // drawn to it; the height field takes over from it minus one chunk).
-  BlockRenderer(const BlockWorldGenerator& generator, double view_distance_m);
+  // ao: the BlockStreamer's BlockStreamerParams::ambient_occlusion (how its meshes carry AO).
+  BlockRenderer(const BlockWorldGenerator& generator, double view_distance_m, BlockAo ao);
   ~BlockRenderer();
   BlockRenderer(const BlockRenderer&) = delete;
   BlockRenderer& operator=(const BlockRenderer&) = delete;
@@ -77,7 +80,8 @@ class BlockRenderer {
 
  private:
   struct GpuChunk {
-    GlBuffer vbo;  // opaque quads, then transparent, then liquid ones (8 bytes each)
+    GlBuffer vbo;         // opaque quads, then transparent, then liquid ones (8 bytes each)
+    GlTexture occupancy;  // RG32UI, P x P: the chunk's padded opaque column masks
     std::uint32_t opaque = 0, transparent = 0, liquid = 0;
     double origin_x = 0.0, origin_y = 0.0, origin_z = 0.0;  // minimum corner [m]
     std::size_t bytes = 0;
@@ -91,6 +95,7 @@ class BlockRenderer {
   void draw_pass(const FrameView& view, const DrawSettings& settings, float fog, Pass pass,
                  BlockDrawStats& stats);
 
+  BlockAo ao_ = BlockAo::occupancy;
   int chunk_size_ = 32;
   double block_m_ = 1.0, chunk_m_ = 32.0;
   double view_distance_m_ = 0.0;

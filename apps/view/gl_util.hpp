@@ -14,16 +14,25 @@ namespace terrane::view {
 GLuint build_program(std::string_view name, const char* vertex_src, const char* fragment_src);
 GLint uniform(GLuint program, const char* name);
 
-// An owned buffer or vertex array name (move-only).
-class GlBuffer {
+// An owned buffer, vertex array or texture name (move-only).
+enum class GlNameKind { buffer, vertex_array, texture };
+template <GlNameKind Kind>
+class GlName {
  public:
-  GlBuffer() = default;
-  explicit GlBuffer(bool create) {
-    if (create) glGenBuffers(1, &id_);
+  GlName() = default;
+  explicit GlName(bool create) {
+    if (!create) return;
+    if constexpr (Kind == GlNameKind::buffer) {
+      glGenBuffers(1, &id_);
+    } else if constexpr (Kind == GlNameKind::vertex_array) {
+      glGenVertexArrays(1, &id_);
+    } else {
+      glGenTextures(1, &id_);
+    }
   }
-  ~GlBuffer() { reset(); }
-  GlBuffer(GlBuffer&& o) noexcept : id_(o.id_) { o.id_ = 0; }
-  GlBuffer& operator=(GlBuffer&& o) noexcept {
+  ~GlName() { reset(); }
+  GlName(GlName&& o) noexcept : id_(o.id_) { o.id_ = 0; }
+  GlName& operator=(GlName&& o) noexcept {
     if (this != &o) {
       reset();
       id_ = o.id_;
@@ -31,38 +40,17 @@ class GlBuffer {
     }
     return *this;
   }
-  GlBuffer(const GlBuffer&) = delete;
-  GlBuffer& operator=(const GlBuffer&) = delete;
+  GlName(const GlName&) = delete;
+  GlName& operator=(const GlName&) = delete;
   void reset() {
-    if (id_ != 0) glDeleteBuffers(1, &id_);
-    id_ = 0;
-  }
-  GLuint id() const { return id_; }
-
- private:
-  GLuint id_ = 0;
-};
-
-class GlVertexArray {
- public:
-  GlVertexArray() = default;
-  explicit GlVertexArray(bool create) {
-    if (create) glGenVertexArrays(1, &id_);
-  }
-  ~GlVertexArray() { reset(); }
-  GlVertexArray(GlVertexArray&& o) noexcept : id_(o.id_) { o.id_ = 0; }
-  GlVertexArray& operator=(GlVertexArray&& o) noexcept {
-    if (this != &o) {
-      reset();
-      id_ = o.id_;
-      o.id_ = 0;
+    if (id_ == 0) return;
+    if constexpr (Kind == GlNameKind::buffer) {
+      glDeleteBuffers(1, &id_);
+    } else if constexpr (Kind == GlNameKind::vertex_array) {
+      glDeleteVertexArrays(1, &id_);
+    } else {
+      glDeleteTextures(1, &id_);
     }
-    return *this;
-  }
-  GlVertexArray(const GlVertexArray&) = delete;
-  GlVertexArray& operator=(const GlVertexArray&) = delete;
-  void reset() {
-    if (id_ != 0) glDeleteVertexArrays(1, &id_);
     id_ = 0;
   }
   GLuint id() const { return id_; }
@@ -70,6 +58,9 @@ class GlVertexArray {
  private:
   GLuint id_ = 0;
 };
+using GlBuffer = GlName<GlNameKind::buffer>;
+using GlVertexArray = GlName<GlNameKind::vertex_array>;
+using GlTexture = GlName<GlNameKind::texture>;
 
 // A colour + depth framebuffer of a fixed size (RGBA8, 24-bit depth).
 class OffscreenTarget {

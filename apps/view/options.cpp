@@ -155,8 +155,17 @@ int parse_options(int argc, char** argv, Options& o) {
   app.add_option("--block-vertical", o.world.block_vertical_m,
                  "block world: vertical range above and below the camera [m] (default 96)")
       ->check(CLI::Range(8.0, 4096.0));
-  app.add_flag("!--no-block-ao", o.world.block_ao,
-               "block world: mesh without ambient occlusion (comparisons)");
+  app.add_option("--block-ao", o.world.block_ao,
+                 "block world: ambient occlusion from each chunk's occupancy in the fragment "
+                 "shader (occupancy, the default), baked into the quads (baked), or none")
+      ->transform(
+          CLI::CheckedTransformer(std::map<std::string, BlockAo>{{"occupancy", BlockAo::occupancy},
+                                                                 {"baked", BlockAo::baked},
+                                                                 {"none", BlockAo::none}},
+                                  CLI::ignore_case));
+  app.add_flag_callback(
+      "--no-block-ao", [&o] { o.world.block_ao = BlockAo::none; },
+      "block world: no ambient occlusion (as --block-ao none)");
   app.add_option("--block-upload-budget-ms", o.world.block_upload_budget_ms,
                  "time per frame for uploading ready block chunks [ms]")
       ->check(CLI::Range(0.0, 1000.0));

@@ -28,7 +28,8 @@ Session::Session(Preset preset, const WorldOptions& options)
     bp.worker_priority = options.worker_priority;
     bp.ambient_occlusion = options.block_ao;
     blocks_ = std::make_unique<BlockStreamer>(preset_, bp);
-    block_renderer_ = std::make_unique<BlockRenderer>(blocks_->generator(), bp.view_distance_m);
+    block_renderer_ = std::make_unique<BlockRenderer>(blocks_->generator(), bp.view_distance_m,
+                                                      bp.ambient_occlusion);
   }
   set_nav(options.nav);
 }

@@ -29,10 +29,10 @@ struct WorldOptions {
   // --blocks: the preset's block world (its voxel section) around the camera, the height field
   // beyond it.
   bool blocks = false;
-  double block_view_m = 160.0;          // BlockStreamerParams::view_distance_m
-  double block_vertical_m = 96.0;       // BlockStreamerParams::vertical_distance_m
-  double block_upload_budget_ms = 2.0;  // per frame, for ready block chunks
-  bool block_ao = true;                 // BlockStreamerParams::ambient_occlusion
+  double block_view_m = 160.0;            // BlockStreamerParams::view_distance_m
+  double block_vertical_m = 96.0;         // BlockStreamerParams::vertical_distance_m
+  double block_upload_budget_ms = 2.0;    // per frame, for ready block chunks
+  BlockAo block_ao = BlockAo::occupancy;  // BlockStreamerParams::ambient_occlusion
   // --nav: a navmesh streamed around the camera's ground position (nav_layer.hpp).
   NavOptions nav;
 };

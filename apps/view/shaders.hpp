@@ -319,8 +319,11 @@ uniform vec3 u_origin_rel;  // the chunk's minimum corner - reference point [m]
 uniform vec3 u_cam_offset;
 uniform float u_block_m;
 uniform sampler2D u_palette;  // 256 ids a row: sRGB colour, alpha by kind
+uniform int u_ao_mode;  // 0 none, 1 baked into the quads, 2 from the chunk's occupancy
 out vec3 v_rel;
+out vec3 v_local;  // position in the chunk's blocks (occupancy AO)
 flat out vec3 v_normal;
+flat out uint v_face;
 out vec4 v_colour;
 out float v_ao;
 // Corners of the two triangles: split along c0-c2, or along c1-c3 (second half).
@@ -353,6 +356,8 @@ void main() {
   int c = kCorner[(o[0] + o[2] > o[1] + o[3] ? 6 : 0) + k];
   float su = (c == 1 || c == 2) ? 1.0 : 0.0, sv = c >= 2 ? 1.0 : 0.0;
   vec3 local = p + U * (su * w) + V * (sv * h);
+  v_local = local;
+  v_face = face;
   v_rel = (u_origin_rel + local * u_block_m) - u_cam_offset;
   // Greedy quads meet in T-junctions (a long quad's edge against several short ones), where
   // rasterisation can leave pixel-sized cracks: each quad grows by about a tenth of a pixel
@@ -361,16 +366,53 @@ void main() {
   v_rel += (U * (2.0 * su - 1.0) + V * (2.0 * sv - 1.0)) * grow;
   v_normal = n;
   v_colour = texelFetch(u_palette, ivec2(int(block & 255u), int(block >> 8)), 0);
-  v_ao = kAo[o[c]];
+  v_ao = u_ao_mode == 1 ? kAo[o[c]] : 1.0;
   gl_Position = u_view_proj * vec4(v_rel, 1.0);
 }
 )";
 
 inline constexpr const char* kBlockFragment = R"(#version 330 core
 in vec3 v_rel;
+in vec3 v_local;
 flat in vec3 v_normal;
+flat in uint v_face;
 in vec4 v_colour;
 in float v_ao;
+uniform int u_ao_mode;
+// The chunk's padded opaque column masks (BlockChunkResident::occupancy): texel (x, z) holds
+// bits 0..31 (r) and 32..63 (g) of column z * P + x; chunk block (x, y, z) is bit y + 1 of
+// texel (x + 1, z + 1).
+uniform usampler2D u_occupancy;
+const float kAoFactor[4] = float[4](1.0, 0.8, 0.65, 0.5);
+bool solid(ivec3 b) {
+  ivec3 q = b + ivec3(1);
+  uvec2 column = texelFetch(u_occupancy, q.xz, 0).rg;
+  uint word = q.y < 32 ? column.r : column.g;
+  return ((word >> uint(q.y & 31)) & 1u) != 0u;
+}
+// The library's per-vertex AO (side, side, corner in the layer in front of the face, 3 where
+// both sides are solid) at the four corners of the face under this fragment, interpolated
+// bilinearly: the same values at every block corner as the baked quads, whatever the merge.
+float occupancy_ao() {
+  int axis = int(v_face >> 1u);
+  bool positive = (v_face & 1u) == 0u;
+  ivec3 A = axis == 0 ? ivec3(1, 0, 0) : axis == 1 ? ivec3(0, 1, 0) : ivec3(0, 0, 1);
+  ivec3 U = axis == 0 ? ivec3(0, 0, 1) : ivec3(1, 0, 0);
+  ivec3 V = axis == 1 ? ivec3(0, 0, 1) : ivec3(0, 1, 0);
+  float u = dot(v_local, vec3(U)), v = dot(v_local, vec3(V));
+  int plane = int(floor(dot(v_local, vec3(A)) + 0.5));
+  int iu = int(floor(u)), iv = int(floor(v));
+  ivec3 front = A * (positive ? plane : plane - 1) + U * iu + V * iv;
+  float c[4];
+  for (int k = 0; k < 4; ++k) {
+    ivec3 du = U * ((k & 1) == 0 ? -1 : 1), dv = V * ((k & 2) == 0 ? -1 : 1);
+    bool s1 = solid(front + du), s2 = solid(front + dv), corner = solid(front + du + dv);
+    int o = (s1 && s2) ? 3 : int(s1) + int(s2) + int(corner);
+    c[k] = kAoFactor[o];
+  }
+  float fu = clamp(u - float(iu), 0.0, 1.0), fv = clamp(v - float(iv), 0.0, 1.0);
+  return mix(mix(c[0], c[1], fu), mix(c[2], c[3], fu), fv);
+}
 uniform vec3 u_sun;
 uniform vec3 u_fog_colour;
 uniform float u_fog_density;
@@ -389,7 +431,8 @@ void main() {
   // Near the terrain's light on top faces (0.85 against 0.93), with more ambient: a block
   // world is mostly walls, and walls facing away from the sun would be black under the
   // terrain's 0.14 (sides also a little darker than tops, as block games shade them).
-  vec3 lit = v_colour.rgb * v_ao * (0.45 + 0.55 * diffuse) * (0.85 + 0.15 * n.y);
+  float ao = u_ao_mode == 2 ? occupancy_ao() : v_ao;
+  vec3 lit = v_colour.rgb * ao * (0.45 + 0.55 * diffuse) * (0.85 + 0.15 * n.y);
   float alpha = v_colour.a;
   if (alpha < 0.7) {
     // Liquid: shaded as the sea disc (kWaterFragment) with the block's colour for its depth,

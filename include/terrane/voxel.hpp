@@ -183,6 +183,9 @@ struct BlockMeshScratch {
 // both axes stays a 1 x 1 quad. On steep terrain that is a large share of the faces (41% on
 // the 62^3 benchmark chunk, slopes up to 1.1, where occlusion raises the quads per face from
 // 0.29 to 0.59; 0.34 on hills with slopes up to 0.5, 0.25 with their water).
+// A renderer can have the same AO without these constraints: mesh without it and compute the
+// corner values per fragment from the volume's opaque column masks, as BlockStreamer's
+// BlockAo::occupancy and terrane-view do (world.hpp).
 //
 // Input: without column masks in `volume` every id is read and one outside the palette is
 // Error(invalid_argument) naming it; with masks (see BlockVolume) only the ids of drawn faces

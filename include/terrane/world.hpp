@@ -405,6 +405,8 @@ SeamReport check_seams(std::span<const VisibleChunk> visible, const ChunkGenerat
 // ---------------------------------------------------------------------------------------------
 // Block worlds: streaming voxel chunks
 
+enum class BlockAo { occupancy, baked, none };
+
 struct BlockStreamerParams {
   // Chunks whose centre lies within this horizontal distance of a viewer are wanted [Units: m]
   // [Limit: (0, 4096]]; a resident chunk is evicted once it is farther than
@@ -423,7 +425,16 @@ struct BlockStreamerParams {
   int threads = 0;  // worker threads; 0 = hardware threads [Limit: 0..256]
   SimdTarget simd = SimdTarget::best;
   WorkerPriority worker_priority = WorkerPriority::normal;
-  bool ambient_occlusion = true;  // mesh with per-vertex ambient occlusion
+  // Ambient occlusion of the chunk meshes (docs/PERFORMANCE.md "Block worlds" compares them):
+  //   occupancy: quads without AO bits, merged as freely as without AO, plus the chunk's
+  //     padded opaque column masks (BlockChunkResident::occupancy), from which a renderer
+  //     computes the same per-vertex AO (side, side, corner at every block corner) and
+  //     interpolates it across the merged quads per fragment, as terrane-view does. Chunks
+  //     border-to-border agree: the masks come from the same padding the mesher uses.
+  //   baked: per-vertex AO in the quads (PackedQuad bits 49..56), faces merged only where
+  //     their corners' AO is equal (what the exports do);
+  //   none: neither.
+  BlockAo ambient_occlusion = BlockAo::occupancy;
   void validate() const;
 };
 
@@ -433,6 +444,10 @@ struct BlockChunkResident {
   BlockChunkKey key;
   BlockChunk blocks;
   BlockMesh mesh;
+  // With BlockAo::occupancy and a non-empty mesh: the padded volume's opaque column masks
+  // (BlockVolume::opaque_columns: (size + 2)^2 masks, bit y of [z * P + x], block (0, 0, 0) of
+  // the chunk at x = y = z = 1), empty otherwise.
+  std::vector<std::uint64_t> occupancy;
   std::size_t bytes() const;
 };
 
@@ -444,15 +459,15 @@ struct BlockChunkEvent {
 };
 
 struct BlockStreamerStats {
-  std::size_t wanted = 0;     // chunks in the viewers' cylinders this frame
-  std::size_t queued = 0;     // jobs waiting for a worker
-  std::size_t running = 0;    // jobs on a worker or finished but not yet polled
-  std::size_t resident = 0;   // chunks in the cache
+  std::size_t wanted = 0;          // chunks in the viewers' cylinders this frame
+  std::size_t queued = 0;          // jobs waiting for a worker
+  std::size_t running = 0;         // jobs on a worker or finished but not yet polled
+  std::size_t resident = 0;        // chunks in the cache
   std::size_t resident_bytes = 0;  // resident + in flight
-  std::size_t holes = 0;      // wanted chunks not resident
-  bool view_complete = false; // every wanted chunk is resident
+  std::size_t holes = 0;           // wanted chunks not resident
+  bool view_complete = false;      // every wanted chunk is resident
   std::uint64_t generated = 0, cancelled = 0, dropped = 0, evicted = 0;
-  std::size_t quads = 0;      // resident opaque + translucent quads
+  std::size_t quads = 0;  // resident opaque + translucent quads
 };
 
 // Streams block chunks around viewers with the pattern of Streamer: the owner calls, once per

@@ -67,7 +67,8 @@ void BlockStreamerParams::validate() const {
 
 std::size_t BlockChunkResident::bytes() const {
   return sizeof(BlockChunkResident) + blocks.bytes() - sizeof(BlockChunk) +
-         (mesh.opaque.capacity() + mesh.translucent.capacity()) * sizeof(PackedQuad);
+         (mesh.opaque.capacity() + mesh.translucent.capacity()) * sizeof(PackedQuad) +
+         occupancy.capacity() * sizeof(std::uint64_t);
 }
 
 struct BlockStreamer::Impl {
@@ -113,7 +114,7 @@ struct BlockStreamer::Impl {
     BlockMeshScratch mesh_scratch;
     BlockChunkData data;
     const ExecContext ctx{.threads = 1, .simd = p.simd};
-    const BlockMeshOptions options{.ambient_occlusion = p.ambient_occlusion};
+    const BlockMeshOptions options{.ambient_occlusion = p.ambient_occlusion == BlockAo::baked};
     for (;;) {
       Job job;
       {
@@ -133,6 +134,10 @@ struct BlockStreamer::Impl {
         build_block_mesh(data.volume, gen->palette(), chunk->mesh, &mesh_scratch, options);
         chunk->mesh.opaque.shrink_to_fit();
         chunk->mesh.translucent.shrink_to_fit();
+        if (p.ambient_occlusion == BlockAo::occupancy &&
+            !(chunk->mesh.opaque.empty() && chunk->mesh.translucent.empty())) {
+          chunk->occupancy = data.volume.opaque_columns;
+        }
         chunk->blocks = std::move(data.chunk);
         data.chunk = BlockChunk{};
         d.chunk = std::move(chunk);

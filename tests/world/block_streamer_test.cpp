@@ -28,6 +28,59 @@ bool settle(BlockStreamer& s, int frames) {
   return false;
 }
 
+// Every resident chunk is exactly the generator's chunk, meshed as the params' AO mode says,
+// with the padded volume's opaque column masks as its occupancy where the mode and a non-empty
+// mesh call for them.
+void expect_generators_chunks(const BlockStreamer& s) {
+  const BlockAo ao = s.params().ambient_occlusion;
+  BlockChunkData data;
+  BlockMesh mesh;
+  std::vector<std::uint16_t> a, b;
+  std::size_t with_occupancy = 0;
+  for (const BlockChunkResident* c : s.resident()) {
+    s.generator().generate(c->key, data);
+    build_block_mesh(data.volume, s.generator().palette(), mesh, nullptr,
+                     BlockMeshOptions{.ambient_occlusion = ao == BlockAo::baked});
+    c->blocks.decode(a);
+    data.chunk.decode(b);
+    ASSERT_EQ(a, b);
+    ASSERT_EQ(c->mesh.opaque.size(), mesh.opaque.size());
+    for (std::size_t q = 0; q < mesh.opaque.size(); ++q) {
+      ASSERT_EQ(c->mesh.opaque[q].bits, mesh.opaque[q].bits);
+    }
+    ASSERT_EQ(c->mesh.translucent.size(), mesh.translucent.size());
+    for (std::size_t q = 0; q < mesh.translucent.size(); ++q) {
+      ASSERT_EQ(c->mesh.translucent[q].bits, mesh.translucent[q].bits);
+    }
+    const bool drawn = !(mesh.opaque.empty() && mesh.translucent.empty());
+    if (ao == BlockAo::occupancy && drawn) {
+      ASSERT_EQ(c->occupancy, data.volume.opaque_columns);
+      ++with_occupancy;
+    } else {
+      ASSERT_TRUE(c->occupancy.empty());
+    }
+  }
+  if (ao == BlockAo::occupancy) {
+    EXPECT_GT(with_occupancy, 0u);
+  }
+}
+
+TEST(BlockStreamer, EachAmbientOcclusionModeDeliversTheMesherOutputOfThatMode) {
+  for (const BlockAo ao : {BlockAo::baked, BlockAo::none}) {
+    BlockStreamerParams params;
+    params.view_distance_m = 40.0;
+    params.vertical_distance_m = 24.0;
+    params.threads = 2;
+    params.ambient_occlusion = ao;
+    BlockStreamer s(blocks_preset(), params);
+    Viewer v;
+    v.x_m = 100.0, v.y_m = 380.0, v.z_m = 100.0;
+    s.set_viewers({&v, 1});
+    ASSERT_TRUE(settle(s, 20000));
+    expect_generators_chunks(s);
+  }
+}
+
 TEST(BlockStreamer, FillsTheViewWithTheGeneratorsChunksAndEvictsBehind) {
   BlockStreamerParams params;
   params.view_distance_m = 80.0;
@@ -65,22 +118,7 @@ TEST(BlockStreamer, FillsTheViewWithTheGeneratorsChunksAndEvictsBehind) {
   EXPECT_EQ(st.resident, st.wanted);
   EXPECT_GT(st.quads, 0u);
   EXPECT_LE(st.resident_bytes, params.budget_bytes);
-  // Every resident chunk is exactly the generator's chunk and mesh.
-  BlockChunkData data;
-  BlockMesh mesh;
-  std::vector<std::uint16_t> a, b;
-  for (const BlockChunkResident* c : s.resident()) {
-    s.generator().generate(c->key, data);
-    build_block_mesh(data.volume, s.generator().palette(), mesh);
-    c->blocks.decode(a);
-    data.chunk.decode(b);
-    ASSERT_EQ(a, b);
-    ASSERT_EQ(c->mesh.opaque.size(), mesh.opaque.size());
-    for (std::size_t q = 0; q < mesh.opaque.size(); ++q) {
-      ASSERT_EQ(c->mesh.opaque[q].bits, mesh.opaque[q].bits);
-    }
-    ASSERT_EQ(c->mesh.translucent.size(), mesh.translucent.size());
-  }
+  expect_generators_chunks(s);
   // Fly away: everything is evicted (or its job cancelled / dropped), and the new view fills.
   v.x_m += 2000.0;
   s.set_viewers({&v, 1});
