@@ -387,11 +387,14 @@ void NavTileBuilder::build(int agent, const NavTileKey& key, const NavTileKey& o
     nav_detail::find_drop_links(*pmesh, surface, agent_params, in, links);
   }
   const int nlinks = int(links.size() / 6);
-  std::vector<float> link_rad(std::size_t(nlinks), float(agent_params.radius_m));
-  std::vector<unsigned short> link_flags(std::size_t(nlinks), kNavFlagDrop);
-  std::vector<unsigned char> link_areas(std::size_t(nlinks), std::uint8_t(NavArea::ground));
-  std::vector<unsigned char> link_dir(std::size_t(nlinks), 0);  // one-way
-  std::vector<unsigned int> link_ids(static_cast<std::size_t>(nlinks));
+  // static_cast, not functional casts: `T(Enum::value)` as a constructor argument parses as a
+  // parameter declaration for clang (-Wvexing-parse).
+  const auto n = static_cast<std::size_t>(nlinks);
+  std::vector<float> link_rad(n, static_cast<float>(agent_params.radius_m));
+  std::vector<unsigned short> link_flags(n, kNavFlagDrop);
+  std::vector<unsigned char> link_areas(n, static_cast<unsigned char>(NavArea::ground));
+  std::vector<unsigned char> link_dir(n, 0);  // one-way
+  std::vector<unsigned int> link_ids(n);
   for (int i = 0; i < nlinks; ++i) link_ids[std::size_t(i)] = unsigned(i);
 
   dtNavMeshCreateParams p{};
