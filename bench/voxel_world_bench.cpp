@@ -4,6 +4,7 @@
 //   BM_SurfaceChunks: the 4 chunks of each of 4 x 4 chunk columns that hold the surface (the
 //     expensive ones), with the columns' 2D data computed once per column as a streamer's
 //     scratch does (it is amortised over these 4 chunks only, a pessimistic share).
+//   BM_SurfaceChunksWithoutLakes: the same with voxel.lakes = false.
 //   BM_ColumnStacks: whole vertical stacks (the world's vertical range) of 2 x 2 columns: what a
 //     streamer generates around a viewer; also reports the bytes per resident chunk
 //     (BlockChunk::bytes()) averaged over the stacks.
@@ -17,7 +18,9 @@
 #include <cmath>
 
 #include <chrono>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "terrane/preset.hpp"
 #include "terrane/voxel.hpp"
@@ -28,10 +31,11 @@ namespace {
 using namespace terrane;
 
 struct World {
-  Preset preset = load_preset("default");
-  BlockWorldGenerator gen{preset.generator(), preset.surface, preset.voxel};
+  Preset preset;
+  BlockWorldGenerator gen;
   std::int64_t cx = 0, cz = 0, cy = 0;  // a land column and its surface chunk
-  World() {
+  explicit World(const std::vector<std::string>& set = {})
+      : preset(load_preset("default", set)), gen{preset.generator(), preset.surface, preset.voxel} {
     const CompiledGraph g = compile(preset);
     for (int r = 0; r < 64; ++r) {
       const double x = 256.0 * r, z = 128.0 * r;
@@ -50,8 +54,12 @@ World& world() {
   return w;
 }
 
-void BM_SurfaceChunks(benchmark::State& state) {
-  World& w = world();
+World& world_without_lakes() {
+  static World w({"voxel.lakes=false"});
+  return w;
+}
+
+void surface_chunks(benchmark::State& state, World& w) {
   BlockChunkData data;
   std::int64_t chunks = 0, round = 0;
   for (auto _ : state) {
@@ -71,7 +79,20 @@ void BM_SurfaceChunks(benchmark::State& state) {
   }
   state.SetItemsProcessed(chunks);
 }
+
+// Each round moves one lake tile along x, so about two new lake windows (512 x 512 columns of 2D
+// heights, flooded) are computed per 64 chunks; a streamer reuses a window for the 256 surface
+// chunks of its tile.
+void BM_SurfaceChunks(benchmark::State& state) {
+  surface_chunks(state, world());
+}
 BENCHMARK(BM_SurfaceChunks)->Unit(benchmark::kMillisecond);
+
+// The same without lakes (voxel.lakes = false): the lakes' share of the time.
+void BM_SurfaceChunksWithoutLakes(benchmark::State& state) {
+  surface_chunks(state, world_without_lakes());
+}
+BENCHMARK(BM_SurfaceChunksWithoutLakes)->Unit(benchmark::kMillisecond);
 
 void BM_ColumnStacks(benchmark::State& state) {
   World& w = world();

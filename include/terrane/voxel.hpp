@@ -319,6 +319,14 @@ void write_block_glb(const std::filesystem::path& path, const BlockRegion& regio
 // (one candidate per spacing^2 cell, kept with `probability`), each a pure function of its cell;
 // the generator places every tree whose extent meets the chunk, so a tree crossing a border is
 // identical in both chunks.
+//
+// Lakes above sea level (lakes, on by default): the 2D heights of fixed windows (one per lake
+// tile of lake_tile blocks, grown by lake_margin) are flooded with compute_hydrology's
+// Priority-Flood; a column's level is the highest of the windows containing it, so it is a pure
+// function of the column. Lake columns hold water from the 2D surface up to the level (ice on top
+// where cold), the bed under them and the columns beside them are solid up to the water's rows,
+// whatever the density says, so no water block faces air sideways or below. Lake beds under
+// water are soil; no trees stand in or beside a lake. docs/PRESETS.md, "voxel".
 
 // Top and soil blocks of one biome (names of the surface section's biomes and of blocks).
 struct VoxelTopRule {
@@ -368,6 +376,15 @@ struct VoxelParams {
   // Top and soil blocks only down to this depth below the 2D surface: deeper cave floors are
   // stone [Units: m] [Limit: [0, 1e4]].
   double surface_band_m = 12.0;
+  // Lakes above sea level (block_lakes.hpp): the 2D heights of windows of lake_tile +
+  // 2 * lake_margin blocks, one per lake tile, are flooded (Priority-Flood; the window's border
+  // and the sea drain); hollows at least min_lake_depth_m deep hold water, and a column takes the
+  // highest level of the windows that contain it. A lake wider than a window drains at the
+  // window's border (it is lower, or missing, in that window).
+  bool lakes = true;
+  int lake_tile = 256;    // [Units: blocks] [Limit: 16..4096]
+  int lake_margin = 128;  // [Units: blocks] [Limit: 8..lake_tile]
+  double min_lake_depth_m = 1.0;  // [Units: m] [Limit: [0, 1e4]]
   std::vector<VoxelTopRule> tops;
   std::vector<VoxelOreRule> ores;
   std::vector<VoxelTree> trees;

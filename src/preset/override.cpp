@@ -143,6 +143,11 @@ std::vector<std::string_view> known_keys(const std::vector<std::string>& parts, 
     append(keys, Biome::fields());
     return keys;
   }
+  if (is({"voxel"})) {
+    keys = {"blocks", "top", "ores", "trees", "density"};
+    append(keys, VoxelParams::fields());
+    return keys;
+  }
   return keys;
 }
 

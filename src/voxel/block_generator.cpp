@@ -14,6 +14,8 @@
 
 #include "terrane/voxel.hpp"
 
+#include "block_lakes.hpp"
+
 namespace terrane {
 namespace voxel_detail {
 void encode_chunk(std::span<const std::uint16_t> ids, int size, BlockChunk& out,
@@ -93,6 +95,10 @@ struct BlockScratch::Column {
   std::vector<std::uint16_t> top, soil;
   std::vector<float> temperature_c;
   std::vector<float> height_m;    // the 2D surface at the block columns
+  // Lakes (block_lakes.hpp), per block column: water from height_m up to lake_m where
+  // lake_m > height_m; rows whose centre lies in [solid_lo_m, solid_hi_m) are solid whatever
+  // the density says (the bed under a lake and the shore beside it).
+  std::vector<float> lake_m, solid_lo_m, solid_hi_m;
   std::int64_t lx0 = 0, lz0 = 0;  // lattice columns [lx0, lx0 + lw)^2
   int lw = 0;
   std::vector<float> lattice_height_m;  // [k * lw + i]
@@ -107,6 +113,7 @@ struct BlockWorldGenerator::Impl {
   CompiledGraph terrain;
   CompiledGraph density;
   std::unique_ptr<ClimateSources> climate_sources;
+  std::unique_ptr<voxel_detail::LakeSource> lakes;
   std::vector<std::uint16_t> biome_top, biome_soil;
   std::uint16_t stone = 0, water = 0, ice = 0;
   std::vector<std::uint8_t> kind;
@@ -206,6 +213,7 @@ struct BlockWorldGenerator::Impl {
 
   std::shared_ptr<const BlockScratch::Column> column(std::int64_t cx, std::int64_t cz,
                                                      const ExecContext& ctx) const;
+  void resolve_lakes(BlockScratch::Column& col, const ExecContext& ctx) const;
   void resolve_trees(BlockScratch::Column& col, const std::vector<float>& height2d,
                      const std::vector<std::uint8_t>& biome, const ExecContext& ctx) const;
 };
@@ -245,8 +253,47 @@ std::shared_ptr<const BlockScratch::Column> BlockWorldGenerator::Impl::column(
   const GridSpec lcols = lattice_columns(col->lx0, col->lz0, col->lw, col->lw);
   col->lattice_height_m.resize(lcols.sample_count());
   evaluate(terrain, lcols, col->lattice_height_m, ctx);
+  resolve_lakes(*col, ctx);
   if (!species.empty()) resolve_trees(*col, heights.data, biomes.dominant, ctx);
   return col;
+}
+
+// The column's lake levels and the rows they make solid (block_lakes.cpp has why this holds the
+// water): a lake column is solid from one block below the lowest of its own and its lake
+// neighbours' surfaces up to its surface; a column beside a lake (4-neighbour of a lake column),
+// from one block below the lowest neighbouring lake column's surface up to the highest
+// neighbouring level (never above its own surface). The outermost ring of the area has no
+// neighbours here; the chunk never reads it (margin >= 1 when lakes are on).
+void BlockWorldGenerator::Impl::resolve_lakes(BlockScratch::Column& col,
+                                              const ExecContext& ctx) const {
+  const std::size_t n = std::size_t(col.w) * std::size_t(col.w);
+  const float none = -std::numeric_limits<float>::infinity();
+  col.solid_lo_m.assign(n, 0.0f);
+  col.solid_hi_m.assign(n, 0.0f);
+  if (!lakes) {
+    col.lake_m.assign(n, none);
+    return;
+  }
+  lakes->levels(col.bx0, col.bz0, col.w, col.lake_m, ctx);
+  const float block = float(bs);
+  const int w = col.w;
+  auto wet = [&](std::size_t c) { return col.lake_m[c] > col.height_m[c]; };
+  for (int k = 1; k + 1 < w; ++k) {
+    for (int i = 1; i + 1 < w; ++i) {
+      const std::size_t c = std::size_t(k) * std::size_t(w) + std::size_t(i);
+      const bool own = wet(c);
+      float lo = own ? col.height_m[c] : std::numeric_limits<float>::infinity();
+      float top = own ? col.lake_m[c] : none;
+      for (const std::size_t nb : {c - 1, c + 1, c - std::size_t(w), c + std::size_t(w)}) {
+        if (!wet(nb)) continue;
+        lo = std::min(lo, col.height_m[nb]);
+        top = std::max(top, col.lake_m[nb]);
+      }
+      if (top == none) continue;
+      col.solid_lo_m[c] = lo - block;
+      col.solid_hi_m[c] = std::min(col.height_m[c], top);
+    }
+  }
 }
 
 // Every tree whose trunk stands in the column's margin area: candidates on a jittered grid per
@@ -275,6 +322,7 @@ void BlockWorldGenerator::Impl::resolve_trees(BlockScratch::Column& col,
         const std::size_t c =
             std::size_t(pz - col.bz0) * std::size_t(col.w) + std::size_t(px - col.bx0);
         if (species[k].in_biome[biome[c]] == 0) continue;
+        if (col.solid_hi_m[c] > col.solid_lo_m[c]) continue;  // in or beside a lake
         const int height =
             t.height_min + int((h2 >> 48) % std::uint64_t(t.height_max - t.height_min + 1));
         // The trunk column's density rows around the 2D height.
@@ -362,6 +410,15 @@ BlockWorldGenerator::BlockWorldGenerator(const GraphSource& terrain, const Surfa
   m.S = voxel.chunk_size;
   m.s = voxel.density_step;
   m.bs = voxel.block_size_m;
+  if (voxel.lakes) {
+    m.margin = std::max(m.margin, 1);  // the shore rule reads each column's neighbours
+    m.lakes = std::make_unique<voxel_detail::LakeSource>(
+        m.terrain, voxel_detail::LakeSettings{.tile = voxel.lake_tile,
+                                              .margin = voxel.lake_margin,
+                                              .min_depth_m = voxel.min_lake_depth_m,
+                                              .block_m = voxel.block_size_m,
+                                              .sea_level_m = terrain.world.sea_level_m});
+  }
   m.probe_density();
 }
 
@@ -437,13 +494,24 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
   std::vector<Axis> ax(std::size_t(ex), Axis{}), az(std::size_t(ex), Axis{});
   for (int i = 0; i < ex; ++i) ax[std::size_t(i)] = axis_of(ex0 + i, s);
   for (int k = 0; k < ex; ++k) az[std::size_t(k)] = axis_of(ez0 + k, s);
+  auto col_index = [&](int i, int k) {  // extended-box column -> column data
+    return std::size_t(k + m.margin) * std::size_t(col.w) + std::size_t(i + m.margin);
+  };
   for (int j = 0; j < ey; ++j) {
     const Axis ay = axis_of(ey0 + j, s);
+    const float yc = float((double(ey0 + j) + 0.5) * m.bs);
     for (int k = 0; k < ex; ++k) {
       std::uint8_t* row =
           sc.solid.data() + (std::size_t(j) * std::size_t(ex) + std::size_t(k)) * std::size_t(ex);
       for (int i = 0; i < ex; ++i) {
-        row[i] = L.sample(ax[std::size_t(i)], ay, az[std::size_t(k)]) > 0.0f ? 1 : 0;
+        const std::size_t c = col_index(i, k);
+        if (yc >= col.solid_lo_m[c] && yc < col.solid_hi_m[c]) {
+          row[i] = 1;  // lake bed or shore
+        } else if (yc >= col.height_m[c] && yc < col.lake_m[c]) {
+          row[i] = 0;  // lake water
+        } else {
+          row[i] = L.sample(ax[std::size_t(i)], ay, az[std::size_t(k)]) > 0.0f ? 1 : 0;
+        }
       }
     }
   }
@@ -476,6 +544,7 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
     const std::int64_t by = y0 - 1 + y;
     const bool under_sea = (double(by) + 0.5) * m.bs < sea;
     const bool sea_top = under_sea && (double(by) + 1.5) * m.bs >= sea;
+    const float yc = float((double(by) + 0.5) * m.bs), yc_above = float((double(by) + 1.5) * m.bs);
     for (int z = 0; z < P; ++z) {
       const int k = z + 1;
       for (int x = 0; x < P; ++x) {
@@ -484,14 +553,19 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
             std::size_t(k + m.margin) * std::size_t(col.w) + std::size_t(i + m.margin);
         std::uint16_t id = 0;
         bool solid = solid_at(i, j, k);
-        if (solid && floating && !solid_at(i - 1, j, k) && !solid_at(i + 1, j, k) &&
+        const bool forced = yc >= col.solid_lo_m[cidx] && yc < col.solid_hi_m[cidx];
+        if (solid && floating && !forced && !solid_at(i - 1, j, k) && !solid_at(i + 1, j, k) &&
             !solid_at(i, j - 1, k) && !solid_at(i, j + 1, k) && !solid_at(i, j, k - 1) &&
             !solid_at(i, j, k + 1)) {
           solid = false;
         }
+        const bool in_lake = yc >= col.height_m[cidx] && yc < col.lake_m[cidx];
         if (!solid) {
           if (under_sea) {
             id = sea_top && col.temperature_c[cidx] < float(m.v.ice_below_c) ? m.ice : m.water;
+          } else if (in_lake) {
+            const bool lake_top = yc_above >= col.lake_m[cidx];
+            id = lake_top && col.temperature_c[cidx] < float(m.v.ice_below_c) ? m.ice : m.water;
           }
         } else {
           int depth = 0;
@@ -500,7 +574,8 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
             depth = D + 1;  // below the surface band: stone
           }
           if (depth == 0) {
-            id = col.top[cidx];
+            // Under lake water the bed is soil (no grass under water).
+            id = yc_above < col.lake_m[cidx] ? col.soil[cidx] : col.top[cidx];
           } else if (depth <= D) {
             id = col.soil[cidx];
           } else {

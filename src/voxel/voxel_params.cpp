@@ -149,6 +149,10 @@ std::span<const Field<VoxelParams>> VoxelParams::fields() {
       {"ice_below_c", REF(P, ice_below_c), Range::closed(-100.0, 100.0)},
       {"remove_floating", REF(P, remove_floating)},
       {"surface_band_m", REF(P, surface_band_m), Range::closed(0.0, 1e4)},
+      {"lakes", REF(P, lakes)},
+      {"lake_tile", REF(P, lake_tile), Range::closed(16, 4096)},
+      {"lake_margin", REF(P, lake_margin), Range::closed(8, 4096)},
+      {"min_lake_depth_m", REF(P, min_lake_depth_m), Range::closed(0.0, 1e4)},
   };
   return table;
 }
@@ -166,6 +170,10 @@ void VoxelParams::validate(const SurfaceParams& surface, std::string_view path) 
     fail(p + ".density_step", std::to_string(density_step) +
                                   " is not allowed: 1, 2, 4 or 8 blocks, at most chunk_size (" +
                                   std::to_string(chunk_size) + ")");
+  }
+  if (lake_margin > lake_tile) {
+    fail(p + ".lake_margin", std::to_string(lake_margin) + " is more than lake_tile (" +
+                                 std::to_string(lake_tile) + ")");
   }
   if (min_y >= max_y) {
     fail(p + ".max_y",

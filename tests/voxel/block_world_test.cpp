@@ -10,11 +10,17 @@
 #include <random>
 #include <string>
 
+#include "terrane/erosion.hpp"
 #include "terrane/preset.hpp"
 #include "terrane/voxel.hpp"
 
 namespace terrane {
 namespace {
+
+std::int64_t floor_div_test(std::int64_t a, std::int64_t b) {
+  const std::int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
 
 std::string message_of(const std::function<void()>& f) {
   try {
@@ -327,7 +333,8 @@ TEST(BlockWorld, ChunksInAnyOrderAndThreadCountEqualTheRegionGeneratedWhole) {
 }
 
 // Materials: top blocks have a non-solid block above, soil lies within soil_depth of a
-// non-solid block, water only below sea level, no solid block floats alone.
+// non-solid block, water above sea level only in lakes (never beside or above air), no solid
+// block floats alone.
 TEST(BlockWorld, MaterialRulesHoldAndNoBlockFloatsAlone) {
   const BlockWorldGenerator& gen = default_generator();
   const auto [x, z] = land_column();
@@ -373,8 +380,12 @@ TEST(BlockWorld, MaterialRulesHoldAndNoBlockFloatsAlone) {
           }
         }
         if (id == grass && !in_band) ++bad_top;
+        // Water above sea level is a lake's: it never faces air beside or below it.
         if (id == water && (double(r.y0 + b) + 0.5) >= default_preset().world.sea_level_m) {
-          ++bad_water;
+          for (const auto& [da, db, dc] : {std::array<int, 3>{1, 0, 0}, {-1, 0, 0}, {0, 0, 1},
+                                           {0, 0, -1}, {0, -1, 0}}) {
+            if (pal.types[r.at(a + da, b + db, c + dc)].kind == BlockKind::air) ++bad_water;
+          }
         }
         if (solid(a, b, c) && id != log_id && !solid(a - 1, b, c) && !solid(a + 1, b, c) &&
             !solid(a, b - 1, c) && !solid(a, b + 1, c) && !solid(a, b, c - 1) &&
@@ -388,6 +399,182 @@ TEST(BlockWorld, MaterialRulesHoldAndNoBlockFloatsAlone) {
   EXPECT_EQ(bad_top, 0u);
   EXPECT_EQ(bad_water, 0u);
   EXPECT_EQ(floating, 0u);
+}
+
+// A lake of the default preset's 2D terrain, found by the test's own Priority-Flood of a 1024 m
+// square of land: the deepest cell of the largest lake at least 2 m deep that lies well inside
+// the square and fits the overlap of two lake windows, its level, and the flooded surface of the
+// whole square.
+struct FoundLake {
+  std::int64_t x = 0, z = 0;  // deepest cell (block column)
+  int i0 = 0, j0 = 0, i1 = 0, j1 = 0;  // its bounding box in the square
+  double level_m = 0.0;
+  Field2D heights, filled;
+};
+
+const FoundLake& found_lake() {
+  static const FoundLake f = [] {
+    FoundLake out;
+    const auto [x, z] = land_column();
+    const int n = 1024;
+    const GridSpec cols{.width = n,
+                        .height = n,
+                        .spacing_m = 1.0,
+                        .origin_x_m = 0.5,
+                        .origin_z_m = 0.5,
+                        .index_x0 = x - n / 2,
+                        .index_z0 = z - n / 2};
+    out.heights = Field2D(cols);
+    evaluate(compile(default_preset()), cols, out.heights.data);
+    HydrologyParams hp;
+    hp.routing.use_sea_level = true;
+    hp.routing.sea_level_m = default_preset().world.sea_level_m;
+    hp.min_lake_depth_m = 2.0;
+    Hydrology hyd;
+    compute_hydrology(out.heights, hp, hyd);
+    out.filled = Field2D(cols);
+    out.filled.data = hyd.routing.filled_m;
+    std::int64_t best = 0;
+    for (const Lake& l : hyd.lakes) {
+      int i0 = n, j0 = n, i1 = 0, j1 = 0, di = 0, dj = 0;
+      float deepest = 0.0f;
+      for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < n; ++i) {
+          if (hyd.lake_id[std::size_t(j) * n + std::size_t(i)] != l.id) continue;
+          i0 = std::min(i0, i), i1 = std::max(i1, i + 1), j0 = std::min(j0, j),
+          j1 = std::max(j1, j + 1);
+          const float d = float(l.level_m) - out.heights.at(i, j);
+          if (d > deepest) deepest = d, di = i, dj = j;
+        }
+      }
+      const int most = 2 * default_preset().voxel.lake_margin;  // the windows' overlap
+      if (i0 < 256 || j0 < 256 || i1 > n - 256 || j1 > n - 256 || i1 - i0 > most ||
+          j1 - j0 > most) {
+        continue;
+      }
+      if (l.cells > best) {
+        best = l.cells;
+        out.x = cols.index_x0 + di, out.z = cols.index_z0 + dj;
+        out.i0 = i0, out.j0 = j0, out.i1 = i1, out.j1 = j1;
+        out.level_m = l.level_m;
+      }
+    }
+    return out;
+  }();
+  return f;
+}
+
+// Lakes above sea level: water fills the hollows of the 2D terrain up to a flat level, never
+// stands against air beside or below it, never rises above the spill level of the whole
+// 1024 m square (a window's lake drains at or below the true spill point), and the chunks that
+// cut a lake agree with the region generated whole.
+TEST(BlockWorld, LakesHoldTheirWaterInTheHollowsAndAgreeAcrossChunks) {
+  const BlockWorldGenerator& gen = default_generator();
+  const FoundLake& lake = found_lake();
+  ASSERT_GT(lake.level_m, default_preset().world.sea_level_m) << "no lake found in the square";
+  const std::uint16_t water = gen.block_id("water"), ice = gen.block_id("ice");
+  const BlockPalette& pal = gen.palette();
+  const int pad = 8;
+  const int sx = lake.i1 - lake.i0 + 2 * pad, sz = lake.j1 - lake.j0 + 2 * pad;
+  const std::int64_t x0 = lake.heights.grid.index_x0 + lake.i0 - pad,
+                     z0 = lake.heights.grid.index_z0 + lake.j0 - pad;
+  const std::int64_t level_row = std::int64_t(std::floor(lake.level_m));
+  const std::int64_t y0 = level_row - 24;
+  const int sy = 32;
+  BlockRegion r;
+  gen.generate_region(x0, y0, z0, sx, sy, sz, r, ExecContext{.threads = 2});
+  std::size_t lake_blocks = 0, against_air = 0, above_spill = 0;
+  std::int64_t top_row_min = std::numeric_limits<std::int64_t>::max(),
+               top_row_max = std::numeric_limits<std::int64_t>::min();
+  const double sea = default_preset().world.sea_level_m;
+  auto liquid = [&](std::uint16_t id) { return id == water || id == ice; };
+  for (int b = 1; b + 1 < sy; ++b) {
+    for (int c = 1; c + 1 < sz; ++c) {
+      for (int a = 1; a + 1 < sx; ++a) {
+        const std::uint16_t id = r.at(a, b, c);
+        const double yc = double(r.y0 + b) + 0.5;
+        if (!liquid(id) || yc < sea) continue;
+        ++lake_blocks;
+        for (const auto& [da, db, dc] : {std::array<int, 3>{1, 0, 0}, {-1, 0, 0}, {0, 0, 1},
+                                         {0, 0, -1}, {0, -1, 0}}) {
+          if (pal.types[r.at(a + da, b + db, c + dc)].kind == BlockKind::air) ++against_air;
+        }
+        const int i = lake.i0 - pad + a, j = lake.j0 - pad + c;
+        if (yc >= double(lake.filled.at(i, j))) ++above_spill;
+        if (pal.types[r.at(a, b + 1, c)].kind == BlockKind::air) {
+          top_row_min = std::min(top_row_min, r.y0 + b);
+          top_row_max = std::max(top_row_max, r.y0 + b);
+        }
+      }
+    }
+  }
+  EXPECT_GT(lake_blocks, 100u);
+  EXPECT_EQ(against_air, 0u) << "lake water beside or above air";
+  EXPECT_EQ(above_spill, 0u) << "lake water above the square's spill level";
+  RecordProperty("lake_blocks", std::to_string(lake_blocks));
+  RecordProperty("lake_level_m", std::to_string(lake.level_m));
+  RecordProperty("lake_deepest_xz", std::to_string(lake.x) + ", " + std::to_string(lake.z));
+  RecordProperty("top_rows", std::to_string(top_row_min) + ".." + std::to_string(top_row_max));
+  // The deepest column holds water from its bed (the first row whose centre is above the 2D
+  // surface) up to the top row under the level of the test's own flood: the lake is no wider
+  // than the overlap of neighbouring lake windows, so one window holds all of it.
+  const int da = int(lake.x - x0), dc = int(lake.z - z0);
+  const float h_deep = lake.heights.at(int(lake.x - lake.heights.grid.index_x0),
+                                       int(lake.z - lake.heights.grid.index_z0));
+  const std::int64_t bed = std::int64_t(std::ceil(double(h_deep) - 0.5));
+  const std::int64_t top = std::int64_t(std::ceil(lake.level_m - 0.5)) - 1;
+  ASSERT_LT(bed, top);
+  for (std::int64_t y = bed - 1; y <= top + 1; ++y) {
+    const std::uint16_t id = r.at(da, int(y - y0), dc);
+    if (y == bed - 1) EXPECT_EQ(pal.types[id].kind, BlockKind::opaque) << "the lake bed";
+    if (y >= bed && y <= top) EXPECT_TRUE(liquid(id)) << "row " << y;
+    if (y == top + 1) EXPECT_FALSE(liquid(id)) << "above the level";
+  }
+
+  // Chunks generated alone (any order, shared scratch) equal the region.
+  const std::int64_t cx0 = floor_div_test(x0, 32), cz0 = floor_div_test(z0, 32),
+                     cx1 = floor_div_test(x0 + sx - 1, 32), cz1 = floor_div_test(z0 + sz - 1, 32),
+                     cy0 = floor_div_test(y0, 32), cy1 = floor_div_test(y0 + sy - 1, 32);
+  BlockScratch scratch;
+  for (std::int64_t cy = cy0; cy <= cy1; ++cy) {
+    for (std::int64_t cz = cz1; cz >= cz0; --cz) {
+      for (std::int64_t cx = cx1; cx >= cx0; --cx) {
+        BlockChunkData data;
+        gen.generate({cx, cy, cz}, data, &scratch, {});
+        for (int y = 0; y < 32; ++y) {
+          for (int z = 0; z < 32; ++z) {
+            for (int x = 0; x < 32; ++x) {
+              const std::int64_t wx = cx * 32 + x - x0, wy = cy * 32 + y - y0, wz = cz * 32 + z - z0;
+              if (wx < 0 || wy < 0 || wz < 0 || wx >= sx || wy >= sy || wz >= sz) continue;
+              ASSERT_EQ(data.volume.at(x + 1, y + 1, z + 1), r.at(int(wx), int(wy), int(wz)))
+                  << "chunk (" << cx << ", " << cy << ", " << cz << ") block " << x << ", " << y
+                  << ", " << z;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(BlockWorld, LakesCanBeTurnedOffAndBadLakeSettingsAreRefused) {
+  const FoundLake& lake = found_lake();
+  const Preset off = load_preset("default", std::vector<std::string>{"voxel.lakes=false"});
+  const BlockWorldGenerator gen(off.generator(), off.surface, off.voxel);
+  BlockRegion r;
+  const std::int64_t top = std::int64_t(std::ceil(lake.level_m - 0.5)) - 1;
+  gen.generate_region(lake.x, top - 8, lake.z, 1, 9, 1, r, {});
+  for (int y = 0; y < 9; ++y) {
+    EXPECT_NE(r.at(0, y, 0), gen.block_id("water")) << "row " << top - 8 + y;
+  }
+  EXPECT_NE(message_of([] { load_preset("default", std::vector<std::string>{"voxel.lake_tile=8"}); })
+                .find("voxel.lake_tile"),
+            std::string::npos);
+  EXPECT_NE(message_of([] {
+              load_preset("default",
+                          std::vector<std::string>{"voxel.lake_tile=64", "voxel.lake_margin=65"});
+            }).find("voxel.lake_margin: 65 is more than lake_tile (64)"),
+            std::string::npos);
 }
 
 // Caves have entrances: a flood fill through non-solid blocks from the open sky above the

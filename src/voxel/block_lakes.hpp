@@ -1,0 +1,82 @@
+// Internal to the voxel module: lakes above sea level in block worlds, as a pure function of
+// position (voxel.hpp, "Block worlds", lakes).
+//
+// Lakes are not local: whether a hollow holds water depends on the lowest way out, which can be
+// far away. A block world is infinite, so terrane floods fixed windows instead: the world's block
+// columns are cut into lake tiles of `lake_tile` blocks, and the window of a tile is the tile
+// grown by `lake_margin` blocks on every side. The 2D heights of a window (the same values as the
+// chunks' column heights: the same graph at the same block columns) are flooded with the
+// Priority-Flood of compute_hydrology, the window's border and the sea being the outlets. Each
+// 8-connected set of flooded cells at least `min_lake_depth_m` deep is one lake of that window,
+// with one level.
+//
+// A column's lake level is the highest level of the lakes that cover it in any window containing
+// it; no lake covers it when none does. Every window's lake is contained by its own window's
+// heights (a cell next to a lake but not in it is at least as high as the lake's level), and the
+// rule "highest of the windows" keeps that true for the union (the proof is in
+// block_lakes.cpp), so the water never stands against air. The set of windows that contain a
+// column depends on the column only, so the level is the same in every chunk that asks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "terrane/graph.hpp"
+
+namespace terrane::voxel_detail {
+
+struct LakeSettings {
+  int tile = 256;      // blocks per lake tile side
+  int margin = 128;    // blocks the window adds on each side of its tile
+  double min_depth_m = 1.0;
+  double block_m = 1.0;
+  double sea_level_m = 0.0;
+};
+
+// The lakes of one window: per lake its level and the window cells it covers.
+struct LakeWindow {
+  std::int64_t x0 = 0, z0 = 0;  // first block column of the window
+  int size = 0;                 // window side in blocks
+  struct Lake {
+    float level_m = 0.0f;
+    int i0 = 0, j0 = 0, i1 = 0, j1 = 0;  // bounding box of the cells, [i0, i1) x [j0, j1)
+    std::vector<std::int32_t> cells;      // j * size + i, ascending
+  };
+  std::vector<Lake> lakes;
+  std::size_t bytes() const;
+};
+
+// Lake levels of block columns, with a bounded cache of windows shared by every thread.
+class LakeSource {
+ public:
+  LakeSource(const CompiledGraph& terrain, const LakeSettings& settings);
+
+  // out[j * w + i] = the lake level of block column (x0 + i, z0 + j), or -infinity where no
+  // lake covers it. Thread-safe.
+  void levels(std::int64_t x0, std::int64_t z0, int w, std::vector<float>& out,
+              const ExecContext& ctx) const;
+
+  // The lakes of tile (tx, tz)'s window (cached; a pure function of the tile).
+  std::shared_ptr<const LakeWindow> window(std::int64_t tx, std::int64_t tz,
+                                           const ExecContext& ctx) const;
+
+  const LakeSettings& settings() const { return settings_; }
+
+ private:
+  std::shared_ptr<const LakeWindow> compute(std::int64_t tx, std::int64_t tz,
+                                            const ExecContext& ctx) const;
+
+  const CompiledGraph& terrain_;
+  LakeSettings settings_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::pair<std::int64_t, std::int64_t>,
+                   std::pair<std::uint64_t, std::shared_ptr<const LakeWindow>>>
+      cache_;  // tile -> (last use, window)
+  mutable std::uint64_t clock_ = 0;
+};
+
+}  // namespace terrane::voxel_detail
