@@ -13,8 +13,8 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
-#include <span>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -370,8 +370,8 @@ struct VoxelParams {
   BlockPalette palette;
   std::string stone = "stone", water = "water", ice = "ice";
   std::string default_top = "grass", default_soil = "dirt";
-  int soil_depth = 3;          // [Limit: 0..16]
-  double ice_below_c = -1.0;   // [Units: °C] [Limit: [-100, 100]]
+  int soil_depth = 3;         // [Limit: 0..16]
+  double ice_below_c = -1.0;  // [Units: °C] [Limit: [-100, 100]]
   bool remove_floating = true;
   // Top and soil blocks only down to this depth below the 2D surface: deeper cave floors are
   // stone [Units: m] [Limit: [0, 1e4]].
@@ -382,8 +382,8 @@ struct VoxelParams {
   // highest level of the windows that contain it. A lake wider than a window drains at the
   // window's border (it is lower, or missing, in that window).
   bool lakes = true;
-  int lake_tile = 256;    // [Units: blocks] [Limit: 16..4096]
-  int lake_margin = 128;  // [Units: blocks] [Limit: 8..lake_tile]
+  int lake_tile = 256;            // [Units: blocks] [Limit: 16..4096]
+  int lake_margin = 128;          // [Units: blocks] [Limit: 8..lake_tile]
   double min_lake_depth_m = 1.0;  // [Units: m] [Limit: [0, 1e4]]
   std::vector<VoxelTopRule> tops;
   std::vector<VoxelOreRule> ores;

@@ -94,7 +94,7 @@ struct BlockScratch::Column {
   int w = 0;
   std::vector<std::uint16_t> top, soil;
   std::vector<float> temperature_c;
-  std::vector<float> height_m;    // the 2D surface at the block columns
+  std::vector<float> height_m;  // the 2D surface at the block columns
   // Lakes (block_lakes.hpp), per block column: water from height_m up to lake_m where
   // lake_m > height_m; rows whose centre lies in [solid_lo_m, solid_hi_m) are solid whatever
   // the density says (the bed under a lake and the shore beside it).

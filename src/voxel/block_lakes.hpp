@@ -30,8 +30,8 @@
 namespace terrane::voxel_detail {
 
 struct LakeSettings {
-  int tile = 256;      // blocks per lake tile side
-  int margin = 128;    // blocks the window adds on each side of its tile
+  int tile = 256;    // blocks per lake tile side
+  int margin = 128;  // blocks the window adds on each side of its tile
   double min_depth_m = 1.0;
   double block_m = 1.0;
   double sea_level_m = 0.0;
@@ -44,7 +44,7 @@ struct LakeWindow {
   struct Lake {
     float level_m = 0.0f;
     int i0 = 0, j0 = 0, i1 = 0, j1 = 0;  // bounding box of the cells, [i0, i1) x [j0, j1)
-    std::vector<std::int32_t> cells;      // j * size + i, ascending
+    std::vector<std::int32_t> cells;     // j * size + i, ascending
   };
   std::vector<Lake> lakes;
   std::size_t bytes() const;

@@ -330,6 +330,7 @@ TEST(BlockWorld, ChunksInAnyOrderAndThreadCountEqualTheRegionGeneratedWhole) {
   EXPECT_GT(air, 0u);
   RecordProperty("logs", std::to_string(logs));
   RecordProperty("leaves", std::to_string(leaves));
+  RecordProperty("water", std::to_string(water));
 }
 
 // Materials: top blocks have a non-solid block above, soil lies within soil_depth of a
@@ -382,8 +383,8 @@ TEST(BlockWorld, MaterialRulesHoldAndNoBlockFloatsAlone) {
         if (id == grass && !in_band) ++bad_top;
         // Water above sea level is a lake's: it never faces air beside or below it.
         if (id == water && (double(r.y0 + b) + 0.5) >= default_preset().world.sea_level_m) {
-          for (const auto& [da, db, dc] : {std::array<int, 3>{1, 0, 0}, {-1, 0, 0}, {0, 0, 1},
-                                           {0, 0, -1}, {0, -1, 0}}) {
+          for (const auto& [da, db, dc] :
+               {std::array<int, 3>{1, 0, 0}, {-1, 0, 0}, {0, 0, 1}, {0, 0, -1}, {0, -1, 0}}) {
             if (pal.types[r.at(a + da, b + db, c + dc)].kind == BlockKind::air) ++bad_water;
           }
         }
@@ -406,7 +407,7 @@ TEST(BlockWorld, MaterialRulesHoldAndNoBlockFloatsAlone) {
 // the square and fits the overlap of two lake windows, its level, and the flooded surface of the
 // whole square.
 struct FoundLake {
-  std::int64_t x = 0, z = 0;  // deepest cell (block column)
+  std::int64_t x = 0, z = 0;           // deepest cell (block column)
   int i0 = 0, j0 = 0, i1 = 0, j1 = 0;  // its bounding box in the square
   double level_m = 0.0;
   Field2D heights, filled;
@@ -495,8 +496,8 @@ TEST(BlockWorld, LakesHoldTheirWaterInTheHollowsAndAgreeAcrossChunks) {
         const double yc = double(r.y0 + b) + 0.5;
         if (!liquid(id) || yc < sea) continue;
         ++lake_blocks;
-        for (const auto& [da, db, dc] : {std::array<int, 3>{1, 0, 0}, {-1, 0, 0}, {0, 0, 1},
-                                         {0, 0, -1}, {0, -1, 0}}) {
+        for (const auto& [da, db, dc] :
+             {std::array<int, 3>{1, 0, 0}, {-1, 0, 0}, {0, 0, 1}, {0, 0, -1}, {0, -1, 0}}) {
           if (pal.types[r.at(a + da, b + db, c + dc)].kind == BlockKind::air) ++against_air;
         }
         const int i = lake.i0 - pad + a, j = lake.j0 - pad + c;
@@ -526,9 +527,13 @@ TEST(BlockWorld, LakesHoldTheirWaterInTheHollowsAndAgreeAcrossChunks) {
   ASSERT_LT(bed, top);
   for (std::int64_t y = bed - 1; y <= top + 1; ++y) {
     const std::uint16_t id = r.at(da, int(y - y0), dc);
-    if (y == bed - 1) EXPECT_EQ(pal.types[id].kind, BlockKind::opaque) << "the lake bed";
-    if (y >= bed && y <= top) EXPECT_TRUE(liquid(id)) << "row " << y;
-    if (y == top + 1) EXPECT_FALSE(liquid(id)) << "above the level";
+    if (y == bed - 1) {
+      EXPECT_EQ(pal.types[id].kind, BlockKind::opaque) << "the lake bed";
+    } else if (y <= top) {
+      EXPECT_TRUE(liquid(id)) << "row " << y;
+    } else {
+      EXPECT_FALSE(liquid(id)) << "above the level";
+    }
   }
 
   // Chunks generated alone (any order, shared scratch) equal the region.
@@ -544,7 +549,8 @@ TEST(BlockWorld, LakesHoldTheirWaterInTheHollowsAndAgreeAcrossChunks) {
         for (int y = 0; y < 32; ++y) {
           for (int z = 0; z < 32; ++z) {
             for (int x = 0; x < 32; ++x) {
-              const std::int64_t wx = cx * 32 + x - x0, wy = cy * 32 + y - y0, wz = cz * 32 + z - z0;
+              const std::int64_t wx = cx * 32 + x - x0, wy = cy * 32 + y - y0,
+                                 wz = cz * 32 + z - z0;
               if (wx < 0 || wy < 0 || wz < 0 || wx >= sx || wy >= sy || wz >= sz) continue;
               ASSERT_EQ(data.volume.at(x + 1, y + 1, z + 1), r.at(int(wx), int(wy), int(wz)))
                   << "chunk (" << cx << ", " << cy << ", " << cz << ") block " << x << ", " << y
@@ -567,8 +573,9 @@ TEST(BlockWorld, LakesCanBeTurnedOffAndBadLakeSettingsAreRefused) {
   for (int y = 0; y < 9; ++y) {
     EXPECT_NE(r.at(0, y, 0), gen.block_id("water")) << "row " << top - 8 + y;
   }
-  EXPECT_NE(message_of([] { load_preset("default", std::vector<std::string>{"voxel.lake_tile=8"}); })
-                .find("voxel.lake_tile"),
+  EXPECT_NE(message_of([] {
+              load_preset("default", std::vector<std::string>{"voxel.lake_tile=8"});
+            }).find("voxel.lake_tile"),
             std::string::npos);
   EXPECT_NE(message_of([] {
               load_preset("default",
