@@ -2,11 +2,17 @@
 // masks from the ids (compute_block_columns), and greedy meshing with precomputed masks, opaque
 // terrain without ambient occlusion (the figure comparable to cgerikj/binary-greedy-meshing),
 // with ambient occlusion and water (the translucent pass), and without masks (ids scanned).
+// BM_GeneratedQuads/<preset>: 12 boxes of 64^3 generated blocks (62^3 meshed, padded) at the
+// surface of the preset's block world (caves, overhangs, trees, lakes), meshed as a streamed
+// chunk is (no AO in the quads: BlockAo::occupancy), with the quads per culled face over all 12.
 // Medians: --benchmark_repetitions=9 --benchmark_report_aggregates_only=true.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
+#include "terrane/preset.hpp"
 #include "terrane/voxel.hpp"
 
 namespace {
@@ -79,6 +85,55 @@ BENCHMARK(BM_GreedyMeshTerrain)
     ->Args({1, 0, 1})
     ->Args({1, 1, 0})  // ids scanned by the mesher
     ->Unit(benchmark::kMicrosecond);
+
+// 12 land boxes of a preset's block world: 64^3 blocks whose middle row is the 2D surface.
+std::vector<BlockVolume> generated_boxes(const std::string& name) {
+  const Preset preset = load_preset(name);
+  const BlockWorldGenerator gen(preset.generator(), preset.surface, preset.voxel);
+  const CompiledGraph g = compile(preset);
+  std::vector<BlockVolume> boxes;
+  for (int k = 0; boxes.size() < 12 && k < 4096; ++k) {
+    const double x = 731.0 * (k % 16) - 5000.0, z = 977.0 * (k / 16) - 5000.0;
+    const float h = evaluate_at(g, x + 0.5, z + 0.5);
+    if (!(h > float(preset.world.sea_level_m) + 4.0f)) continue;
+    BlockRegion r;
+    gen.generate_region(std::int64_t(x) - 32, std::int64_t(std::floor(h)) - 32,
+                        std::int64_t(z) - 32, 64, 64, 64, r, ExecContext{.threads = 1});
+    BlockVolume v;
+    v.size = 62;
+    v.blocks = r.blocks;  // x fastest, then z, then y: the padded volume's order
+    compute_block_columns(v, gen.palette());
+    boxes.push_back(std::move(v));
+  }
+  return boxes;
+}
+
+void BM_GeneratedQuads(benchmark::State& state, const std::string& name) {
+  const Preset preset = load_preset(name);
+  const std::vector<BlockVolume> boxes = generated_boxes(name);
+  const BlockPalette& pal = preset.voxel.palette;
+  BlockMesh mesh;
+  BlockMeshScratch scratch;
+  double quads = 0.0, faces = 0.0;
+  for (auto _ : state) {
+    quads = faces = 0.0;
+    for (const BlockVolume& v : boxes) {
+      build_block_mesh(v, pal, mesh, &scratch, BlockMeshOptions{false});
+      quads += double(mesh.opaque.size() + mesh.translucent.size());
+      faces += double(mesh.exposed_faces);
+    }
+    benchmark::DoNotOptimize(mesh.opaque.data());
+  }
+  state.counters["boxes"] = double(boxes.size());
+  state.counters["quads"] = quads;
+  state.counters["faces"] = faces;
+  state.counters["quads_per_face"] = quads / faces;
+}
+BENCHMARK_CAPTURE(BM_GeneratedQuads, default, std::string("default"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_GeneratedQuads, alpine, std::string("alpine"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_GeneratedQuads, canyons, std::string("canyons"))
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -28,8 +28,10 @@
 //   - what remains: a ray that enters a hollow of the block world (a cave mouth, a basin the
 //     height field does not have) inside the inner radius and leaves the block chunks below
 //     the height field's surface meets nothing (the cut chunks have no walls there), and shows
-//     what is behind: the sky or far terrain, a few pixels at the seam in some views
-//     (view_test's key-colour test with blocks bounds them);
+//     what is behind: the sky or far terrain, a few pixels at the seam in some views (key-colour
+//     pictures of default --blocks, 640 x 360, six headings: 0 to 8 such pixels each; no test
+//     counts them, because block trees against the sky defeat the crack tests' "below the
+//     silhouette" rule);
 //   - the band lies 150 m and more away, where the same fog as the terrain's already washes
 //     colours towards the horizon colour; a block world's fine detail (single blocks, AO)
 //     does not reach it.
