@@ -80,9 +80,9 @@ void surface_chunks(benchmark::State& state, World& w) {
   state.SetItemsProcessed(chunks);
 }
 
-// Each round moves one lake tile along x, so about two new lake windows (512 x 512 columns of 2D
-// heights, flooded) are computed per 64 chunks; a streamer reuses a window for the 256 surface
-// chunks of its tile.
+// Each round moves 256 blocks along x, half a lake tile, so a new column of lake windows (768 x
+// 768 columns of 2D heights, flooded) is computed every other round; a streamer reuses a window
+// for the 1024 surface chunks of its tile.
 void BM_SurfaceChunks(benchmark::State& state) {
   surface_chunks(state, world());
 }

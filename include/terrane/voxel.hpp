@@ -321,7 +321,7 @@ void write_block_glb(const std::filesystem::path& path, const BlockRegion& regio
 // identical in both chunks.
 //
 // Lakes above sea level (lakes, on by default): the 2D heights of fixed windows (one per lake
-// tile of lake_tile blocks, grown by lake_margin) are flooded with compute_hydrology's
+// tile of lake_tile blocks, grown by lake_margin) are flooded with compute_flow_routing's
 // Priority-Flood; a column's level is the highest of the windows containing it, so it is a pure
 // function of the column. Lake columns hold water from the 2D surface up to the level (ice on top
 // where cold), the bed under them and the columns beside them are solid up to the water's rows,
@@ -382,7 +382,7 @@ struct VoxelParams {
   // highest level of the windows that contain it. A lake wider than a window drains at the
   // window's border (it is lower, or missing, in that window).
   bool lakes = true;
-  int lake_tile = 256;            // [Units: blocks] [Limit: 16..4096]
+  int lake_tile = 512;            // [Units: blocks] [Limit: 16..4096]
   int lake_margin = 128;          // [Units: blocks] [Limit: 8..lake_tile]
   double min_lake_depth_m = 1.0;  // [Units: m] [Limit: [0, 1e4]]
   std::vector<VoxelTopRule> tops;

@@ -1,7 +1,7 @@
 // Lakes of block worlds: Priority-Flood of fixed windows of 2D heights (block_lakes.hpp).
 //
 // Why the union of windows holds its water. Write h for the 2D height of a block column and, in
-// one window, F for the flooded level (compute_hydrology's filled surface: the window's border
+// one window, F for the flooded level (compute_flow_routing's filled surface: the window's border
 // cells and the sea are outlets). For a lake cell a and a neighbour c of it that is not in a's
 // lake, F(c) = h(c) (it is not flooded) and F(a) <= max(h(a), F(c)), so F(a) <= h(c): the
 // neighbours of a lake reach its level. A window's border cells are outlets, never lake cells,
@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 
 #include "terrane/erosion.hpp"
@@ -64,59 +65,97 @@ std::shared_ptr<const LakeWindow> LakeSource::compute(std::int64_t tx, std::int6
                       .index_z0 = win->z0};
   Field2D heights(grid);
   evaluate(terrain_, grid, heights.data, ctx);
-  HydrologyParams hp;
-  hp.routing.use_sea_level = true;
-  hp.routing.sea_level_m = s.sea_level_m;
-  hp.river_area_m2 = 1e300;  // no rivers needed
-  hp.min_lake_depth_m = s.min_depth_m;
-  Hydrology hyd;
-  compute_hydrology(heights, hp, hyd, ctx);
+  // The flooded surface (the lakes of compute_hydrology without its drainage area and rivers):
+  // a lake is an 8-connected set of flooded land cells, all at one level.
+  RoutingParams routing;
+  routing.use_sea_level = true;
+  routing.sea_level_m = s.sea_level_m;
+  FlowRouting flow;
+  compute_flow_routing(heights, routing, flow, ctx);
   const int n = win->size;
-  win->lakes.resize(hyd.lakes.size());
-  for (std::size_t k = 0; k < hyd.lakes.size(); ++k) {
-    LakeWindow::Lake& l = win->lakes[k];
-    l.level_m = float(hyd.lakes[k].level_m);
-    l.i0 = l.j0 = n;
-    l.i1 = l.j1 = 0;
-  }
-  for (int j = 0; j < n; ++j) {
-    for (int i = 0; i < n; ++i) {
-      const std::int32_t id = hyd.lake_id[std::size_t(j) * std::size_t(n) + std::size_t(i)];
-      if (id == kNoLake) continue;
-      LakeWindow::Lake& l = win->lakes[std::size_t(id - 1)];
-      l.cells.push_back(j * n + i);
-      l.i0 = std::min(l.i0, i), l.i1 = std::max(l.i1, i + 1);
-      l.j0 = std::min(l.j0, j), l.j1 = std::max(l.j1, j + 1);
+  const float* h = heights.data.data();
+  const float* f = flow.filled_m.data();
+  const float sea = float(s.sea_level_m);
+  auto flooded = [&](std::size_t c) { return f[c] > h[c] && !(h[c] < sea); };
+  std::vector<std::uint8_t> seen(heights.data.size(), 0);
+  std::vector<std::int32_t> stack;
+  LakeWindow::Lake lake;
+  for (std::size_t c0 = 0; c0 < seen.size(); ++c0) {
+    if (seen[c0] != 0 || !flooded(c0)) continue;
+    lake = LakeWindow::Lake{};
+    lake.level_m = f[c0];
+    lake.i0 = lake.j0 = n;
+    float deepest = 0.0f;
+    seen[c0] = 1;
+    stack.assign(1, std::int32_t(c0));
+    while (!stack.empty()) {
+      const std::int32_t c = stack.back();
+      stack.pop_back();
+      lake.cells.push_back(c);
+      deepest = std::max(deepest, f[c] - h[c]);
+      const int i = c % n, j = c / n;
+      lake.i0 = std::min(lake.i0, i), lake.i1 = std::max(lake.i1, i + 1);
+      lake.j0 = std::min(lake.j0, j), lake.j1 = std::max(lake.j1, j + 1);
+      for (int dj = -1; dj <= 1; ++dj) {
+        for (int di = -1; di <= 1; ++di) {
+          const int ni = i + di, nj = j + dj;
+          if (ni < 0 || nj < 0 || ni >= n || nj >= n) continue;
+          const std::size_t nc = std::size_t(nj) * std::size_t(n) + std::size_t(ni);
+          if (seen[nc] != 0 || !flooded(nc)) continue;
+          seen[nc] = 1;
+          stack.push_back(std::int32_t(nc));
+        }
+      }
     }
+    if (double(deepest) < s.min_depth_m) continue;
+    std::sort(lake.cells.begin(), lake.cells.end());
+    win->lakes.push_back(std::move(lake));
   }
   for (LakeWindow::Lake& l : win->lakes) l.cells.shrink_to_fit();
   return win;
 }
 
+// The first thread to ask for a window computes it; threads asking meanwhile wait for that
+// result instead of computing it again. It is computed without the caller's cancel flag, since
+// other chunks' jobs may be waiting for it (a window takes about 0.1 s).
 std::shared_ptr<const LakeWindow> LakeSource::window(std::int64_t tx, std::int64_t tz,
                                                      const ExecContext& ctx) const {
   const auto key = std::make_pair(tx, tz);
+  std::promise<std::shared_ptr<const LakeWindow>> promise;
+  std::shared_future<std::shared_ptr<const LakeWindow>> future;
+  bool mine = false;
   {
     const std::lock_guard lock(mutex_);
     const auto it = cache_.find(key);
     if (it != cache_.end()) {
-      it->second.first = ++clock_;
-      return it->second.second;
+      it->second.used = ++clock_;
+      future = it->second.window;
+    } else {
+      mine = true;
+      future = promise.get_future().share();
+      cache_.emplace(key, Entry{++clock_, future});
+      if (cache_.size() > kWindowCache) {  // evict the least recently used other window
+        auto oldest = cache_.end();
+        for (auto c = cache_.begin(); c != cache_.end(); ++c) {
+          if (c->first != key && (oldest == cache_.end() || c->second.used < oldest->second.used)) {
+            oldest = c;
+          }
+        }
+        cache_.erase(oldest);
+      }
     }
   }
-  // Computed outside the lock; two threads may compute the same window, with the same result.
-  std::shared_ptr<const LakeWindow> win = compute(tx, tz, ctx);
-  const std::lock_guard lock(mutex_);
-  auto [it, inserted] = cache_.try_emplace(key, ++clock_, win);
-  if (!inserted) return it->second.second;
-  if (cache_.size() > kWindowCache) {
-    auto oldest = cache_.begin();
-    for (auto c = cache_.begin(); c != cache_.end(); ++c) {
-      if (c->second.first < oldest->second.first) oldest = c;
+  if (mine) {
+    ExecContext own = ctx;
+    own.cancel = nullptr;
+    own.progress = {};
+    try {
+      promise.set_value(compute(tx, tz, own));
+    } catch (...) {
+      promise.set_exception(std::current_exception());
     }
-    cache_.erase(oldest);
   }
-  return win;
+  return future.get();
 }
 
 void LakeSource::levels(std::int64_t x0, std::int64_t z0, int w, std::vector<float>& out,

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,7 +31,7 @@
 namespace terrane::voxel_detail {
 
 struct LakeSettings {
-  int tile = 256;    // blocks per lake tile side
+  int tile = 512;    // blocks per lake tile side
   int margin = 128;  // blocks the window adds on each side of its tile
   double min_depth_m = 1.0;
   double block_m = 1.0;
@@ -73,9 +74,11 @@ class LakeSource {
   const CompiledGraph& terrain_;
   LakeSettings settings_;
   mutable std::mutex mutex_;
-  mutable std::map<std::pair<std::int64_t, std::int64_t>,
-                   std::pair<std::uint64_t, std::shared_ptr<const LakeWindow>>>
-      cache_;  // tile -> (last use, window)
+  struct Entry {
+    std::uint64_t used = 0;  // clock_ at the last use
+    std::shared_future<std::shared_ptr<const LakeWindow>> window;
+  };
+  mutable std::map<std::pair<std::int64_t, std::int64_t>, Entry> cache_;
   mutable std::uint64_t clock_ = 0;
 };
 
