@@ -15,6 +15,8 @@ for overlay in lod borders slope layers biomes; do
 done
 run default --camera 0,0,0 --above-ground 600 --look 35,-25 --grow 0.5 \
   --screenshot docs/images/view_grow.png
+run default --blocks --camera 60,0,250 --above-ground 40 --look 60,-30 \
+  --screenshot docs/images/view_blocks_lake.png
 # The navmesh overlay (--nav): a path, a crowd after 2 s of walking; a second agent's navmesh.
 nav=(default --nav --camera -390,0,-260 --above-ground 110 --look 20,-45
   --nav-path -440,-200,-320,-170 --hide scatter)
