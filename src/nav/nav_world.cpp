@@ -85,7 +85,6 @@ void NavWorld::Impl::worker_loop() {
       --running;
       finished.push_back(std::move(r));
     }
-    done_cv.notify_all();
   }
 }
 

@@ -74,7 +74,7 @@ struct NavWorld::Impl {
 
   // Shared with the workers.
   std::mutex m;
-  std::condition_variable work_cv, done_cv;
+  std::condition_variable work_cv;
   std::vector<Job> queue;  // sorted: the next job at the back
   std::vector<Result> finished;
   std::size_t running = 0;

@@ -523,43 +523,23 @@ TEST_F(CliTest, InterruptedBakeLeavesTheDirectoryAsItWas) {
   const auto before = snapshot();
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
     SCOPED_TRACE(sig);
-    const std::string cli = TERRANE_CLI_PATH;
-    const std::string o = out.string();
-    std::vector<const char*> argv = {cli.c_str(),
-                                     "generate",
-                                     "islands",
-                                     "--size",
-                                     "2049",
-                                     "--formats",
-                                     "png16,raw16,exr,normals,preview",
-                                     "-q",
-                                     "-o",
-                                     o.c_str(),
-                                     nullptr};
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::execv(argv[0], const_cast<char* const*>(argv.data()));
-      ::_exit(127);
-    }
     // Wait until the run has files staged (it is writing), then interrupt it.
-    bool writing = false;
-    int status = 0;
-    while (::waitpid(pid, &status, WNOHANG) == 0) {
-      std::error_code ec;
-      for (const auto& e : fs::directory_iterator(out, ec)) {
-        if (e.path().filename().string().rfind(".terrane-staging-", 0) == 0 &&
-            !fs::is_empty(e.path(), ec)) {
-          writing = true;
-        }
-      }
-      if (writing) {
-        ::kill(pid, sig);
-        ::waitpid(pid, &status, 0);
-        break;
-      }
-      ::usleep(500);
-    }
+    const test::Interrupted r = test::run_and_interrupt(
+        {TERRANE_CLI_PATH, "generate", "islands", "--size", "2049", "--formats",
+         "png16,raw16,exr,normals,preview", "-q", "-o", out.string()},
+        [&] {
+          std::error_code ec;
+          for (const auto& e : fs::directory_iterator(out, ec)) {
+            if (e.path().filename().string().rfind(".terrane-staging-", 0) == 0 &&
+                !fs::is_empty(e.path(), ec)) {
+              return true;
+            }
+          }
+          return false;
+        },
+        sig);
+    const bool writing = r.signalled;
+    const int status = r.status;
     ASSERT_TRUE(writing) << "the run ended before it was seen writing";
     ASSERT_TRUE(WIFEXITED(status)) << status;
     EXPECT_EQ(WEXITSTATUS(status), 128 + sig);

@@ -355,32 +355,19 @@ TEST_F(NavCli, InterruptedNavLeavesTheDirectoryAsItWas) {
   const fs::path out = dir_ / "out";
   ASSERT_EQ(run("nav default --region 0,0,32,32 --threads 2 -q -o " + out.string()).code, 0);
   const auto before = directory_contents(out);
-  const std::string cli = TERRANE_CLI_PATH;
-  const std::string o = out.string();
-  std::vector<const char*> argv = {cli.c_str(), "nav", "default", "--region", "-400,-400,400,400",
-                                   "--threads", "2",   "-q",      "-o",       o.c_str(),
-                                   nullptr};
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::execv(argv[0], const_cast<char* const*>(argv.data()));
-    ::_exit(127);
-  }
-  bool staging = false;
-  int status = 0;
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(out, ec)) {
-      staging = staging || e.path().filename().string().rfind(".terrane-staging-", 0) == 0;
-    }
-    if (staging) {
-      ::usleep(200000);  // well into the tile builds
-      ::kill(pid, SIGTERM);
-      ::waitpid(pid, &status, 0);
-      break;
-    }
-    ::usleep(500);
-  }
+  const test::Interrupted r = test::run_and_interrupt(
+      {TERRANE_CLI_PATH, "nav", "default", "--region", "-400,-400,400,400", "--threads", "2", "-q",
+       "-o", out.string()},
+      [&] {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(out, ec)) {
+          if (e.path().filename().string().rfind(".terrane-staging-", 0) == 0) return true;
+        }
+        return false;
+      },
+      SIGTERM, 200000);  // well into the tile builds
+  const bool staging = r.signalled;
+  const int status = r.status;
   ASSERT_TRUE(staging) << "the run ended before it was seen staging";
   ASSERT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
