@@ -1,0 +1,249 @@
+// Height edits (edit.hpp): copy-on-write tiles of deltas on the level-0 lattice, strokes, undo
+// and redo.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "terrane/edit.hpp"
+
+namespace terrane {
+namespace {
+
+// Vertices one stroke may cover: a 1e4 m brush at 1 m cells is 4e8; refuse beyond 2^26 (a
+// 4096 m brush at 1 m) before any allocation.
+constexpr std::int64_t kMaxStrokeVertices = std::int64_t{1} << 26;
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  const std::int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// 1 inside falloff_start * radius, then a smoothstep down to 0 at the radius.
+double brush_weight(const HeightBrush& b, double d) {
+  if (d >= b.radius_m) return 0.0;
+  const double inner = b.falloff_start * b.radius_m;
+  if (d <= inner) return 1.0;
+  const double t = (b.radius_m - d) / (b.radius_m - inner);
+  return t * t * (3.0 - 2.0 * t);
+}
+
+}  // namespace
+
+float HeightEditSnapshot::delta_at(std::int64_t i, std::int64_t j) const {
+  const auto it = tiles_.find({floor_div(i, tile_), floor_div(j, tile_)});
+  if (it == tiles_.end()) return 0.0f;
+  const std::int64_t li = i - floor_div(i, tile_) * tile_, lj = j - floor_div(j, tile_) * tile_;
+  return (*it->second)[std::size_t(lj) * std::size_t(tile_) + std::size_t(li)];
+}
+
+void HeightEditSnapshot::add_to(const GridSpec& grid, std::span<float> heights) const {
+  if (heights.size() != grid.sample_count()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "height edits: " + std::to_string(heights.size()) + " heights for a grid of " +
+                    std::to_string(grid.sample_count()) + " samples");
+  }
+  if (tiles_.empty()) return;
+  // The grid's spacing must be the cell times a power of two, its origin the world's.
+  int level = 0;
+  int exponent = 0;
+  const double ratio = std::frexp(grid.spacing_m / cell_m_, &exponent);
+  level = exponent - 1;
+  if (ratio != 0.5 || level < 0 || level > 40 || grid.origin_x_m != 0.0 || grid.origin_z_m != 0.0) {
+    throw Error(ErrorCategory::invalid_argument,
+                "height edits: the grid (spacing " + std::to_string(grid.spacing_m) +
+                    " m, origin " + std::to_string(grid.origin_x_m) + ", " +
+                    std::to_string(grid.origin_z_m) +
+                    ") is not on the level-0 lattice: spacing cell * 2^L (cell " +
+                    std::to_string(cell_m_) + " m), origin 0, 0");
+  }
+  const std::int64_t step = std::int64_t{1} << level;
+  const std::int64_t t = tile_;
+  for (int gj = 0; gj < grid.height; ++gj) {
+    const std::int64_t j = (grid.index_z0 + gj) * step;
+    const std::int64_t tj = floor_div(j, t), lj = j - tj * t;
+    std::int64_t last_tx = std::numeric_limits<std::int64_t>::min();
+    const Tile* tile = nullptr;
+    float* row = heights.data() + std::size_t(gj) * std::size_t(grid.width);
+    for (int gi = 0; gi < grid.width; ++gi) {
+      const std::int64_t i = (grid.index_x0 + gi) * step;
+      const std::int64_t tx = floor_div(i, t);
+      if (tx != last_tx) {
+        last_tx = tx;
+        const auto it = tiles_.find({tx, tj});
+        tile = it == tiles_.end() ? nullptr : it->second.get();
+      }
+      if (tile != nullptr) {
+        row[gi] += (*tile)[std::size_t(lj) * std::size_t(t) + std::size_t(i - tx * t)];
+      }
+    }
+  }
+}
+
+std::size_t HeightEditSnapshot::bytes() const {
+  return sizeof(*this) + tiles_.size() * (std::size_t(tile_) * std::size_t(tile_) * sizeof(float) +
+                                          sizeof(Tile) + 64);
+}
+
+HeightEdits::HeightEdits(double cell_size_m, int tile_cells) {
+  if (!(cell_size_m > 0.0 && cell_size_m <= 1e4)) {
+    throw Error(ErrorCategory::invalid_argument,
+                "height edits: cell_size_m = " + std::to_string(cell_size_m) +
+                    " is outside the allowed range (0, 10000]");
+  }
+  if (tile_cells < 8 || tile_cells > 1024) {
+    throw Error(ErrorCategory::invalid_argument,
+                "height edits: tile_cells = " + std::to_string(tile_cells) +
+                    " is outside the allowed range 8..1024");
+  }
+  now_.cell_m_ = cell_size_m;
+  now_.tile_ = tile_cells;
+}
+
+LatticeRect HeightEdits::apply(const HeightBrush& brush, const CompiledGraph& base) {
+  brush.validate();
+  const double cell = now_.cell_m_;
+  LatticeRect r;
+  r.i0 = std::int64_t(std::ceil((brush.x_m - brush.radius_m) / cell));
+  r.i1 = std::int64_t(std::floor((brush.x_m + brush.radius_m) / cell));
+  r.j0 = std::int64_t(std::ceil((brush.z_m - brush.radius_m) / cell));
+  r.j1 = std::int64_t(std::floor((brush.z_m + brush.radius_m) / cell));
+  if (r.empty()) return LatticeRect{};
+  const std::int64_t w = r.i1 - r.i0 + 1, h = r.j1 - r.j0 + 1;
+  if (w * h > kMaxStrokeVertices) {
+    throw Error(ErrorCategory::limit,
+                "brush: radius_m = " + std::to_string(brush.radius_m) + " covers " +
+                    std::to_string(w) + " x " + std::to_string(h) +
+                    " vertices at this cell size; the limit is 2^26 per stroke");
+  }
+
+  // The current heights (base + deltas) with a one-vertex ring, for smooth and flatten.
+  const bool needs_heights = brush.kind == BrushKind::smooth || brush.kind == BrushKind::flatten;
+  const int hw = int(w) + 2, hh = int(h) + 2;
+  std::vector<float> heights;
+  if (needs_heights) {
+    const GridSpec g{.width = hw,
+                     .height = hh,
+                     .spacing_m = cell,
+                     .origin_x_m = 0.0,
+                     .origin_z_m = 0.0,
+                     .index_x0 = r.i0 - 1,
+                     .index_z0 = r.j0 - 1};
+    heights.resize(g.sample_count());
+    evaluate(base, g, heights, ExecContext{.threads = 1});
+    now_.add_to(g, heights);
+  }
+  std::vector<float> noise;
+  if (brush.kind == BrushKind::noise) {
+    const GridSpec g{.width = int(w),
+                     .height = int(h),
+                     .spacing_m = cell,
+                     .origin_x_m = 0.0,
+                     .origin_z_m = 0.0,
+                     .index_x0 = r.i0,
+                     .index_z0 = r.j0};
+    noise.resize(g.sample_count());
+    noise_fill(brush.noise, g, noise, ExecContext{.threads = 1});
+  }
+
+  // The change of each vertex, from the state before the stroke (so the order of the vertices
+  // does not matter), then written tile by tile, copying each touched tile once.
+  const double k = std::min(1.0, brush.strength_m);
+  Step step;
+  step.rect = r;
+  const std::int64_t t = now_.tile_;
+  bool changed = false;
+  for (std::int64_t tj = floor_div(r.j0, t); tj <= floor_div(r.j1, t); ++tj) {
+    for (std::int64_t tx = floor_div(r.i0, t); tx <= floor_div(r.i1, t); ++tx) {
+      const auto key = std::make_pair(tx, tj);
+      const auto it = now_.tiles_.find(key);
+      std::shared_ptr<const HeightEditSnapshot::Tile> before =
+          it == now_.tiles_.end() ? nullptr : it->second;
+      auto after = before ? std::make_shared<HeightEditSnapshot::Tile>(*before)
+                          : std::make_shared<HeightEditSnapshot::Tile>(std::size_t(t * t), 0.0f);
+      bool any = false;
+      const std::int64_t i_lo = std::max(r.i0, tx * t), i_hi = std::min(r.i1, tx * t + t - 1);
+      const std::int64_t j_lo = std::max(r.j0, tj * t), j_hi = std::min(r.j1, tj * t + t - 1);
+      for (std::int64_t j = j_lo; j <= j_hi; ++j) {
+        const double dz = double(j) * cell - brush.z_m;
+        for (std::int64_t i = i_lo; i <= i_hi; ++i) {
+          const double dx = double(i) * cell - brush.x_m;
+          const double wgt = brush_weight(brush, std::sqrt(dx * dx + dz * dz));
+          if (wgt == 0.0) continue;
+          double change = 0.0;
+          const std::size_t a = std::size_t(i - r.i0), b = std::size_t(j - r.j0);
+          switch (brush.kind) {
+            case BrushKind::raise:
+              change = brush.strength_m * wgt;
+              break;
+            case BrushKind::lower:
+              change = -brush.strength_m * wgt;
+              break;
+            case BrushKind::noise:
+              change = brush.strength_m * wgt * double(noise[b * std::size_t(w) + a]);
+              break;
+            case BrushKind::flatten: {
+              const double here = heights[(b + 1) * std::size_t(hw) + a + 1];
+              change = k * wgt * (brush.target_m - here);
+              break;
+            }
+            case BrushKind::smooth: {
+              double sum = 0.0;
+              for (std::size_t y = b; y < b + 3; ++y) {
+                for (std::size_t x = a; x < a + 3; ++x) sum += heights[y * std::size_t(hw) + x];
+              }
+              const double here = heights[(b + 1) * std::size_t(hw) + a + 1];
+              change = k * wgt * (sum / 9.0 - here);
+              break;
+            }
+          }
+          if (change == 0.0) continue;
+          float& d = (*after)[std::size_t(j - tj * t) * std::size_t(t) + std::size_t(i - tx * t)];
+          const float next = float(double(d) + change);
+          if (next != d) {
+            d = next;
+            any = true;
+          }
+        }
+      }
+      if (!any) continue;
+      changed = true;
+      std::shared_ptr<const HeightEditSnapshot::Tile> done = std::move(after);
+      now_.tiles_[key] = done;
+      step.tiles.push_back({key, {before, done}});
+    }
+  }
+  if (!changed) return LatticeRect{};
+  undo_.push_back(std::move(step));
+  redo_.clear();
+  return r;
+}
+
+void HeightEdits::set_tiles(const Step& step, bool after) {
+  for (const auto& [key, pair] : step.tiles) {
+    const std::shared_ptr<const HeightEditSnapshot::Tile>& tile = after ? pair.second : pair.first;
+    if (tile) {
+      now_.tiles_[key] = tile;
+    } else {
+      now_.tiles_.erase(key);
+    }
+  }
+}
+
+LatticeRect HeightEdits::undo() {
+  if (undo_.empty()) return LatticeRect{};
+  set_tiles(undo_.back(), false);
+  redo_.push_back(std::move(undo_.back()));
+  undo_.pop_back();
+  return redo_.back().rect;
+}
+
+LatticeRect HeightEdits::redo() {
+  if (redo_.empty()) return LatticeRect{};
+  set_tiles(redo_.back(), true);
+  undo_.push_back(std::move(redo_.back()));
+  redo_.pop_back();
+  return undo_.back().rect;
+}
+
+}  // namespace terrane
