@@ -2,7 +2,8 @@
 // (module `edit`; depends on core, noise and graph). Issue 16.
 //
 // What is here so far: height edits on the level-0 lattice, the brushes that make them, undo and
-// redo, and immutable snapshots for readers on other threads. The world does not read them yet
+// redo, and immutable snapshots for readers on other threads. ChunkGenerator::generate and
+// TerrainQuery read a snapshot (world.hpp); the streamer, nav, voxel and the store do not yet
 // (issue 16 is open: docs/EDIT.md says what is built and what is not). A height
 // edit is a float delta per level-0 lattice vertex (x = i * cell, z = j * cell, the vertices of
 // the world's level-0 chunks), stored in dense tiles of tile_cells^2 vertices that exist only
@@ -80,6 +81,10 @@ class HeightEditSnapshot {
   // cell * 2^L and index_x0 / index_z0 counted in that spacing (a chunk's height_grid), origin
   // 0; else Error(invalid_argument). Adds nothing (and costs nothing) away from edited tiles.
   void add_to(const GridSpec& grid, std::span<float> heights) const;
+  // Bounds of every delta held: lo <= delta_at(i, j) <= hi everywhere (0, 0 when empty;
+  // conservative after undo) [Units: m].
+  float delta_lo() const { return lo_; }
+  float delta_hi() const { return hi_; }
   // Tiles held and their bytes (for budgets and the store).
   std::size_t tile_count() const { return tiles_.size(); }
   std::size_t bytes() const;
@@ -89,6 +94,7 @@ class HeightEditSnapshot {
   using Tile = std::vector<float>;  // tile_ * tile_ deltas, row-major (j, then i)
   double cell_m_ = 1.0;
   int tile_ = 64;
+  float lo_ = 0.0f, hi_ = 0.0f;
   std::map<std::pair<std::int64_t, std::int64_t>, std::shared_ptr<const Tile>> tiles_;
 };
 

@@ -34,6 +34,7 @@
 #include <string_view>
 
 #include "terrane/core.hpp"
+#include "terrane/edit.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/mesh.hpp"
 #include "terrane/preset.hpp"
@@ -169,9 +170,13 @@ class ChunkGenerator {
   // buffers allocated for this call only. Reentrant: call from any number of threads with
   // distinct `out`s and scratches. Throws Error for an invalid key or stitch mask or an
   // unsupported ctx.simd, Error(cancelled) when ctx.cancel becomes true (`out` is then
-  // unspecified).
+  // unspecified). edits: height edits (edit.hpp) added to the graph's heights before the mesh,
+  // normals, bounds and surface data are made, at every level (a coarser node reads the deltas
+  // of the level-0 vertices it shares); nullptr or an empty snapshot = the procedural chunk,
+  // the same bytes. The snapshot's cell must be the world's (else Error(invalid_argument)).
   void generate(const ChunkKey& key, const std::array<int, 4>& stitch, ChunkData& out,
-                const ExecContext& ctx = {}, ChunkScratch* scratch = nullptr) const;
+                const ExecContext& ctx = {}, ChunkScratch* scratch = nullptr,
+                const HeightEditSnapshot* edits = nullptr) const;
 
  private:
   void generate_surface(ChunkData& out, const ExecContext& ctx, ChunkScratch& scratch) const;
@@ -205,8 +210,10 @@ struct RayHit {
 // target (set_simd_target), with identical results on every target.
 class TerrainQuery {
  public:
-  // Throws Error(invalid_argument) when generator is null.
-  explicit TerrainQuery(std::shared_ptr<const ChunkGenerator> generator);
+  // Throws Error(invalid_argument) when generator is null, or when `edits` (optional: the
+  // surface with these height edits, as ChunkGenerator::generate makes it) has another cell size.
+  explicit TerrainQuery(std::shared_ptr<const ChunkGenerator> generator,
+                        std::shared_ptr<const HeightEditSnapshot> edits = nullptr);
 
   // Height of the level-0 surface at (x, z) [Units: m]: the plane of the triangle under (x, z),
   // in double; at a vertex, exactly the chunk's float sample. One 2 x 2 grid evaluation of the
@@ -221,7 +228,8 @@ class TerrainQuery {
   // or below the surface hits at t = 0 (the hit point is the origin). Cost: O(cells crossed
   // below height_max_m); corners are evaluated 17 x 17 at a time (a 1 km ray over 4 m cells:
   // about 0.2 ms); the ray's part above the
-  // preset's height_max_m (which the surface never exceeds) is skipped, and it ends at the
+  // preset's height_max_m (which the surface never exceeds; plus the edits' largest delta) is
+  // skipped, and it ends at the
   // world's edge. Throws Error(invalid_argument) naming the value for a zero or non-finite
   // direction, a negative or non-finite distance, max_dist_m > kMaxRayDistance, or an origin
   // that height_at would refuse (or a non-finite y).
@@ -232,6 +240,7 @@ class TerrainQuery {
 
  private:
   std::shared_ptr<const ChunkGenerator> generator_;
+  std::shared_ptr<const HeightEditSnapshot> edits_;
 };
 
 // ---------------------------------------------------------------------------------------------

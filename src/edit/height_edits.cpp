@@ -203,6 +203,8 @@ LatticeRect HeightEdits::apply(const HeightBrush& brush, const CompiledGraph& ba
           if (next != d) {
             d = next;
             any = true;
+            now_.lo_ = std::min(now_.lo_, next);
+            now_.hi_ = std::max(now_.hi_, next);
           }
         }
       }
@@ -228,6 +230,7 @@ void HeightEdits::set_tiles(const Step& step, bool after) {
       now_.tiles_.erase(key);
     }
   }
+  if (now_.tiles_.empty()) now_.lo_ = now_.hi_ = 0.0f;
 }
 
 LatticeRect HeightEdits::undo() {

@@ -201,8 +201,14 @@ std::size_t ChunkGenerator::scratch_bytes() const {
 }
 
 void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& stitch, ChunkData& out,
-                              const ExecContext& ctx, ChunkScratch* scratch) const {
+                              const ExecContext& ctx, ChunkScratch* scratch,
+                              const HeightEditSnapshot* edits) const {
   validate_key(key);
+  if (edits != nullptr && !edits->empty() && edits->cell_size_m() != cell_size_m_) {
+    throw Error(ErrorCategory::invalid_argument,
+                "height edits of cell " + std::to_string(edits->cell_size_m()) +
+                    " m on a world of cell " + std::to_string(cell_size_m_) + " m");
+  }
   // A forced target this CPU lacks is refused before any work.
   if (ctx.simd != SimdTarget::best) (void)resolved_simd_target(ctx);
   ChunkMeshParams p;
@@ -222,6 +228,7 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
   out.heights.grid = height_grid(key);
   out.heights.data.resize(out.heights.grid.sample_count());
   evaluate(graph_, out.heights.grid, out.heights.data, ctx);
+  if (edits != nullptr) edits->add_to(out.heights.grid, out.heights.data);
   throw_if_cancelled(ctx);
   build_chunk_mesh(out.heights, p, *table_, out.mesh);
 
@@ -267,8 +274,8 @@ void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx,
     const double size = chunk_size_m(0);
     const double x0 = double(out.key.cx) * size;
     const double z0 = double(out.key.cz) * size;
-    scatter_chunk(graph_, params, seed_, x0, z0, x0 + size, z0 + size, settings_.cells, out.scatter, ctx,
-                  climate_sources_.get(), &s.scatter);
+    scatter_chunk(graph_, params, seed_, x0, z0, x0 + size, z0 + size, settings_.cells, out.scatter,
+                  ctx, climate_sources_.get(), &s.scatter);
   }
 }
 

@@ -12,8 +12,8 @@
 // diagonal; on each piece both the ray's height and the surface are linear in t, so the first
 // piece whose end lies on or below the surface holds the first hit (the surface is continuous,
 // and the origin is above it). The only skipping is exact: the graph's output is clamped, so the
-// surface never leaves [height_min_m, height_max_m] and the ray's part above that slab is not
-// walked.
+// surface never leaves [height_min_m, height_max_m] (raised by the height edits' largest delta)
+// and the ray's part above that slab is not walked.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -115,11 +115,13 @@ std::array<float, 3> plane_normal(const CellPlane& p, const Cell& c) {
 // Highest the surface can be [Units: m]. The graph output is clamped to [-1, 1] before
 // h = h_min + ((v + 1) * 0.5) * range in float; float rounding is monotonic, so no sample exceeds
 // h_min + range as floats. The interpolated planes stay within their corners' range up to
-// double rounding, hence the small margin.
-double surface_top_m(const WorldSettings& w) {
+// double rounding, hence the small margin. Height edits add a float delta of at most
+// `edits_hi` to each sample, and a float sum rounds monotonically, so h_top + edits_hi bounds it.
+double surface_top_m(const WorldSettings& w, float edits_hi) {
   const float h_min = float(w.height_min_m);
   const float h_range = float(w.height_max_m - w.height_min_m);
-  const float h_top = h_min + h_range;
+  float h_top = h_min + h_range;
+  if (edits_hi > 0.0f) h_top = h_top + edits_hi;
   return double(h_top) + 1e-6 * (1.0 + std::abs(double(h_top)));
 }
 
@@ -129,7 +131,8 @@ double surface_top_m(const WorldSettings& w) {
 // world coordinates, double(index) * s). The last four blocks are kept.
 class CornerCache {
  public:
-  explicit CornerCache(const CompiledGraph& graph, double s) : graph_(graph), s_(s) {}
+  CornerCache(const CompiledGraph& graph, double s, const HeightEditSnapshot* edits)
+      : graph_(graph), s_(s), edits_(edits) {}
 
   double height(std::int64_t gi, std::int64_t gj) {
     const std::int64_t bi = floor_div(gi, kCells), bj = floor_div(gj, kCells);
@@ -152,6 +155,7 @@ class CornerCache {
     ExecContext one;
     one.threads = 1;
     evaluate(graph_, g, b.h, one);
+    if (edits_ != nullptr) edits_->add_to(g, b.h);
     b.bi = bi;
     b.bj = bj;
     b.valid = true;
@@ -167,6 +171,7 @@ class CornerCache {
   };
   const CompiledGraph& graph_;
   double s_;
+  const HeightEditSnapshot* edits_;
   std::array<Block, 4> blocks_{};
   std::size_t next_ = 0;
 };
@@ -185,7 +190,8 @@ struct SurfacePoint {
   std::array<float, 3> normal;
 };
 
-SurfacePoint surface_at(const ChunkGenerator& gen, double x, double z) {
+SurfacePoint surface_at(const ChunkGenerator& gen, const HeightEditSnapshot* edits, double x,
+                        double z) {
   const double s = gen.cell_size_m();
   const Cell c = make_cell(cell_index(x, s), cell_index(z, s), s, gen.settings().cells);
   const double u = (x - c.x0) / c.sx, v = (z - c.z0) / c.sz;
@@ -201,6 +207,7 @@ SurfacePoint surface_at(const ChunkGenerator& gen, double x, double z) {
   ExecContext one;
   one.threads = 1;
   evaluate(gen.graph(), g, corners, one);
+  if (edits != nullptr) edits->add_to(g, corners);
   const auto h =
       corner_heights(c, triangle_corners(c.main, tri), [&](std::int64_t i, std::int64_t j) {
         return double(corners[std::size_t((j - c.gj) * 2 + (i - c.gi))]);
@@ -211,23 +218,29 @@ SurfacePoint surface_at(const ChunkGenerator& gen, double x, double z) {
 
 }  // namespace
 
-TerrainQuery::TerrainQuery(std::shared_ptr<const ChunkGenerator> generator)
-    : generator_(std::move(generator)) {
+TerrainQuery::TerrainQuery(std::shared_ptr<const ChunkGenerator> generator,
+                           std::shared_ptr<const HeightEditSnapshot> edits)
+    : generator_(std::move(generator)), edits_(std::move(edits)) {
   if (generator_ == nullptr) {
     throw Error(ErrorCategory::invalid_argument, "TerrainQuery: the generator is null");
+  }
+  if (edits_ != nullptr && edits_->cell_size_m() != generator_->cell_size_m()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "TerrainQuery: height edits of cell " + std::to_string(edits_->cell_size_m()) +
+                    " m on a world of cell " + std::to_string(generator_->cell_size_m()) + " m");
   }
 }
 
 double TerrainQuery::height_at(double x_m, double z_m) const {
   check_coordinate("height_at", "x_m", x_m, generator_->cell_size_m());
   check_coordinate("height_at", "z_m", z_m, generator_->cell_size_m());
-  return surface_at(*generator_, x_m, z_m).height_m;
+  return surface_at(*generator_, edits_.get(), x_m, z_m).height_m;
 }
 
 std::array<float, 3> TerrainQuery::normal_at(double x_m, double z_m) const {
   check_coordinate("normal_at", "x_m", x_m, generator_->cell_size_m());
   check_coordinate("normal_at", "z_m", z_m, generator_->cell_size_m());
-  return surface_at(*generator_, x_m, z_m).normal;
+  return surface_at(*generator_, edits_.get(), x_m, z_m).normal;
 }
 
 std::optional<RayHit> TerrainQuery::raycast(double ox_m, double oy_m, double oz_m, double dx,
@@ -261,7 +274,7 @@ std::optional<RayHit> TerrainQuery::raycast(double ox_m, double oy_m, double oz_
   const ChunkGenerator& gen = *generator_;
   const double s = gen.cell_size_m();
   const int n = gen.settings().cells;
-  CornerCache cache(gen.graph(), s);
+  CornerCache cache(gen.graph(), s, edits_.get());
   auto height = [&](std::int64_t i, std::int64_t j) { return cache.height(i, j); };
 
   // Origin on or below the surface: hit at t = 0.
@@ -269,13 +282,15 @@ std::optional<RayHit> TerrainQuery::raycast(double ox_m, double oy_m, double oz_
     const Cell c = make_cell(cell_index(ox_m, s), cell_index(oz_m, s), s, n);
     const double u = (ox_m - c.x0) / c.sx, v = (oz_m - c.z0) / c.sz;
     const int tri = triangle_of(c, u, v);
-    const CellPlane p = plane_of(c.main, tri, corner_heights(c, triangle_corners(c.main, tri), height));
+    const CellPlane p =
+        plane_of(c.main, tri, corner_heights(c, triangle_corners(c.main, tri), height));
     if (oy_m <= p.at(u, v)) return RayHit{0.0, ox_m, oy_m, oz_m, plane_normal(p, c)};
   }
 
   // The part of the ray that can meet the surface: below the top of the slab and inside the
   // world (the surface ends at kMaxWorldCoordinate).
-  const double hi_m = surface_top_m(gen.graph().world());
+  const double hi_m =
+      surface_top_m(gen.graph().world(), edits_ != nullptr ? edits_->delta_hi() : 0.0f);
   double t_begin = 0.0;
   double t_end = max_dist_m;
   if (oy_m > hi_m) {

@@ -72,9 +72,12 @@ TEST(HeightEdits, RaiseFollowsTheFalloffAndUndoRestoresTheBits) {
   }
   EXPECT_GT(e.current().tile_count(), 4u);
   EXPECT_EQ(e.undo_steps(), 1u);
+  EXPECT_EQ(e.current().delta_lo(), 0.0f);
+  EXPECT_EQ(e.current().delta_hi(), 2.0f);
 
   EXPECT_EQ(e.undo(), r);
   EXPECT_TRUE(e.current().empty()) << "undo of the only stroke leaves no tile";
+  EXPECT_EQ(e.current().delta_hi(), 0.0f);
   EXPECT_EQ(e.current().delta_at(-3, 7), 0.0f);
   EXPECT_EQ(e.undo(), LatticeRect{}) << "nothing more to undo";
   EXPECT_EQ(e.redo(), r);

@@ -107,9 +107,9 @@ std::optional<double> intersect(const Triangle& t, const double o[3], const doub
 
 // Checks 1 and 2 of a chunk: vertices bit-equal, interior points equal to the mesh triangle.
 void check_chunk_surface(const ChunkGenerator& gen, const TerrainQuery& q, const ChunkKey& key,
-                         Rng& rng, int points) {
+                         Rng& rng, int points, const HeightEditSnapshot* edits = nullptr) {
   ChunkData d;
-  gen.generate(key, {0, 0, 0, 0}, d);
+  gen.generate(key, {0, 0, 0, 0}, d, {}, nullptr, edits);
   const int n = gen.settings().cells;
   const double s = gen.cell_size_m();
   for (int j = 0; j <= n; ++j) {
@@ -469,6 +469,103 @@ TEST(TerrainQueryTest, SameAnswersFromSeveralThreads) {
 // Regression (issue 10, fixed): the world bound is printed with 10 significant digits,
 // "[-1.099511628e+12, 1.099511628e+12] m", which is 224 m beyond the real limit
 // kMaxWorldCoordinate = 2^40 = 1099511627776 m: a refused x = 1.0995116278e12 reads as inside.
+// Height edits (edit.hpp) read by the world: each chunk of every level is its procedural heights
+// plus the delta of each vertex, neighbours agree on their shared vertices, TerrainQuery
+// answers with the edited surface (vertices, triangles, normals), a ray finds a hill raised
+// above the preset's height_max_m, and an empty snapshot changes no byte.
+TEST(EditedWorld, ChunksAndQueriesReadTheEdits) {
+  const auto gen = make_generator(16);
+  const double s = gen->cell_size_m();
+  const int n = 16;
+  HeightEdits e(s, n);
+  HeightBrush up;
+  up.x_m = 16.0 * s, up.z_m = 16.0 * s, up.radius_m = 6.0 * s, up.strength_m = 5.0;
+  e.apply(up, gen->graph());
+  HeightBrush down = up;
+  down.kind = BrushKind::lower;
+  down.x_m = -3.0 * s;
+  e.apply(down, gen->graph());
+  const auto snap = e.snapshot();
+
+  auto generate = [&](const ChunkKey& key, const HeightEditSnapshot* edits) {
+    ChunkData d;
+    gen->generate(key, {0, 0, 0, 0}, d, {}, nullptr, edits);
+    return d;
+  };
+  std::size_t changed = 0;
+  for (const ChunkKey key :
+       {ChunkKey{0, 0, 0}, ChunkKey{1, 0, 0}, ChunkKey{0, 1, 0}, ChunkKey{1, 1, 0},
+        ChunkKey{-1, 0, 0}, ChunkKey{0, 0, 1}, ChunkKey{-1, -1, 1}, ChunkKey{0, 0, 2}}) {
+    const ChunkData base = generate(key, nullptr), edited = generate(key, snap.get());
+    const std::int64_t step = std::int64_t{1} << key.level;
+    const GridSpec& g = edited.heights.grid;
+    for (int j = 0; j < g.height; ++j) {
+      for (int i = 0; i < g.width; ++i) {
+        const float want = base.heights.at(i, j) +
+                           snap->delta_at((g.index_x0 + i) * step, (g.index_z0 + j) * step);
+        ASSERT_EQ(edited.heights.at(i, j), want) << key.level << ": " << i << ", " << j;
+        changed += edited.heights.at(i, j) != base.heights.at(i, j);
+      }
+    }
+    float lo = edited.heights.at(1, 1), hi = lo;
+    for (int j = 1; j + 1 < g.height; ++j) {
+      for (int i = 1; i + 1 < g.width; ++i) {
+        lo = std::min(lo, edited.heights.at(i, j));
+        hi = std::max(hi, edited.heights.at(i, j));
+      }
+    }
+    EXPECT_EQ(edited.height_min_m, lo);
+    EXPECT_EQ(edited.height_max_m, hi);
+  }
+  EXPECT_GT(changed, 100u);
+  // Neighbours share their border vertices bit for bit (chunk (0, 0)'s east column is (1, 0)'s
+  // west column), also where the brush crosses the border.
+  const ChunkData a = generate({0, 0, 0}, snap.get()), b = generate({1, 0, 0}, snap.get());
+  for (int j = 0; j < n + 3; ++j) {
+    for (int k = 0; k < 3; ++k) ASSERT_EQ(a.heights.at(n + k, j), b.heights.at(k, j)) << j;
+  }
+  // The query answers with the edited surface.
+  const TerrainQuery q(gen, snap);
+  Rng rng{77};
+  for (const ChunkKey key : {ChunkKey{0, 0, 0}, ChunkKey{1, 1, 0}, ChunkKey{-1, 0, 0}}) {
+    check_chunk_surface(*gen, q, key, rng, 200, snap.get());
+  }
+  EXPECT_EQ(q.height_at(16.0 * s, 16.0 * s), double(a.heights.at(n + 1, n + 1)));
+  EXPECT_NE(q.height_at(16.0 * s, 16.0 * s), TerrainQuery(gen).height_at(16.0 * s, 16.0 * s));
+
+  // A hill raised far above height_max_m stops a ray that flies above the preset's slab.
+  const WorldSettings& w = gen->graph().world();
+  HeightEdits tall(s, n);
+  HeightBrush tower;
+  tower.x_m = 10.0 * s, tower.z_m = 0.0, tower.radius_m = 3.0 * s, tower.falloff_start = 0.9;
+  tower.strength_m = 2.0 * (w.height_max_m - w.height_min_m);
+  tall.apply(tower, gen->graph());
+  const double y = w.height_max_m + 0.5 * tower.strength_m;
+  const std::optional<RayHit> hit =
+      TerrainQuery(gen, tall.snapshot()).raycast(0.0, y, 0.0, 1.0, 0.0, 0.0, 20.0 * s);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_GE(hit->x_m, 6.0 * s);  // on the tower's flank, below its full-height top
+  EXPECT_LE(hit->x_m, 8.0 * s);
+  EXPECT_FALSE(TerrainQuery(gen).raycast(0.0, y, 0.0, 1.0, 0.0, 0.0, 20.0 * s).has_value());
+
+  // An empty snapshot is the procedural world, byte for byte.
+  const HeightEdits none(s, n);
+  const ChunkData p = generate({2, -3, 0}, nullptr), p2 = generate({2, -3, 0}, &none.current());
+  EXPECT_EQ(p.heights.data, p2.heights.data);
+  EXPECT_EQ(p.mesh.positions, p2.mesh.positions);
+  EXPECT_EQ(p.mesh.normals, p2.mesh.normals);
+  // Edits of another cell size are refused.
+  HeightEdits other(2.0 * s, n);
+  other.apply(up, gen->graph());
+  test::expect_error(
+      [&] {
+        generate({0, 0, 0}, &other.current());
+      },
+      ErrorCategory::invalid_argument, {"height edits of cell"});
+  test::expect_error([&] { TerrainQuery(gen, other.snapshot()); }, ErrorCategory::invalid_argument,
+                     {"TerrainQuery: height edits of cell"});
+}
+
 TEST(TerrainQueryTest, WorldBoundIsPrintedExactly) {
   const TerrainQuery q(make_generator(16));
   test::expect_error([&] { q.height_at(1.0995116278e12, 0.0); }, ErrorCategory::invalid_argument,
