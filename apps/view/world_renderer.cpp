@@ -164,6 +164,8 @@ void WorldRenderer::take_events(std::span<const ChunkEvent> events) {
     if (e.kind == ChunkEventKind::ready) {
       if (ready_.emplace(e.key, e.data).second) ready_order_.push_back(e.key);
     } else {
+      // evicted: free the buffers; updated (set_edits): free them too, and upload() sends the
+      // new contents, since the chunk is visible and no longer on the GPU.
       ready_.erase(e.key);
       if (auto it = chunks_.find(e.key); it != chunks_.end()) {
         gpu_bytes_ -= it->second.bytes;

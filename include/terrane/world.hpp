@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -308,6 +309,8 @@ struct VisibleChunk {
 enum class ChunkEventKind {
   ready,    // generated and resident: upload its buffers (data valid until `evicted`)
   evicted,  // left the cache: free its buffers (data is no longer valid)
+  updated,  // regenerated after set_edits: upload its buffers again (same key and data pointer,
+            // new contents; valid until `evicted`)
 };
 struct ChunkEvent {
   ChunkEventKind kind = ChunkEventKind::ready;
@@ -338,6 +341,8 @@ struct StreamerStats {
   std::uint64_t cancelled = 0;  // jobs cancelled before a worker started them
   std::uint64_t dropped = 0;    // jobs finished after they stopped being wanted
   std::uint64_t evicted = 0;
+  std::uint64_t updated = 0;        // resident chunks regenerated after set_edits
+  std::size_t updates_pending = 0;  // chunks of the last set_edits not swapped in yet
 };
 
 // Streams chunks around viewers. The owner calls, once per frame on one thread:
@@ -389,15 +394,28 @@ class Streamer {
   // stays coarser (never holed: roots come first); prefetching ahead of fast viewers uses what
   // is left.
   std::size_t minimum_budget_bytes() const;
-  // Queries (thread-safe, independent of what is resident).
-  const TerrainQuery& query() const { return *query_; }
+  // Queries on the current edits (thread-safe, independent of what is resident): a copy that
+  // keeps the snapshot it was made with.
+  TerrainQuery query() const;
+
+  // Height edits (edit.hpp), owner thread: from now on every chunk is generated with `edits`
+  // (nullptr: none), and query() answers with them at once. `changed` (HeightEdits::apply's
+  // rectangle, or the union of several) names the lattice vertices that differ from the
+  // previous snapshot: the resident chunks of every level whose height grid holds such a vertex
+  // are regenerated on the workers, first of all jobs, while the old ones stay drawn, and are
+  // swapped in together in one poll() once all of them are done (an `updated` event each), so
+  // the visible set never mixes chunks of two snapshots along an edited seam. Jobs already
+  // running on the old snapshot are dropped and redone. Throws Error(invalid_argument) for a
+  // snapshot of another cell size.
+  void set_edits(std::shared_ptr<const HeightEditSnapshot> edits, const LatticeRect& changed);
 
   struct Impl;
 
  private:
   StreamerParams params_;
   std::shared_ptr<const ChunkGenerator> generator_;
-  std::unique_ptr<TerrainQuery> query_;
+  mutable std::mutex query_mutex_;  // guards query_ (query() may run on any thread)
+  std::shared_ptr<const TerrainQuery> query_;
   std::unique_ptr<Impl> impl_;
 };
 

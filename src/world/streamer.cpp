@@ -53,7 +53,29 @@ struct Slot {
   bool failed = false;          // generation threw (message in Impl::error_)
   std::uint64_t last_used = 0;  // frame it was last wanted or visible (LRU)
   std::atomic<bool> cancel{false};
+  // The edits the job generates with (set by the owner before the job is queued, or while it
+  // is queued, under the queue mutex).
+  std::shared_ptr<const HeightEditSnapshot> edits;
+  // A replacement: the resident slot whose chunk this job regenerates after set_edits (not in
+  // by_key; -1 for an ordinary job).
+  int replaces = -1;
+  bool stale = false;  // generated with edits older than the current ones: dropped when done
 };
+
+// Whether the height grid of `key` (with its halo) samples a lattice vertex of `r`: a multiple
+// of the level's step inside both ranges.
+bool grid_touches(const ChunkKey& key, int cells, const LatticeRect& r) {
+  if (r.empty()) return false;
+  const std::int64_t step = std::int64_t{1} << key.level;
+  auto axis = [&](std::int64_t c, std::int64_t lo_r, std::int64_t hi_r) {
+    const std::int64_t lo = std::max(lo_r, (c * cells - 1) * step);
+    const std::int64_t hi = std::min(hi_r, (c * cells + cells + 1) * step);
+    if (lo > hi) return false;
+    const std::int64_t first = lo >= 0 ? (lo + step - 1) / step * step : -((-lo) / step) * step;
+    return first <= hi;
+  };
+  return axis(key.cx, r.i0, r.i1) && axis(key.cz, r.j0, r.j1);
+}
 
 struct QueuedJob {
   int slot = -1;
@@ -162,7 +184,13 @@ struct Streamer::Impl {
   std::atomic<std::size_t> queued_now{0};  // queue.size(), readable without the mutex
   bool stopping = false;
   std::mutex done_mutex;
-  std::vector<int> done;       // capacity slot_count
+  std::vector<int> done;  // capacity slot_count
+  // Edits (owner thread): the current snapshot, the resident slots waiting for a replacement
+  // job, the replacement jobs in flight and the finished ones held until all are done.
+  std::shared_ptr<const HeightEditSnapshot> edits;
+  std::vector<std::pair<int, ChunkKey>> refresh_pending;
+  std::size_t refresh_in_flight = 0;
+  std::vector<int> refresh_done;
   std::optional<Error> error;  // first generation error, category kept (under done_mutex)
   // Per worker: its scratch (only that worker touches it) and the bytes it held after its
   // latest job (read by stats()).
@@ -296,7 +324,7 @@ struct Streamer::Impl {
         ctx.threads = 1;
         ctx.cancel = &slot.cancel;
         ctx.simd = simd;
-        gen.generate(slot.key, {0, 0, 0, 0}, slot.data, ctx, &own);
+        gen.generate(slot.key, {0, 0, 0, 0}, slot.data, ctx, &own, slot.edits.get());
       } catch (const Error& e) {
         slot.failed = true;
         // A cancellation is not an error (the flag may already be cleared again: the owner
@@ -327,11 +355,128 @@ struct Streamer::Impl {
 
   void release(int s) {
     Slot& slot = slots[std::size_t(s)];
-    by_key.erase(slot.key);
+    if (slot.replaces < 0) by_key.erase(slot.key);  // a replacement is not in by_key
     slot.state = SlotState::free;
     slot.cancel.store(false, std::memory_order_relaxed);
+    slot.edits.reset();
+    slot.replaces = -1;
+    slot.stale = false;
     free_slots.push_back(s);
     --in_use;
+  }
+
+  // ---- edits (owner thread)
+
+  void set_edits(std::shared_ptr<const HeightEditSnapshot> next, const LatticeRect& changed) {
+    edits = std::move(next);
+    const int cells = gen.settings().cells;
+    std::lock_guard lock(queue_mutex);  // queued jobs take the new snapshot
+    for (std::size_t i = 0; i < slot_count; ++i) {
+      Slot& sl = slots[i];
+      const SlotState st = sl.state.load(std::memory_order_relaxed);
+      if (st == SlotState::free || !grid_touches(sl.key, cells, changed)) continue;
+      if (st == SlotState::queued) {
+        sl.edits = edits;
+      } else if (st == SlotState::running || st == SlotState::done) {
+        sl.stale = true;  // dropped when delivered (a replacement is queued again)
+      } else if (sl.replaces >= 0) {
+        sl.stale = true;  // a finished replacement held for its group: redone
+      } else if (std::find(refresh_pending.begin(), refresh_pending.end(),
+                           std::make_pair(int(i), sl.key)) == refresh_pending.end()) {
+        refresh_pending.emplace_back(int(i), sl.key);
+      }
+    }
+  }
+
+  // Queues a replacement job for each resident slot waiting for one (first of all jobs), as far
+  // as free slots and the queue allow. Under queue_mutex.
+  std::size_t schedule_refresh() {
+    std::size_t added = 0;
+    std::size_t kept = 0;
+    for (const auto& [r, key] : refresh_pending) {
+      const Slot& target = slots[std::size_t(r)];
+      if (target.state.load(std::memory_order_relaxed) != SlotState::resident ||
+          !(target.key == key)) {
+        continue;  // evicted meanwhile
+      }
+      // Already replaced by a job in flight with the current edits: nothing to add.
+      bool covered = false;
+      for (std::size_t i = 0; i < slot_count && !covered; ++i) {
+        const Slot& sl = slots[i];
+        covered = sl.replaces == r && !sl.stale && sl.state != SlotState::free;
+      }
+      if (covered) continue;
+      int s = -1;
+      if (queue.size() < max_queue) {
+        if (!free_slots.empty()) {
+          s = free_slots.back();
+          free_slots.pop_back();
+        } else {
+          s = evict_one(frame);               // a chunk neither drawn nor wanted this frame
+          if (s >= 0) free_slots.pop_back();  // evict_one pushed it
+        }
+      }
+      if (s == r) s = -1;  // the target itself was the stale one: nothing left to refresh
+      if (s < 0) {
+        if (target.state.load(std::memory_order_relaxed) == SlotState::resident) {
+          refresh_pending[kept++] = {r, key};  // next frame
+        }
+        continue;
+      }
+      Slot& sl = slots[std::size_t(s)];
+      sl.key = target.key;
+      sl.replaces = r;
+      sl.stale = false;
+      sl.edits = edits;
+      sl.last_used = frame;
+      sl.cancel.store(false, std::memory_order_relaxed);
+      sl.state = SlotState::queued;
+      ++in_use;
+      ++refresh_in_flight;
+      queue.push_back(QueuedJob{s, -1.0});
+      ++added;
+    }
+    refresh_pending.resize(kept);
+    return added;
+  }
+
+  // A finished replacement job: held until the whole group is done, or dropped.
+  void take_replacement(int s) {
+    Slot& slot = slots[std::size_t(s)];
+    --refresh_in_flight;
+    const int r = slot.replaces;
+    const Slot& target = slots[std::size_t(r)];
+    const bool alive = target.state.load(std::memory_order_relaxed) == SlotState::resident &&
+                       target.key == slot.key;
+    if (slot.failed || slot.stale || !alive) {
+      if (alive) refresh_pending.emplace_back(r, target.key);
+      release(s);
+      ++counters.dropped;
+      return;
+    }
+    refresh_done.push_back(s);
+  }
+
+  // Swaps the held replacements in together once none is pending or in flight.
+  bool swap_replacements() {
+    if (refresh_done.empty() || refresh_in_flight > 0 || !refresh_pending.empty()) return false;
+    for (const int s : refresh_done) {
+      Slot& slot = slots[std::size_t(s)];
+      if (slot.stale) {  // edited again after it finished: its target is pending once more
+        release(s);
+        continue;
+      }
+      Slot& target = slots[std::size_t(slot.replaces)];
+      if (target.state.load(std::memory_order_relaxed) == SlotState::resident &&
+          target.key == slot.key) {
+        std::swap(target.data, slot.data);
+        events.push_back(ChunkEvent{ChunkEventKind::updated, target.key, &target.data});
+        ++counters.updated;
+      }
+      release(s);
+    }
+    refresh_done.clear();
+    return true;
   }
 
   void push_visible(const ChunkKey& key) {
@@ -586,10 +731,12 @@ struct Streamer::Impl {
     for (std::size_t i = 0; i < slot_count; ++i) {
       Slot& sl = slots[i];
       const SlotState st = sl.state.load(std::memory_order_relaxed);
-      if (st == SlotState::queued || st == SlotState::running || st == SlotState::done) {
+      if ((st == SlotState::queued || st == SlotState::running || st == SlotState::done) &&
+          sl.replaces < 0) {
         // A job wanted again before it finished is un-cancelled (if its worker already gave
-        // up, the slot comes back failed and is dropped).
-        sl.cancel.store(!wanted(sl.key), std::memory_order_relaxed);
+        // up, the slot comes back failed and is dropped). Stale jobs (older edits) stop.
+        // Replacements always run: their chunk is drawn until they are swapped in.
+        sl.cancel.store(!wanted(sl.key) || sl.stale, std::memory_order_relaxed);
       }
     }
 
@@ -618,7 +765,7 @@ struct Streamer::Impl {
     if (std::unique_lock lock(queue_mutex, std::try_to_lock); lock.owns_lock()) {
       for (std::size_t i = 0; i < queue.size();) {
         const int q = queue[i].slot;
-        if (!wanted(slots[std::size_t(q)].key)) {
+        if (slots[std::size_t(q)].replaces < 0 && !wanted(slots[std::size_t(q)].key)) {
           queue[i] = queue.back();
           queue.pop_back();
           release(q);
@@ -628,6 +775,7 @@ struct Streamer::Impl {
         }
       }
       for (QueuedJob& j : queue) {
+        if (slots[std::size_t(j.slot)].replaces >= 0) continue;  // first of all, as queued
         const ChunkKey& k = slots[std::size_t(j.slot)].key;
         const int* id = s.index.find(k);
         j.priority = priority(k, s.nodes[std::size_t(*id)].in_view);
@@ -649,6 +797,9 @@ struct Streamer::Impl {
         }
         Slot& sl = slots[std::size_t(slot)];
         sl.key = s.nodes[std::size_t(c.slot)].key;
+        sl.edits = edits;
+        sl.replaces = -1;
+        sl.stale = false;
         sl.state = SlotState::queued;
         sl.last_used = s.nodes[std::size_t(c.slot)].in_view ? frame : frame - 1;
         sl.cancel.store(false, std::memory_order_relaxed);
@@ -657,6 +808,7 @@ struct Streamer::Impl {
         queue.push_back(QueuedJob{slot, c.priority});
         ++added;
       }
+      added += schedule_refresh();
       queued_now.store(queue.size(), std::memory_order_relaxed);
     }
     peak_in_use = std::max(peak_in_use, in_use);
@@ -686,7 +838,12 @@ struct Streamer::Impl {
         done.pop_back();
       }
       Slot& slot = slots[std::size_t(s)];
-      if (slot.failed || slot.cancel.load(std::memory_order_relaxed) || !wanted(slot.key)) {
+      if (slot.replaces >= 0) {
+        take_replacement(s);
+        continue;
+      }
+      if (slot.failed || slot.stale || slot.cancel.load(std::memory_order_relaxed) ||
+          !wanted(slot.key)) {
         release(s);
         ++counters.dropped;
         continue;
@@ -698,6 +855,7 @@ struct Streamer::Impl {
       ++delivered;
       changed = true;
     }
+    if (swap_replacements()) changed = true;
     if (changed) rebuild_visible();
     return delivered;
   }
@@ -720,6 +878,7 @@ struct Streamer::Impl {
       st.scratch_bytes += scratch_used[std::size_t(t)].load(std::memory_order_relaxed);
     }
     st.visible = visible.size();
+    st.updates_pending = refresh_pending.size() + refresh_in_flight + refresh_done.size();
     st.holes = holes;
     st.view_complete = complete;
     return st;
@@ -730,11 +889,31 @@ Streamer::Streamer(const Preset& preset, const StreamerParams& params) : params_
   params_.validate();
   params_.chunk.indices = false;
   generator_ = std::make_shared<const ChunkGenerator>(preset, params_.chunk);
-  query_ = std::make_unique<TerrainQuery>(generator_);
+  query_ = std::make_shared<const TerrainQuery>(generator_);
   impl_ = std::make_unique<Impl>(*generator_, params_);
 }
 
 Streamer::~Streamer() = default;
+
+TerrainQuery Streamer::query() const {
+  const std::lock_guard lock(query_mutex_);
+  return *query_;
+}
+
+void Streamer::set_edits(std::shared_ptr<const HeightEditSnapshot> edits,
+                         const LatticeRect& changed) {
+  if (edits != nullptr && edits->cell_size_m() != generator_->cell_size_m()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "set_edits: height edits of cell " + std::to_string(edits->cell_size_m()) +
+                    " m on a world of cell " + std::to_string(generator_->cell_size_m()) + " m");
+  }
+  auto q = std::make_shared<const TerrainQuery>(generator_, edits);
+  {
+    const std::lock_guard lock(query_mutex_);
+    query_ = std::move(q);
+  }
+  impl_->set_edits(std::move(edits), changed);
+}
 
 namespace world_detail {
 

@@ -150,6 +150,113 @@ TEST(StreamerTest, StreamedChunksEqualDirectGeneration) {
   }
 }
 
+// Height edits (issue 16): set_edits makes query() answer with the edits at once, regenerates
+// the resident chunks of every level whose grids hold an edited vertex on the workers while
+// the old ones stay drawn, and swaps them in together (an `updated` event each): on every frame
+// the visible set has no crack, and in the end every visible chunk is what the generator makes
+// with the edits. Undo brings the procedural bytes back.
+TEST(StreamerTest, EditsRegenerateTheTouchedChunksTogether) {
+  Streamer s(default_preset(), small_params(2));
+  const Viewer v{.x_m = 40.0, .z_m = -30.0};
+  s.set_viewers({&v, 1});
+  drain(s);
+  const double cell = s.generator().cell_size_m();
+  HeightEdits edits(cell, s.generator().settings().cells);
+  HeightBrush b;
+  b.x_m = 128.0, b.z_m = 0.0, b.radius_m = 50.0, b.strength_m = 6.0;  // across chunk borders
+  const double before = s.query().height_at(128.0, 0.0);
+
+  auto settle = [&](std::set<std::tuple<std::int64_t, std::int64_t, int>>& updated) {
+    std::size_t cracks = 0, frames = 0;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (std::chrono::steady_clock::now() < give_up) {
+      s.update();
+      s.poll();
+      for (const ChunkEvent& e : s.events()) {
+        if (e.kind == ChunkEventKind::updated) {
+          EXPECT_TRUE(updated.emplace(e.key.cx, e.key.cz, e.key.level).second)
+              << "one update per chunk";
+        }
+      }
+      cracks += check_seams(s.visible(), s.generator()).cracks;
+      ++frames;
+      if (s.stats().updates_pending == 0 && s.stats().view_complete) break;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    EXPECT_EQ(s.stats().updates_pending, 0u);
+    EXPECT_EQ(cracks, 0u) << "over " << frames << " frames";
+  };
+  // Whether a node's height grid (with its halo) samples a vertex of r.
+  auto touches = [&](std::int64_t cx, std::int64_t cz, int level, const LatticeRect& r) {
+    const int n = s.generator().settings().cells;
+    const std::int64_t step = std::int64_t{1} << level;
+    for (std::int64_t j = (cz * n - 1) * step; j <= (cz * n + n + 1) * step; j += step) {
+      for (std::int64_t i = (cx * n - 1) * step; i <= (cx * n + n + 1) * step; i += step) {
+        if (i >= r.i0 && i <= r.i1 && j >= r.j0 && j <= r.j1) return true;
+      }
+    }
+    return false;
+  };
+  // The visible chunks that must be regenerated.
+  auto touched = [&](const LatticeRect& r) {
+    std::set<std::tuple<std::int64_t, std::int64_t, int>> keys;
+    for (const VisibleChunk& c : s.visible()) {
+      if (touches(c.key.cx, c.key.cz, c.key.level, r))
+        keys.emplace(c.key.cx, c.key.cz, c.key.level);
+    }
+    return keys;
+  };
+  auto expect_chunks_of = [&](const HeightEditSnapshot* snap) {
+    for (const VisibleChunk& c : s.visible()) {
+      ChunkData d;
+      s.generator().generate(c.key, {0, 0, 0, 0}, d, {}, nullptr, snap);
+      ASSERT_EQ(c.data->heights.data, d.heights.data)
+          << c.key.cx << ", " << c.key.cz << " level " << c.key.level;
+    }
+  };
+
+  const LatticeRect r = edits.apply(b, s.generator().graph());
+  const auto want = touched(r);
+  ASSERT_GT(want.size(), 2u);
+  s.set_edits(edits.snapshot(), r);
+  EXPECT_NEAR(s.query().height_at(128.0, 0.0), before + 6.0, 1e-3) << "query() has the edits";
+  std::set<std::tuple<std::int64_t, std::int64_t, int>> updated;
+  settle(updated);
+  // Every visible chunk the stroke reaches was updated, and only chunks it reaches were (also
+  // resident ones out of sight, as a coarser level kept in the cache).
+  for (const auto& k : want) EXPECT_TRUE(updated.contains(k));
+  for (const auto& [cx, cz, level] : updated) EXPECT_TRUE(touches(cx, cz, level, r));
+  expect_chunks_of(&edits.current());
+  EXPECT_GE(s.stats().updated, want.size());
+
+  // Two strokes in quick succession (the second while the first's jobs run), then undo both.
+  b.x_m = 300.0, b.kind = BrushKind::lower;
+  const LatticeRect r2 = edits.apply(b, s.generator().graph());
+  s.set_edits(edits.snapshot(), r2);
+  s.update();
+  b.z_m = 60.0;
+  const LatticeRect r3 = edits.apply(b, s.generator().graph());
+  s.set_edits(edits.snapshot(), r3);
+  updated.clear();
+  settle(updated);
+  expect_chunks_of(&edits.current());
+  LatticeRect all = r;
+  for (const LatticeRect& x : {r2, r3}) {
+    all.i0 = std::min(all.i0, x.i0), all.j0 = std::min(all.j0, x.j0);
+    all.i1 = std::max(all.i1, x.i1), all.j1 = std::max(all.j1, x.j1);
+  }
+  while (edits.undo_steps() > 0) edits.undo();
+  s.set_edits(edits.snapshot(), all);
+  updated.clear();
+  settle(updated);
+  expect_chunks_of(nullptr);
+  EXPECT_EQ(s.query().height_at(128.0, 0.0), before);
+
+  HeightEdits other(2.0 * cell, 32);
+  test::expect_error([&] { s.set_edits(other.snapshot(), {}); }, ErrorCategory::invalid_argument,
+                     {"set_edits: height edits of cell"});
+}
+
 TEST(StreamerTest, HysteresisStopsFlipsAtABandEdge) {
   for (double h : {0.2, 0.0}) {
     StreamerParams p = small_params(1);

@@ -1,0 +1,83 @@
+// Height edits (issue 16) on 2 cores: a 50 m brush stroke at 1 m cells, alone, and through a
+// Streamer to the moment every chunk it reaches (every level) is regenerated and swapped in
+// (BM_StrokeToUpdatedChunks: apply + set_edits + update/poll until updates_pending is 0; the
+// query answers with the stroke as soon as set_edits returns). The world: the default preset at
+// 1 m cells, 64-cell chunks, a 400 m view, 2 workers, drained before timing. Each iteration
+// strokes at a new place near the viewer, raising and lowering in turn.
+// Medians: --benchmark_repetitions=7 --benchmark_report_aggregates_only=true.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "terrane/edit.hpp"
+#include "terrane/world.hpp"
+
+namespace {
+
+using namespace terrane;
+
+const Preset& preset() {
+  static const Preset p = parse_preset(builtin_preset_json("default"), "default",
+                                       std::vector<std::string>{"world.cell_size_m=1"});
+  return p;
+}
+
+HeightBrush stroke(std::int64_t k) {
+  HeightBrush b;
+  b.kind = k % 2 == 0 ? BrushKind::raise : BrushKind::lower;
+  b.x_m = double(k % 5) * 23.0 - 46.0;
+  b.z_m = double(k % 7) * 17.0 - 51.0;
+  b.radius_m = 50.0;
+  b.strength_m = 3.0;
+  return b;
+}
+
+void BM_Stroke50m(benchmark::State& state) {
+  const CompiledGraph graph = compile(preset());
+  HeightEdits edits(1.0, 64);
+  std::int64_t k = 0;
+  for (auto _ : state) {
+    const LatticeRect r = edits.apply(stroke(k++), graph);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["tiles"] = double(edits.current().tile_count());
+}
+BENCHMARK(BM_Stroke50m)->Unit(benchmark::kMicrosecond);
+
+void BM_StrokeToUpdatedChunks(benchmark::State& state) {
+  StreamerParams p;
+  p.chunk.cells = 64;
+  p.view_distance_m = 400.0;
+  p.threads = 2;
+  p.worker_priority = WorkerPriority::normal;
+  Streamer s(preset(), p);
+  const Viewer v{};
+  s.set_viewers({&v, 1});
+  for (int frame = 0; frame < 200000 && !s.stats().view_complete; ++frame) {
+    s.update();
+    s.poll();
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  HeightEdits edits(1.0, 64);
+  std::int64_t k = 0;
+  double chunks = 0.0;
+  for (auto _ : state) {
+    const std::uint64_t before = s.stats().updated;
+    const LatticeRect r = edits.apply(stroke(k++), s.generator().graph());
+    s.set_edits(edits.snapshot(), r);
+    do {
+      s.update();
+      s.poll();
+    } while (s.stats().updates_pending > 0);
+    chunks += double(s.stats().updated - before);
+  }
+  state.counters["chunks_per_stroke"] = chunks / double(state.iterations());
+}
+BENCHMARK(BM_StrokeToUpdatedChunks)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
