@@ -3,8 +3,9 @@
 //
 // What is here so far: height edits on the level-0 lattice, the brushes that make them, undo and
 // redo, and immutable snapshots for readers on other threads. ChunkGenerator::generate,
-// TerrainQuery and Streamer::set_edits read a snapshot (world.hpp); nav, voxel and the store do
-// not yet (issue 16 is open: docs/EDIT.md says what is built and what is not). A height
+// TerrainQuery and Streamer::set_edits read a snapshot (world.hpp), and so does nav's
+// EditedNavTerrain; voxel and the store do not yet (issue 16 is open: docs/EDIT.md says what is
+// built and what is not). A height
 // edit is a float delta per level-0 lattice vertex (x = i * cell, z = j * cell, the vertices of
 // the world's level-0 chunks), stored in dense tiles of tile_cells^2 vertices that exist only
 // where something was edited. A coarser level's vertices are level-0 vertices too (spacing

@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -71,6 +72,36 @@ class NavTerrain {
 // The world's level-0 surface: heights are the compiled graph at the lattice vertices, the same
 // bits as ChunkGenerator's samples and TerrainQuery. Throws Error(invalid_argument) for null.
 std::shared_ptr<const NavTerrain> make_nav_terrain(std::shared_ptr<const ChunkGenerator> generator);
+
+// The world's level-0 surface with height edits (edit.hpp): the graph plus the snapshot set
+// last, the same bits as ChunkGenerator::generate and TerrainQuery with that snapshot. After an
+// edit: set_edits(), then NavWorld::invalidate() over the edited area (edited_area_m), and the
+// rebuilt tiles read the new heights. set_edits may run while workers build tiles (a build
+// reads one snapshot for all its heights if it asks once; the invalidation redoes the rest).
+class EditedNavTerrain final : public NavTerrain {
+ public:
+  // Throws Error(invalid_argument) for a null generator or edits of another cell size.
+  explicit EditedNavTerrain(std::shared_ptr<const ChunkGenerator> generator,
+                            std::shared_ptr<const HeightEditSnapshot> edits = nullptr);
+  double cell_size_m() const override;
+  int chunk_cells() const override;
+  double sea_level_m() const override;
+  void heights(std::int64_t i0, std::int64_t j0, int width, int height,
+               std::span<float> out) const override;
+  // Thread-safe. nullptr: no edits. Throws as the constructor.
+  void set_edits(std::shared_ptr<const HeightEditSnapshot> edits);
+  std::shared_ptr<const HeightEditSnapshot> edits() const;
+
+ private:
+  std::shared_ptr<const ChunkGenerator> generator_;
+  mutable std::mutex mutex_;
+  std::shared_ptr<const HeightEditSnapshot> edits_;
+};
+
+// The box in metres where the surface changes when the lattice vertices of `changed` do (for
+// NavWorld::invalidate): the cells around them, [(i0 - 1) * cell, (i1 + 1) * cell] x
+// [(j0 - 1) * cell, (j1 + 1) * cell].
+std::array<double, 4> edited_area_m(const LatticeRect& changed, double cell_size_m);
 
 // ---------------------------------------------------------------------------------------------
 // Agents and parameters

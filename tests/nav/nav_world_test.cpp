@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <set>
 #include <thread>
 
 #include "nav/nav_test_terrain.hpp"
+#include "terrane/edit.hpp"
 #include "terrane/nav.hpp"
+#include "terrane/preset.hpp"
 
 namespace terrane {
 namespace {
@@ -232,6 +235,95 @@ TEST(NavWorld, RegionsOverTheTileLimitAndBadParamsAreRefused) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("max_tiles is 4096"), std::string::npos) << e.what();
   }
+}
+
+// Height edits (issue 16): a bump raised on the default world with EditedNavTerrain and
+// invalidate(edited_area_m(...)) rebuilds exactly the tiles whose rasterised area reaches the
+// cells around the stroke, each as a fresh build on the edited terrain makes it (polygons,
+// walkable area), the others untouched; undo brings the first tiles back.
+// poll until every invalidated tile is in place again (at most 60 s); no update(), so the
+// pinned region stays as it is.
+void rebuild(NavWorld& w) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (w.pending_rebuilds() > 0) {
+    w.poll(PollBudget{SIZE_MAX, 1e9});
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "did not rebuild";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+TEST(NavWorld, EditedTerrainRebuildsTheTilesTheStrokeReaches) {
+  auto generator = std::make_shared<const ChunkGenerator>(load_preset("default"));
+  auto terrain = std::make_shared<EditedNavTerrain>(generator);
+  auto builder = std::make_shared<const NavTileBuilder>(terrain, NavParams{});
+  NavWorldParams wp;
+  wp.threads = 2;
+  NavWorld world(builder, wp);
+  // A region much wider than a cell of the world (30 m in `default`), so that some tiles lie
+  // beyond the cells around the stroke.
+  world.build_region(0.0, 0.0, 192.0, 192.0);
+  // What a tile's build produced (Detour writes its links into the loaded bytes, so those are
+  // not compared).
+  using Summary = std::pair<int, double>;  // polygons, walkable area
+  auto tiles = [&] {
+    std::map<std::pair<std::int64_t, std::int64_t>, Summary> m;
+    for (const NavTileKey& k : world.loaded_tiles(0)) {
+      const NavTile* t = world.tile(0, k);
+      m[{k.tx, k.tz}] = {t->polygons, t->walkable_area_m2};
+    }
+    return m;
+  };
+  const auto before = tiles();
+  ASSERT_EQ(before.size(), 144u);
+
+  const double cell = generator->cell_size_m();
+  HeightEdits edits(cell, generator->settings().cells);
+  HeightBrush b;
+  b.kind = BrushKind::raise;  // a 40 m bump over the vertex at (3, 3) cells
+  b.x_m = 3.0 * cell, b.z_m = 3.0 * cell, b.radius_m = 1.5 * cell, b.strength_m = 40.0;
+  const LatticeRect r = edits.apply(b, generator->graph());
+  ASSERT_FALSE(r.empty());
+  terrain->set_edits(edits.snapshot());
+  const std::array<double, 4> box = edited_area_m(r, cell);
+  world.update();
+  const std::size_t marked = world.invalidate(box[0], box[1], box[2], box[3]);
+  EXPECT_GT(marked, 0u);
+  EXPECT_LT(marked, before.size());
+  rebuild(world);
+  const auto after = tiles();
+  ASSERT_EQ(after.size(), before.size());
+  const double border = 0.5 + 3.0 * 0.25;  // agent radius + 3 cells (NavTileBuilder's border)
+  std::size_t changed = 0, reached_count = 0;
+  for (const auto& [key, summary] : after) {
+    const double x0 = double(key.first) * 16.0 - border, x1 = double(key.first + 1) * 16.0 + border;
+    const double z0 = double(key.second) * 16.0 - border,
+                 z1 = double(key.second + 1) * 16.0 + border;
+    const bool reached = !(x1 <= box[0] || box[2] <= x0 || z1 <= box[1] || box[3] <= z0);
+    NavTile fresh;
+    builder->build(0, NavTileKey{key.first, key.second}, world.origin(), fresh);
+    EXPECT_EQ(summary, Summary(fresh.polygons, fresh.walkable_area_m2))
+        << key.first << ", " << key.second;
+    if (!reached) {
+      EXPECT_EQ(summary, before.at(key)) << key.first << ", " << key.second;
+    } else {
+      ++reached_count;
+      changed += summary != before.at(key);
+    }
+  }
+  EXPECT_EQ(reached_count, marked);
+  EXPECT_GT(changed, 0u);
+  // The surface the tiles were built from is the edited one.
+  const TerrainQuery edited_query(generator, edits.snapshot()), base_query(generator);
+  EXPECT_NEAR(edited_query.height_at(b.x_m, b.z_m), base_query.height_at(b.x_m, b.z_m) + 40.0,
+              1e-3);
+
+  // Undo: the first tiles again.
+  edits.undo();
+  terrain->set_edits(edits.snapshot());
+  world.update();
+  world.invalidate(box[0], box[1], box[2], box[3]);
+  rebuild(world);
+  EXPECT_EQ(tiles(), before);
 }
 
 }  // namespace
