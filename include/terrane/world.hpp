@@ -404,7 +404,9 @@ class Streamer {
   // previous snapshot: the resident chunks of every level whose height grid holds such a vertex
   // are regenerated on the workers, first of all jobs, while the old ones stay drawn, and are
   // swapped in together in one poll() once all of them are done (an `updated` event each), so
-  // the visible set never mixes chunks of two snapshots along an edited seam. Jobs already
+  // resident chunks never show an edited seam half old, half new (a chunk that first becomes
+  // resident meanwhile is made with the newest snapshot and may meet a still-old neighbour
+  // until the swap: docs/EDIT.md). Jobs already
   // running on the old snapshot are dropped and redone. Throws Error(invalid_argument) for a
   // snapshot of another cell size.
   void set_edits(std::shared_ptr<const HeightEditSnapshot> edits, const LatticeRect& changed);
