@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libhwy-dev libtbb-dev nlohmann-json3-dev libcli11-dev
-  libspng-dev libopenexr-dev zlib1g-dev libzstd-dev
+  libspng-dev libopenexr-dev zlib1g-dev libzstd-dev libsqlite3-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libmeshoptimizer-dev libtinygltf-dev libkissfft-dev nodejs
   # Navigation meshes (nav module): Recast, Detour, DetourCrowd.

@@ -4,13 +4,12 @@
 // What is here so far: height edits on the level-0 lattice, the brushes that make them, undo and
 // redo, and immutable snapshots for readers on other threads. ChunkGenerator::generate,
 // TerrainQuery and Streamer::set_edits read a snapshot (world.hpp), and so does nav's
-// EditedNavTerrain; voxel and the store do not yet (issue 16 is open: docs/EDIT.md says what is
-// built and what is not). A height
-// edit is a float delta per level-0 lattice vertex (x = i * cell, z = j * cell, the vertices of
-// the world's level-0 chunks), stored in dense tiles of tile_cells^2 vertices that exist only
-// where something was edited. A coarser level's vertices are level-0 vertices too (spacing
-// cell * 2^L), so every level reads the same delta at a shared vertex and chunk seams stay
-// bit-identical.
+// EditedNavTerrain, and the store (store.hpp) saves and loads them; voxel does not yet (issue 16 is
+// open: docs/EDIT.md says what is built and what is not). A height edit is a float delta per
+// level-0 lattice vertex (x = i * cell, z = j * cell, the vertices of the world's level-0 chunks),
+// stored in dense tiles of tile_cells^2 vertices that exist only where something was edited. A
+// coarser level's vertices are level-0 vertices too (spacing cell * 2^L), so every level reads the
+// same delta at a shared vertex and chunk seams stay bit-identical.
 //
 // Determinism: a brush's result depends only on the brush, the base heights and the deltas
 // before it, in a fixed order of float operations; the same strokes in the same order give the
@@ -71,7 +70,17 @@ struct LatticeRect {
 // An immutable view of the deltas at one moment (cheap to copy: shared tiles).
 class HeightEditSnapshot {
  public:
+  // A tile: tile_cells^2 deltas [Units: m], row-major (j, then i); tile (ti, tj) holds the
+  // vertices i in [ti * tile_cells, (ti + 1) * tile_cells), likewise j.
+  using Tile = std::vector<float>;
+  using TileKey = std::pair<std::int64_t, std::int64_t>;  // (ti, tj)
+  using TileMap = std::map<TileKey, std::shared_ptr<const Tile>>;
+
   HeightEditSnapshot() = default;
+  // A snapshot of given tiles (the store's loader). Throws Error(invalid_argument) for a cell or
+  // tile size HeightEdits refuses, a tile of another size, a null tile, a delta that is not
+  // finite, or a tile beyond kMaxEditCoordinate.
+  HeightEditSnapshot(double cell_size_m, int tile_cells, TileMap tiles);
 
   double cell_size_m() const { return cell_m_; }
   int tile_cells() const { return tile_; }
@@ -89,14 +98,16 @@ class HeightEditSnapshot {
   // Tiles held and their bytes (for budgets and the store).
   std::size_t tile_count() const { return tiles_.size(); }
   std::size_t bytes() const;
+  // The tiles. A tile changed by a stroke is a new object (copy-on-write), so comparing the
+  // pointers of two snapshots of one HeightEdits finds the tiles changed between them.
+  const TileMap& tiles() const { return tiles_; }
 
  private:
   friend class HeightEdits;
-  using Tile = std::vector<float>;  // tile_ * tile_ deltas, row-major (j, then i)
   double cell_m_ = 1.0;
   int tile_ = 64;
   float lo_ = 0.0f, hi_ = 0.0f;
-  std::map<std::pair<std::int64_t, std::int64_t>, std::shared_ptr<const Tile>> tiles_;
+  TileMap tiles_;
 };
 
 // The owner's editable layer, with undo and redo.
@@ -106,6 +117,8 @@ class HeightEdits {
   // cells is a good choice). Throws Error(invalid_argument) for cell_size_m outside (0, 1e4] or
   // tile_cells outside 8..1024.
   HeightEdits(double cell_size_m, int tile_cells);
+  // Starts from a snapshot's deltas (a world opened from the store), with no undo step.
+  explicit HeightEdits(const HeightEditSnapshot& start);
 
   // Applies a brush over `base` (the procedural heights, for smooth and flatten) plus the
   // current deltas, and returns the vertices it changed (as a rectangle around them; empty when

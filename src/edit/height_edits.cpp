@@ -85,7 +85,9 @@ std::size_t HeightEditSnapshot::bytes() const {
                                           sizeof(Tile) + 64);
 }
 
-HeightEdits::HeightEdits(double cell_size_m, int tile_cells) {
+namespace {
+
+void check_sizes(double cell_size_m, int tile_cells) {
   if (!(cell_size_m > 0.0 && cell_size_m <= 1e4)) {
     throw Error(ErrorCategory::invalid_argument,
                 "height edits: cell_size_m = " + std::to_string(cell_size_m) +
@@ -96,9 +98,46 @@ HeightEdits::HeightEdits(double cell_size_m, int tile_cells) {
                 "height edits: tile_cells = " + std::to_string(tile_cells) +
                     " is outside the allowed range 8..1024");
   }
+}
+
+}  // namespace
+
+HeightEditSnapshot::HeightEditSnapshot(double cell_size_m, int tile_cells, TileMap tiles) {
+  check_sizes(cell_size_m, tile_cells);
+  cell_m_ = cell_size_m;
+  tile_ = tile_cells;
+  const double side_m = cell_size_m * double(tile_cells);
+  for (const auto& [key, tile] : tiles) {
+    const std::string name = "height edits: tile (" + std::to_string(key.first) + ", " +
+                             std::to_string(key.second) + ")";
+    if (!tile || tile->size() != std::size_t(tile_cells) * std::size_t(tile_cells)) {
+      throw Error(ErrorCategory::invalid_argument,
+                  name + " holds " + std::to_string(tile ? tile->size() : 0) + " deltas, not " +
+                      std::to_string(tile_cells) + "^2");
+    }
+    if (std::abs(double(key.first)) * side_m > kMaxEditCoordinate ||
+        std::abs(double(key.second)) * side_m > kMaxEditCoordinate) {
+      throw Error(ErrorCategory::invalid_argument,
+                  name + " lies beyond the world's limit of 2^40 m from the origin");
+    }
+    for (const float d : *tile) {
+      if (!std::isfinite(d)) {
+        throw Error(ErrorCategory::invalid_argument, name + " holds a delta that is not finite");
+      }
+      lo_ = std::min(lo_, d);
+      hi_ = std::max(hi_, d);
+    }
+  }
+  tiles_ = std::move(tiles);
+}
+
+HeightEdits::HeightEdits(double cell_size_m, int tile_cells) {
+  check_sizes(cell_size_m, tile_cells);
   now_.cell_m_ = cell_size_m;
   now_.tile_ = tile_cells;
 }
+
+HeightEdits::HeightEdits(const HeightEditSnapshot& start) : now_(start) {}
 
 LatticeRect HeightEdits::apply(const HeightBrush& brush, const CompiledGraph& base) {
   brush.validate();

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -241,6 +243,43 @@ TEST(HeightEdits, BadInputIsRefusedAndChangesNothing) {
   tiny.x_m = 5.0, tiny.z_m = 5.0, tiny.radius_m = 1.0;
   EXPECT_TRUE(coarse.apply(tiny, base()).empty());
   EXPECT_EQ(coarse.undo_steps(), 0u);
+}
+
+// A snapshot built from stored tiles (the store's loader) keeps them and their bounds, starts a
+// HeightEdits with no undo step, and refuses tiles that cannot be deltas of this lattice.
+TEST(HeightEdits, SnapshotsFromStoredTiles) {
+  using Tile = HeightEditSnapshot::Tile;
+  HeightEditSnapshot::TileMap tiles;
+  auto t = std::make_shared<Tile>(64, 0.0f);
+  (*t)[9] = 2.5f, (*t)[10] = -1.0f;
+  tiles[{-3, 7}] = t;
+  const HeightEditSnapshot s(1.0, 8, tiles);
+  EXPECT_EQ(s.tile_count(), 1u);
+  EXPECT_EQ(s.delta_at(-3 * 8 + 1, 7 * 8 + 1), 2.5f);
+  EXPECT_EQ(s.delta_lo(), -1.0f);
+  EXPECT_EQ(s.delta_hi(), 2.5f);
+  HeightEdits e(s);
+  EXPECT_EQ(e.undo_steps(), 0u);
+  EXPECT_EQ(e.current().tiles().at({-3, 7}), t);
+
+  auto bad = [](std::shared_ptr<Tile> tile, std::int64_t ti = 0) {
+    HeightEditSnapshot::TileMap m;
+    m[{ti, 0}] = std::move(tile);
+    return m;
+  };
+  test::expect_error([&] { HeightEditSnapshot(1.0, 8, bad(std::make_shared<Tile>(63))); },
+                     ErrorCategory::invalid_argument, {"tile (0, 0) holds 63 deltas, not 8^2"});
+  test::expect_error([&] { HeightEditSnapshot(1.0, 8, bad(nullptr)); },
+                     ErrorCategory::invalid_argument, {"holds 0 deltas"});
+  auto nan = std::make_shared<Tile>(64, 0.0f);
+  (*nan)[3] = std::numeric_limits<float>::quiet_NaN();
+  test::expect_error([&] { HeightEditSnapshot(1.0, 8, bad(nan)); }, ErrorCategory::invalid_argument,
+                     {"not finite"});
+  test::expect_error(
+      [&] { HeightEditSnapshot(1.0, 8, bad(std::make_shared<Tile>(64), std::int64_t{1} << 40)); },
+      ErrorCategory::invalid_argument, {"beyond the world's limit"});
+  test::expect_error([&] { HeightEditSnapshot(1.0, 2, {}); }, ErrorCategory::invalid_argument,
+                     {"tile_cells = 2"});
 }
 
 }  // namespace

@@ -1,0 +1,494 @@
+// World files (store.hpp): an SQLite database in WAL mode with the preset, the generator's
+// fingerprint, one zstd blob per edited chunk and a commit log. The crash safety is SQLite's
+// atomic commit (https://www.sqlite.org/atomiccommit.html, https://www.sqlite.org/wal.html):
+// every commit is one write transaction.
+#include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <system_error>
+
+#include "store/edit_blob.hpp"
+#include "store/sqlite_db.hpp"
+#include "terrane/io.hpp"
+#include "terrane/store.hpp"
+
+namespace terrane {
+
+using store_detail::Db;
+using store_detail::kHeightLayer;
+using store_detail::Stmt;
+
+namespace {
+
+// "TRNW" in PRAGMA application_id: a terrane world, not some other SQLite file.
+constexpr std::int32_t kApplicationId = 0x54524E57;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE chunks(layer INTEGER NOT NULL, cx INTEGER NOT NULL, cz INTEGER NOT NULL,
+                    blob BLOB NOT NULL, PRIMARY KEY(layer, cx, cz)) WITHOUT ROWID;
+CREATE TABLE log(seq INTEGER PRIMARY KEY, time INTEGER NOT NULL, description TEXT NOT NULL);
+)sql";
+
+std::string hex64(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
+  return buf;
+}
+
+std::string real_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+const char* synchronous_pragma(Durability d) {
+  return d == Durability::full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL";
+}
+
+std::int64_t pragma_int(const Db& db, const char* sql) {
+  Stmt s(db, sql);
+  return s.step("reading the header") ? s.int64(0) : 0;
+}
+
+void remove_quietly(const std::filesystem::path& p) {
+  std::error_code ec;
+  std::filesystem::remove(p, ec);
+}
+
+std::filesystem::path with_suffix(const std::filesystem::path& p, const char* suffix) {
+  return std::filesystem::path(p.string() + suffix);
+}
+
+}  // namespace
+
+struct WorldStore::Impl {
+  std::unique_ptr<Db> db;
+  bool read_only = false;
+  bool record_fingerprint = false;  // the next commit records this terrane's fingerprint
+  std::uint64_t fingerprint_now = 0;
+  Preset preset;
+  WorldInfo info;
+  HeightEditSnapshot committed;
+  std::map<HeightEditSnapshot::TileKey, std::size_t> blob_size;
+  std::unique_ptr<Stmt> upsert, erase, add_log, set_meta;
+
+  void refresh_file_bytes() {
+    info.file_bytes = std::size_t(pragma_int(*db, "PRAGMA page_count")) *
+                      std::size_t(pragma_int(*db, "PRAGMA page_size"));
+  }
+};
+
+WorldStore::WorldStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+WorldStore::WorldStore(WorldStore&&) noexcept = default;
+WorldStore& WorldStore::operator=(WorldStore&&) noexcept = default;
+WorldStore::~WorldStore() = default;
+
+const Preset& WorldStore::preset() const {
+  return impl_->preset;
+}
+const WorldInfo& WorldStore::info() const {
+  return impl_->info;
+}
+const HeightEditSnapshot& WorldStore::height_edits() const {
+  return impl_->committed;
+}
+
+bool is_world_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  char head[16] = {};
+  if (!in.read(head, sizeof head)) return false;
+  return std::string_view(head, sizeof head) == std::string_view("SQLite format 3\0", 16);
+}
+
+WorldStore WorldStore::create(const std::filesystem::path& file, const Preset& preset,
+                              const WorldCreateOptions& options) {
+  const std::string name = file.string();
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec) && !options.overwrite) {
+    throw Error(ErrorCategory::io,
+                "world " + name + ": the file exists (overwrite it deliberately, or pick another)");
+  }
+  const std::filesystem::path dir =
+      file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw Error(ErrorCategory::io,
+                "world " + name + ": the directory " + dir.string() + " does not exist");
+  }
+  if (options.tile_cells < 8 || options.tile_cells > 1024) {
+    throw Error(ErrorCategory::invalid_argument,
+                "world " + name + ": tile_cells = " + std::to_string(options.tile_cells) +
+                    " is outside the allowed range 8..1024");
+  }
+  const std::uint64_t fingerprint = generator_fingerprint(preset);
+  static std::atomic<unsigned> counter{0};
+  const std::filesystem::path tmp = with_suffix(
+      file, (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)).c_str());
+  try {
+    {
+      Db db(tmp.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+      db.exec("PRAGMA journal_mode=WAL", "creating the file");
+      db.exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str(),
+              "creating the file");
+      db.exec(("PRAGMA user_version=" + std::to_string(kWorldSchemaVersion)).c_str(),
+              "creating the file");
+      db.exec("BEGIN", "creating the file");
+      db.exec(kSchema, "creating the file");
+      Stmt meta(db, "INSERT INTO meta(key, value) VALUES(?, ?)");
+      const std::pair<const char*, std::string> rows[] = {
+          {"format", "terrane world"},
+          {"created_by", terrane_version()},
+          {"written_by", terrane_version()},
+          {"fingerprint", hex64(fingerprint)},
+          {"preset_name", preset.name},
+          {"preset_json", preset.canonical_json},
+          {"preset_hash", hex64(preset.hash)},
+          {"seed", std::to_string(preset.seed)},
+          {"cell_size_m", real_text(preset.world.cell_size_m)},
+          {"tile_cells", std::to_string(options.tile_cells)},
+          {"commits", "0"},
+          {"created", std::to_string(std::int64_t(std::time(nullptr)))},
+      };
+      for (const auto& [key, value] : rows) {
+        meta.bind(1, std::string_view(key));
+        meta.bind(2, std::string_view(value));
+        meta.step("creating the file");
+        meta.reset();
+      }
+      db.exec("COMMIT", "creating the file");
+    }
+    // A file of the same name may leave its WAL behind; it must not meet the new database.
+    remove_quietly(with_suffix(file, "-wal"));
+    remove_quietly(with_suffix(file, "-shm"));
+    std::filesystem::rename(tmp, file);
+  } catch (const std::filesystem::filesystem_error& e) {
+    remove_quietly(tmp);
+    throw Error(ErrorCategory::io, "world " + name + ": cannot create: " + e.code().message());
+  } catch (...) {
+    remove_quietly(tmp);
+    remove_quietly(with_suffix(tmp, "-wal"));
+    remove_quietly(with_suffix(tmp, "-shm"));
+    throw;
+  }
+  WorldOpenOptions open_options;
+  open_options.durability = options.durability;
+  return open(file, open_options);
+}
+
+WorldStore WorldStore::open(const std::filesystem::path& file, const WorldOpenOptions& options) {
+  const std::string name = file.string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    throw Error(ErrorCategory::io,
+                "world " + name + ": " +
+                    (std::filesystem::exists(file, ec) ? "not a regular file" : "no such file"));
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->read_only = options.read_only;
+  impl->db =
+      std::make_unique<Db>(name, options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE);
+  const Db& db = *impl->db;
+  // The header first: SQLite reads the file lazily, so this is where "not a database" shows.
+  const std::int64_t app = pragma_int(db, "PRAGMA application_id");
+  const std::int64_t schema = pragma_int(db, "PRAGMA user_version");
+  if (app != kApplicationId) {
+    throw Error(ErrorCategory::io, "world " + name +
+                                       ": not a terrane world file (an SQLite database of "
+                                       "another application)");
+  }
+  if (schema > kWorldSchemaVersion) {
+    throw Error(ErrorCategory::invalid_argument,
+                "world " + name + " has schema version " + std::to_string(schema) +
+                    "; this terrane (" + terrane_version() + ") reads versions 1 to " +
+                    std::to_string(kWorldSchemaVersion) + ": open it with a newer terrane");
+  }
+  if (schema < 1) {
+    throw Error(ErrorCategory::io, "world " + name + ": schema version " + std::to_string(schema) +
+                                       " (the header is damaged)");
+  }
+  if (!options.read_only) db.exec(synchronous_pragma(options.durability), "opening");
+
+  std::map<std::string, std::string> meta;
+  {
+    Stmt s(db, "SELECT key, value FROM meta");
+    while (s.step("reading the world's settings")) meta[s.text(0)] = s.text(1);
+  }
+  auto need = [&](const char* key) -> const std::string& {
+    const auto it = meta.find(key);
+    if (it == meta.end()) {
+      throw Error(ErrorCategory::io,
+                  "world " + name + ": the setting '" + key + "' is missing (the file is damaged)");
+    }
+    return it->second;
+  };
+  auto number = [&](const char* key) {
+    const std::string& text = need(key);
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0') {
+      throw Error(ErrorCategory::io, "world " + name + ": the setting '" + key + "' = '" + text +
+                                         "' is not a number (the file is damaged)");
+    }
+    return v;
+  };
+  auto hex = [&](const char* key) {
+    const std::string& text = need(key);
+    char* end = nullptr;
+    const std::uint64_t v = std::strtoull(text.c_str(), &end, 16);
+    if (text.size() != 16 || *end != '\0') {
+      throw Error(ErrorCategory::io, "world " + name + ": the setting '" + key + "' = '" + text +
+                                         "' is not a 64-bit hex number (the file is damaged)");
+    }
+    return v;
+  };
+
+  WorldInfo& info = impl->info;
+  info.path = name;
+  info.schema_version = int(schema);
+  info.created_by = need("created_by");
+  info.written_by = need("written_by");
+  info.fingerprint = hex("fingerprint");
+  info.preset_name = need("preset_name");
+  info.preset_hash = hex("preset_hash");
+  info.seed = std::strtoull(need("seed").c_str(), nullptr, 10);
+  info.cell_size_m = number("cell_size_m");
+  info.tile_cells = int(number("tile_cells"));
+  info.commits = std::uint64_t(number("commits"));
+
+  try {
+    impl->preset = parse_preset(need("preset_json"), "world " + name);
+  } catch (const Error& e) {
+    throw Error(ErrorCategory::io, "world " + name + ": its preset does not load: " + e.what());
+  }
+  impl->preset.name = info.preset_name;
+  if (impl->preset.world.cell_size_m != info.cell_size_m) {
+    throw Error(ErrorCategory::io, "world " + name + ": cell_size_m " +
+                                       real_text(info.cell_size_m) + " is not its preset's (" +
+                                       real_text(impl->preset.world.cell_size_m) +
+                                       "): the file is damaged");
+  }
+  impl->fingerprint_now = generator_fingerprint(impl->preset);
+  if (impl->fingerprint_now != info.fingerprint) {
+    if (!options.accept_generator_change) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "world " + name + " was made by terrane " + info.written_by +
+                      " (generator fingerprint " + hex64(info.fingerprint) + "); terrane " +
+                      terrane_version() + " gives its preset '" + info.preset_name +
+                      "' the fingerprint " + hex64(impl->fingerprint_now) +
+                      ": the base terrain differs, so the edits would not sit where they were "
+                      "made. Open it with terrane " +
+                      info.written_by +
+                      ", or accept the new base deliberately (accept_generator_change, "
+                      "--accept-generator-change)");
+    }
+    info.generator_changed = true;
+    impl->record_fingerprint = true;
+  }
+
+  // The height layer: every blob read, then decoded on all cores.
+  struct Raw {
+    HeightEditSnapshot::TileKey key;
+    std::vector<std::uint8_t> blob;
+  };
+  std::vector<Raw> raws;
+  {
+    Stmt s(db, "SELECT cx, cz, blob FROM chunks WHERE layer = ?");
+    s.bind(1, kHeightLayer);
+    while (s.step("reading the edits")) {
+      const auto b = s.blob(2);
+      raws.push_back({{s.int64(0), s.int64(1)}, std::vector<std::uint8_t>(b.begin(), b.end())});
+    }
+  }
+  std::vector<std::shared_ptr<const HeightEditSnapshot::Tile>> tiles(raws.size());
+  parallel_for(ExecContext{}, std::int64_t(raws.size()), 16, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t k = b; k < e; ++k) {
+      const Raw& r = raws[std::size_t(k)];
+      tiles[std::size_t(k)] =
+          std::make_shared<const HeightEditSnapshot::Tile>(store_detail::decode_height_tile(
+              r.blob, info.tile_cells,
+              "world " + name + ": chunk (" + std::to_string(r.key.first) + ", " +
+                  std::to_string(r.key.second) + ")"));
+    }
+  });
+  HeightEditSnapshot::TileMap map;
+  for (std::size_t k = 0; k < raws.size(); ++k) {
+    map.emplace_hint(map.end(), raws[k].key, std::move(tiles[k]));
+    impl->blob_size[raws[k].key] = raws[k].blob.size();
+    info.blob_bytes += raws[k].blob.size();
+  }
+  try {
+    impl->committed = HeightEditSnapshot(info.cell_size_m, info.tile_cells, std::move(map));
+  } catch (const Error& e) {
+    throw Error(ErrorCategory::io, "world " + name + ": " + e.what() + " (the file is damaged)");
+  }
+  info.height_tiles = impl->committed.tile_count();
+  info.delta_lo_m = impl->committed.delta_lo();
+  info.delta_hi_m = impl->committed.delta_hi();
+  impl->refresh_file_bytes();
+
+  if (!options.read_only) {
+    impl->upsert =
+        std::make_unique<Stmt>(db,
+                               "INSERT INTO chunks(layer, cx, cz, blob) VALUES(?, ?, ?, ?) "
+                               "ON CONFLICT(layer, cx, cz) DO UPDATE SET blob = excluded.blob");
+    impl->erase =
+        std::make_unique<Stmt>(db, "DELETE FROM chunks WHERE layer = ? AND cx = ? AND cz = ?");
+    impl->add_log =
+        std::make_unique<Stmt>(db, "INSERT INTO log(seq, time, description) VALUES(?, ?, ?)");
+    impl->set_meta = std::make_unique<Stmt>(db, "UPDATE meta SET value = ? WHERE key = ?");
+  }
+  return WorldStore(std::move(impl));
+}
+
+WorldCommit WorldStore::commit(const HeightEditSnapshot& edits, std::string_view description) {
+  Impl& m = *impl_;
+  const std::string& name = m.info.path;
+  if (m.read_only) {
+    throw Error(ErrorCategory::io, "world " + name + ": opened read-only, nothing is written");
+  }
+  if (edits.cell_size_m() != m.info.cell_size_m || edits.tile_cells() != m.info.tile_cells) {
+    throw Error(ErrorCategory::invalid_argument,
+                "world " + name + ": height edits of cell " + real_text(edits.cell_size_m()) +
+                    " m and tiles of " + std::to_string(edits.tile_cells()) +
+                    " vertices, the world's are " + real_text(m.info.cell_size_m) + " m and " +
+                    std::to_string(m.info.tile_cells));
+  }
+  // What changed since the newest commit: a tile object shared with it is unchanged.
+  using Key = HeightEditSnapshot::TileKey;
+  std::vector<std::pair<Key, const HeightEditSnapshot::Tile*>> changed;
+  std::vector<Key> gone;
+  const auto& before = m.committed.tiles();
+  for (const auto& [key, tile] : edits.tiles()) {
+    const auto it = before.find(key);
+    if (it != before.end() && (it->second == tile || *it->second == *tile)) continue;
+    changed.push_back({key, tile.get()});
+  }
+  for (const auto& [key, tile] : before) {
+    if (edits.tiles().find(key) == edits.tiles().end()) gone.push_back(key);
+  }
+  std::vector<std::vector<std::uint8_t>> blobs(changed.size());
+  parallel_for(ExecContext{.threads = changed.size() > 4 ? 0 : 1}, std::int64_t(changed.size()), 4,
+               [&](std::int64_t b, std::int64_t e) {
+                 for (std::int64_t k = b; k < e; ++k) {
+                   blobs[std::size_t(k)] = store_detail::encode_height_tile(
+                       *changed[std::size_t(k)].second, m.info.tile_cells);
+                 }
+               });
+
+  WorldCommit result;
+  result.seq = m.info.commits + 1;
+  const Db& db = *m.db;
+  db.exec("BEGIN IMMEDIATE", "starting a commit");
+  try {
+    for (std::size_t k = 0; k < changed.size(); ++k) {
+      m.upsert->bind(1, kHeightLayer);
+      m.upsert->bind(2, changed[k].first.first);
+      m.upsert->bind(3, changed[k].first.second);
+      m.upsert->bind_blob(4, blobs[k]);
+      m.upsert->step("writing the edits");
+      m.upsert->reset();
+      result.bytes_written += blobs[k].size();
+    }
+    for (const Key& key : gone) {
+      m.erase->bind(1, kHeightLayer);
+      m.erase->bind(2, key.first);
+      m.erase->bind(3, key.second);
+      m.erase->step("writing the edits");
+      m.erase->reset();
+    }
+    m.add_log->bind(1, std::int64_t(result.seq));
+    m.add_log->bind(2, std::int64_t(std::time(nullptr)));
+    m.add_log->bind(3, description);
+    m.add_log->step("writing the log");
+    m.add_log->reset();
+    auto meta = [&](const char* key, const std::string& value) {
+      m.set_meta->bind(1, std::string_view(value));
+      m.set_meta->bind(2, std::string_view(key));
+      m.set_meta->step("writing the world's settings");
+      m.set_meta->reset();
+    };
+    meta("commits", std::to_string(result.seq));
+    if (m.info.written_by != terrane_version()) meta("written_by", terrane_version());
+    if (m.record_fingerprint) meta("fingerprint", hex64(m.fingerprint_now));
+    db.exec("COMMIT", "committing");
+  } catch (...) {
+    m.upsert->reset();
+    m.erase->reset();
+    m.add_log->reset();
+    m.set_meta->reset();
+    sqlite3_exec(db.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+
+  // Only now, with the transaction durable, does the in-memory state follow.
+  for (std::size_t k = 0; k < changed.size(); ++k) {
+    std::size_t& size = m.blob_size[changed[k].first];
+    m.info.blob_bytes += blobs[k].size() - size;
+    size = blobs[k].size();
+  }
+  for (const Key& key : gone) {
+    const auto it = m.blob_size.find(key);
+    m.info.blob_bytes -= it->second;
+    m.blob_size.erase(it);
+  }
+  result.tiles_written = changed.size();
+  result.tiles_deleted = gone.size();
+  m.committed = edits;
+  m.info.commits = result.seq;
+  m.info.written_by = terrane_version();
+  if (m.record_fingerprint) {
+    m.info.fingerprint = m.fingerprint_now;
+    m.record_fingerprint = false;
+  }
+  m.info.height_tiles = edits.tile_count();
+  m.info.delta_lo_m = edits.delta_lo();
+  m.info.delta_hi_m = edits.delta_hi();
+  m.refresh_file_bytes();
+  return result;
+}
+
+std::vector<WorldLogEntry> WorldStore::log(std::size_t count) const {
+  Stmt s(*impl_->db, "SELECT seq, time, description FROM log ORDER BY seq DESC LIMIT ?");
+  s.bind(1, std::int64_t(std::min<std::size_t>(count, std::size_t(INT64_MAX))));
+  std::vector<WorldLogEntry> out;
+  while (s.step("reading the log")) {
+    out.push_back({std::uint64_t(s.int64(0)), s.int64(1), s.text(2)});
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::string WorldStore::check() const {
+  const Db& db = *impl_->db;
+  std::string problems;
+  try {
+    Stmt s(db, "PRAGMA integrity_check");
+    while (s.step("checking the file")) {
+      const std::string row = s.text(0);
+      if (row != "ok") problems += row + "\n";
+    }
+    Stmt t(db, "SELECT cx, cz, blob FROM chunks WHERE layer = ?");
+    t.bind(1, kHeightLayer);
+    while (t.step("checking the edits")) {
+      try {
+        store_detail::decode_height_tile(
+            t.blob(2), impl_->info.tile_cells,
+            "chunk (" + std::to_string(t.int64(0)) + ", " + std::to_string(t.int64(1)) + ")");
+      } catch (const Error& e) {
+        problems += std::string(e.what()) + "\n";
+      }
+    }
+  } catch (const Error& e) {
+    problems += std::string(e.what()) + "\n";
+  }
+  if (problems.empty()) return "ok";
+  problems.pop_back();
+  return problems;
+}
+
+}  // namespace terrane

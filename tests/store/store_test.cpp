@@ -1,0 +1,365 @@
+// The world store (store.hpp): round trips, incremental commits, generator versioning, bad
+// files and bad input, a full disk, read-only worlds, and identical chunks on every SIMD target
+// and thread count. The crash test (kill -9) is in crash_test.cpp.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "store/store_support.hpp"
+#include "support/expect_error.hpp"
+#include "terrane/store.hpp"
+#include "terrane/world.hpp"
+
+namespace terrane {
+namespace {
+
+namespace fs = std::filesystem;
+using test::edits_hash;
+using test::expect_error;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("terrane_store_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path file(const std::string& name = "w.world") const { return dir_ / name; }
+  std::vector<std::string> listing() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  const Preset preset_ = test::store_test_preset();
+  const CompiledGraph base_ = compile(preset_);
+  fs::path dir_;
+};
+
+HeightBrush brush(BrushKind kind, double x, double z, double radius, double strength = 2.0) {
+  HeightBrush b;
+  b.kind = kind;
+  b.x_m = x, b.z_m = z, b.radius_m = radius, b.strength_m = strength;
+  return b;
+}
+
+// Runs SQL on a world file behind the store's back (to damage or age it).
+void sql(const fs::path& f, const std::string& statement) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(f.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, statement.c_str(), nullptr, nullptr, &err), SQLITE_OK)
+      << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+TEST_F(StoreTest, ACommittedWorldOpensWithTheSameEditsPresetAndLog) {
+  {
+    WorldStore w = WorldStore::create(file(), preset_);
+    EXPECT_EQ(w.info().commits, 0u);
+    EXPECT_EQ(w.info().height_tiles, 0u);
+    EXPECT_EQ(w.info().preset_name, "default");
+    EXPECT_EQ(w.info().cell_size_m, 1.0);
+    EXPECT_EQ(w.info().tile_cells, 128);
+    EXPECT_EQ(w.info().schema_version, kWorldSchemaVersion);
+    EXPECT_EQ(w.info().fingerprint, generator_fingerprint(preset_));
+    EXPECT_TRUE(w.height_edits().empty());
+  }
+  EXPECT_TRUE(is_world_file(file()));
+  // Created under a temporary name and renamed: nothing else is left beside it.
+  EXPECT_EQ(listing(), std::vector<std::string>{"w.world"});
+
+  HeightEdits edits(1.0, 128);
+  edits.apply(brush(BrushKind::raise, 10.0, 20.0, 50.0), base_);  // 4 tiles around the origin
+  edits.apply(brush(BrushKind::noise, 300.0, -90.0, 30.0), base_);
+  edits.apply(brush(BrushKind::smooth, 12.0, 18.0, 20.0, 0.5), base_);
+  const std::uint64_t hash = edits_hash(edits.current());
+  {
+    WorldStore w = WorldStore::open(file());
+    const WorldCommit c = w.commit(edits.current(), "three strokes");
+    EXPECT_EQ(c.seq, 1u);
+    EXPECT_EQ(c.tiles_written, edits.current().tile_count());
+    EXPECT_EQ(c.tiles_deleted, 0u);
+    EXPECT_GT(c.bytes_written, 0u);
+    EXPECT_EQ(w.info().blob_bytes, c.bytes_written);
+  }
+  WorldStore w = WorldStore::open(file());
+  EXPECT_EQ(edits_hash(w.height_edits()), hash);
+  EXPECT_EQ(w.height_edits().tile_count(), edits.current().tile_count());
+  EXPECT_EQ(w.height_edits().delta_lo(), edits.current().delta_lo());
+  EXPECT_EQ(w.height_edits().delta_hi(), edits.current().delta_hi());
+  EXPECT_EQ(w.info().commits, 1u);
+  EXPECT_EQ(w.preset().canonical_json, preset_.canonical_json);
+  EXPECT_EQ(w.preset().hash, preset_.hash);
+  EXPECT_EQ(w.preset().name, "default");
+  EXPECT_EQ(w.preset().seed, preset_.seed);
+  const auto log = w.log(10);
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0].seq, 1u);
+  EXPECT_EQ(log[0].description, "three strokes");
+  EXPECT_GT(log[0].unix_time, 1'700'000'000);
+  EXPECT_EQ(w.check(), "ok");
+}
+
+TEST_F(StoreTest, CommitsWriteOnlyTheChunksThatChanged) {
+  WorldStore w = WorldStore::create(file(), preset_);
+  HeightEdits edits(1.0, 128);
+  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 50.0), base_);  // the 4 tiles at the origin
+  EXPECT_EQ(w.commit(edits.current(), "a").tiles_written, 4u);
+  // Nothing changed: nothing written.
+  EXPECT_EQ(w.commit(edits.current(), "b").tiles_written, 0u);
+  // One tile's interior.
+  edits.apply(brush(BrushKind::lower, 64.0, 64.0, 20.0), base_);
+  WorldCommit c = w.commit(edits.current(), "c");
+  EXPECT_EQ(c.tiles_written, 1u);
+  EXPECT_EQ(c.tiles_deleted, 0u);
+  // Undo everything: the tiles go back to none and are deleted.
+  edits.undo();
+  edits.undo();
+  EXPECT_TRUE(edits.current().empty());
+  c = w.commit(edits.current(), "undo");
+  EXPECT_EQ(c.tiles_written, 0u);
+  EXPECT_EQ(c.tiles_deleted, 4u);
+  EXPECT_EQ(w.info().height_tiles, 0u);
+  EXPECT_EQ(w.info().blob_bytes, 0u);
+  // A tile edited back to exactly its committed bytes (a new object, equal bits) is skipped.
+  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 50.0), base_);
+  w.commit(edits.current(), "again");
+  HeightEdits same(1.0, 128);
+  same.apply(brush(BrushKind::raise, 0.0, 0.0, 50.0), base_);
+  ASSERT_NE(same.current().tiles().begin()->second, edits.current().tiles().begin()->second);
+  EXPECT_EQ(w.commit(same.current(), "same").tiles_written, 0u);
+  EXPECT_EQ(WorldStore::open(file()).info().commits, 6u);  // a, b, c, undo, again, same
+}
+
+TEST_F(StoreTest, ChunksOfAnOpenedWorldAreIdenticalOnEverySimdTargetAndThreadCount) {
+  HeightEdits edits(1.0, 128);
+  edits.apply(brush(BrushKind::raise, 60.0, 70.0, 45.0, 8.0), base_);
+  edits.apply(brush(BrushKind::noise, 130.0, 20.0, 30.0, 3.0), base_);
+  WorldStore::create(file(), preset_).commit(edits.current(), "strokes");
+  const WorldStore w = WorldStore::open(file());
+  const ChunkGenerator gen(w.preset());
+  std::optional<std::uint64_t> first;
+  for (const SimdTarget target : supported_simd_targets()) {
+    for (const int threads : {1, 2}) {
+      std::uint64_t h = 0;
+      for (const ChunkKey key : {ChunkKey{0, 0, 0}, ChunkKey{1, 0, 0}, ChunkKey{0, 0, 1}}) {
+        ChunkData d;
+        gen.generate(key, {0, 0, 0, 0}, d, ExecContext{.threads = threads, .simd = target}, nullptr,
+                     &w.height_edits());
+        h = hash_combine(h, hash_floats(d.heights.data));
+        h = hash_combine(h, hash_floats(d.mesh.positions));
+        h = hash_combine(h, hash_floats(d.mesh.normals));
+      }
+      if (!first) first = h;
+      EXPECT_EQ(h, *first) << to_string(target) << ", " << threads << " threads";
+    }
+  }
+  // And the edits are really there: the same chunk without them differs.
+  ChunkData edited, plain;
+  gen.generate({0, 0, 0}, {0, 0, 0, 0}, edited, {}, nullptr, &w.height_edits());
+  gen.generate({0, 0, 0}, {0, 0, 0, 0}, plain);
+  EXPECT_NE(hash_floats(edited.heights.data), hash_floats(plain.heights.data));
+}
+
+TEST_F(StoreTest, AWorldWhoseBaseTerrainDiffersIsRefusedUnlessAccepted) {
+  HeightEdits edits(1.0, 128);
+  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
+  WorldStore::create(file(), preset_).commit(edits.current(), "a");
+  // As if another terrane had written it: its recorded fingerprint is not ours.
+  sql(file(),
+      "UPDATE meta SET value = '0123456789abcdef' WHERE key = 'fingerprint';"
+      "UPDATE meta SET value = '0.0.9' WHERE key = 'written_by'");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::invalid_argument,
+               {file().string(), "made by terrane 0.0.9", "0123456789abcdef",
+                "base terrain differs", "accept_generator_change"});
+  WorldOpenOptions accept;
+  accept.accept_generator_change = true;
+  {
+    WorldStore w = WorldStore::open(file(), accept);
+    EXPECT_TRUE(w.info().generator_changed);
+    EXPECT_EQ(edits_hash(w.height_edits()), edits_hash(edits.current()));
+    w.commit(w.height_edits(), "accepted the new base");  // records this terrane's fingerprint
+  }
+  EXPECT_FALSE(WorldStore::open(file()).info().generator_changed);
+}
+
+TEST_F(StoreTest, BadFilesAreRefusedWithTheirReason) {
+  expect_error([&] { WorldStore::open(file("missing.world")); }, ErrorCategory::io,
+               {"missing.world", "no such file"});
+  expect_error([&] { WorldStore::open(dir_); }, ErrorCategory::io, {"not a regular file"});
+  { std::ofstream(file("text.world")) << "{\"this\": \"is a preset, not a world\"}\n"; }
+  expect_error([&] { WorldStore::open(file("text.world")); }, ErrorCategory::io,
+               {"text.world", "not a world file"});
+  sql(file("other.db"), "CREATE TABLE t(x)");
+  expect_error([&] { WorldStore::open(file("other.db")); }, ErrorCategory::io,
+               {"other.db", "not a terrane world file"});
+
+  WorldStore::create(file(), preset_);
+  expect_error([&] { WorldStore::create(file(), preset_); }, ErrorCategory::io,
+               {"w.world", "the file exists"});
+  expect_error([&] { WorldStore::create(dir_ / "no" / "such" / "dir.world", preset_); },
+               ErrorCategory::io, {"does not exist"});
+  WorldCreateOptions tiny;
+  tiny.tile_cells = 4;
+  expect_error([&] { WorldStore::create(file("t.world"), preset_, tiny); },
+               ErrorCategory::invalid_argument, {"tile_cells = 4", "8..1024"});
+  sql(file(), "PRAGMA user_version = 7");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::invalid_argument,
+               {"schema version 7", "reads versions 1 to 1", "newer terrane"});
+  sql(file(), "PRAGMA user_version = 1; DELETE FROM meta WHERE key = 'preset_json'");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io, {"'preset_json' is missing"});
+  // overwrite replaces it with a fresh world.
+  WorldCreateOptions over;
+  over.overwrite = true;
+  EXPECT_EQ(WorldStore::create(file(), preset_, over).info().commits, 0u);
+
+  // Bad commits.
+  WorldStore w = WorldStore::open(file());
+  HeightEdits coarse(2.0, 128), other_tiles(1.0, 64);
+  expect_error([&] { w.commit(coarse.current(), "x"); }, ErrorCategory::invalid_argument,
+               {"cell 2 m", "the world's are 1 m and 128"});
+  expect_error([&] { w.commit(other_tiles.current(), "x"); }, ErrorCategory::invalid_argument,
+               {"tiles of 64 vertices"});
+  EXPECT_EQ(w.info().commits, 0u);
+}
+
+TEST_F(StoreTest, ADamagedBlobIsReportedNotRead) {
+  HeightEdits edits(1.0, 128);
+  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
+  WorldStore::create(file(), preset_).commit(edits.current(), "a");
+  // Flip a byte inside the zstd frame of chunk (0, 0): its checksum fails.
+  sql(file(),
+      "UPDATE chunks SET blob = substr(blob, 1, 20) || x'5a' || substr(blob, 22) "
+      "WHERE cx = 0 AND cz = 0");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
+               {"chunk (0, 0)", "damaged height edits"});
+  sql(file(), "UPDATE chunks SET blob = x'00112233' WHERE cx = 0 AND cz = 0");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
+               {"chunk (0, 0)", "no TRH1 header"});
+}
+
+// Truncations and random byte damage of a world file: open() and check() either work or throw
+// terrane::Error; nothing else (a crash, another exception) may happen.
+TEST_F(StoreTest, TruncatedOrCorruptedFilesGiveAnErrorNeverACrash) {
+  HeightEdits edits(1.0, 128);
+  for (int k = 0; k < 12; ++k) {
+    edits.apply(brush(BrushKind::noise, 200.0 * k - 1000.0, 37.0 * k, 60.0, 4.0), base_);
+  }
+  WorldStore::create(file(), preset_).commit(edits.current(), "strokes");
+  std::vector<char> good;
+  {
+    std::ifstream in(file(), std::ios::binary);
+    good.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_GT(good.size(), 8192u);
+  std::mt19937_64 rng(7);
+  int errors = 0, opened = 0;
+  for (int round = 0; round < 160; ++round) {
+    std::vector<char> bytes = good;
+    if (round < 40) {
+      bytes.resize(std::size_t(rng() % good.size()));  // truncated
+    } else {
+      const int flips = 1 + int(rng() % 16);
+      for (int f = 0; f < flips; ++f) bytes[rng() % bytes.size()] = char(rng());
+    }
+    const fs::path damaged = file("damaged.world");
+    fs::remove(fs::path(damaged.string() + "-wal"));
+    fs::remove(fs::path(damaged.string() + "-shm"));
+    {
+      std::ofstream out(damaged, std::ios::binary | std::ios::trunc);
+      out.write(bytes.data(), std::streamsize(bytes.size()));
+    }
+    try {
+      WorldOpenOptions ro;
+      ro.read_only = true;
+      const WorldStore w = WorldStore::open(damaged, ro);
+      (void)w.check();
+      ++opened;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("damaged.world"), std::string::npos) << e.what();
+      ++errors;
+    }
+  }
+  std::printf("damaged world files: %d refused with an Error, %d opened\n", errors, opened);
+  EXPECT_GE(errors, 40);  // every truncation at least loses the header or the edits
+}
+
+TEST_F(StoreTest, AReadOnlyWorldWritesNothing) {
+  WorldStore::create(file(), preset_);
+  WorldOpenOptions ro;
+  ro.read_only = true;
+  WorldStore w = WorldStore::open(file(), ro);
+  HeightEdits edits(1.0, 128);
+  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
+  expect_error([&] { w.commit(edits.current(), "x"); }, ErrorCategory::io, {"read-only"});
+  EXPECT_EQ(WorldStore::open(file()).info().commits, 0u);
+}
+
+// A disk that fills up during a commit (RLIMIT_FSIZE stands in for it): the commit fails with
+// Error(io), the file keeps its newest commit, and the store goes on working once there is room.
+TEST_F(StoreTest, AFullDiskLosesNothingCommitted) {
+  WorldStore w = WorldStore::create(file(), preset_);
+  HeightEdits edits(1.0, 128);
+  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
+  w.commit(edits.current(), "small");
+  const std::uint64_t kept = edits_hash(edits.current());
+  for (int k = 0; k < 40; ++k) {  // about 100 tiles of noise: megabytes
+    edits.apply(brush(BrushKind::noise, 1000.0 + 200.0 * (k % 8), 200.0 * (k / 8), 150.0, 5.0),
+                base_);
+  }
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto previous = signal(SIGXFSZ, SIG_IGN);
+  const std::uintmax_t size =
+      fs::file_size(file()) + fs::file_size(fs::path(file().string() + "-wal"));
+  rlimit small = old;
+  small.rlim_cur = rlim_t(size + 64 * 1024);
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string message;
+  try {
+    w.commit(edits.current(), "too big");
+  } catch (const Error& e) {
+    message = e.what();
+    EXPECT_EQ(e.category(), ErrorCategory::io);
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, previous);
+  EXPECT_NE(message.find("w.world"), std::string::npos) << message;
+  EXPECT_EQ(edits_hash(w.height_edits()), kept);
+  EXPECT_EQ(w.info().commits, 1u);
+  {
+    const WorldStore again = WorldStore::open(file());
+    EXPECT_EQ(again.info().commits, 1u);
+    EXPECT_EQ(edits_hash(again.height_edits()), kept);
+    EXPECT_EQ(again.check(), "ok");
+  }
+  // With room again the same commit goes through.
+  EXPECT_EQ(w.commit(edits.current(), "now it fits").seq, 2u);
+  EXPECT_EQ(edits_hash(WorldStore::open(file()).height_edits()), edits_hash(edits.current()));
+}
+
+TEST(StoreFingerprint, DependsOnTheBaseTerrainOnly) {
+  const Preset a = test::store_test_preset();
+  EXPECT_EQ(generator_fingerprint(a), generator_fingerprint(test::store_test_preset()));
+  const std::string seed[] = {"world.cell_size_m=1", "seed=2"};
+  EXPECT_NE(generator_fingerprint(a), generator_fingerprint(load_preset("default", seed)));
+  const std::string cell[] = {"world.cell_size_m=2"};
+  EXPECT_NE(generator_fingerprint(a), generator_fingerprint(load_preset("default", cell)));
+  EXPECT_NE(generator_fingerprint(a), generator_fingerprint(load_preset("alpine")));
+}
+
+}  // namespace
+}  // namespace terrane
