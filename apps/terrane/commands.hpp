@@ -26,9 +26,9 @@ struct GenerateOptions {
   bool has_cell = false;
   double cell_m = 0.0;  // used when has_cell, else the preset's world.cell_size_m
   std::string formats = "png16,preview";
-  std::string erode;             // --erode thermal,droplets,...: appended to the preset's post
-  double river_area_m2 = 1.0e6;  // --river-area: drainage area of a river cell (rivers mask)
-  double max_memory_gib = 16.0;  // --max-memory: the bake's memory budget
+  std::string erode;                 // --erode thermal,droplets,...: appended to the preset's post
+  double river_area_m2 = 1.0e6;      // --river-area: drainage area of a river cell (rivers mask)
+  double max_memory_gib = 16.0;      // --max-memory: the bake's memory budget
   bool whole_map_hydrology = false;  // --whole-map-hydrology: surface outputs use the map's water
   int threads = 0;
   bool quiet = false;
@@ -69,14 +69,14 @@ struct StreamOptions {
   double speed = 100.0;       // m/s
   double seconds = 20.0;
   double view_m = 2000.0;
-  double budget_mb = 0.0;     // 0 = 256 MiB, 512 MiB with --surface
+  double budget_mb = 0.0;  // 0 = 256 MiB, 512 MiB with --surface
   int threads = 0;
   int cells = 128;
-  double poll_ms = 0.25;      // poll() time budget per frame
+  double poll_ms = 0.25;  // poll() time budget per frame
   std::string csv;
   bool json = false;
-  bool fast = false;          // do not pace frames in real time
-  bool surface = false;       // chunks carry splat weights and scatter
+  bool fast = false;                   // do not pace frames in real time
+  bool surface = false;                // chunks carry splat weights and scatter
   std::string workers = "background";  // worker priority: normal | low | background
 };
 int run_stream(const StreamOptions& opt);
@@ -122,6 +122,30 @@ struct NavOptions {
 int run_nav(const NavOptions& opt);
 // Prints the path as one JSON line; exit 0 for ok / partial, 1 for any other status.
 int run_path(const NavOptions& opt);
+
+// terrane world new | edit | info (world.cpp; docs/EDIT.md): world files (terrane/store.hpp).
+struct WorldOptions {
+  std::string action;  // new | edit | info
+  std::string file;
+  // new
+  std::string preset = "default";
+  std::vector<std::string> overrides;
+  bool has_seed = false;
+  std::uint64_t seed = 0;
+  bool overwrite = false;
+  int tile_cells = 128;
+  // edit: the stroke options in command-line order, as (name without dashes, value); each
+  // "brush" starts a stroke
+  std::vector<std::pair<std::string, std::string>> brush_settings;
+  std::string edits_json;  // --edits FILE.json
+  std::string message;     // -m: the commit's log line (default: the strokes as JSON)
+  bool accept_generator_change = false;
+  // info
+  bool json = false;
+  bool check = false;
+  int log = 10;
+};
+int run_world(const WorldOptions& opt);
 
 int run_presets();
 int run_bench_noise(const BenchOptions& opt);

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "terrane/bake.hpp"
+#include "terrane/store.hpp"
 
 namespace terrane::cli {
 namespace {
@@ -142,12 +143,35 @@ int run_voxel(const GenerateOptions& opt) {
 }  // namespace
 
 int run_generate(const GenerateOptions& opt) {
+  // A world file instead of a preset: its preset with its height edits.
+  const bool world = is_world_file(opt.preset);
+  if (world) {
+    const auto refuse = [&](const char* option) {
+      throw Error(ErrorCategory::invalid_argument,
+                  std::string(option) + " cannot change the preset of world " + opt.preset +
+                      ": its edits sit on that preset's terrain (make a new world instead)");
+    };
+    if (!opt.overrides.empty()) refuse("--set");
+    if (opt.has_seed) refuse("--seed");
+    if (opt.has_cell) refuse("--cell");
+    if (opt.mode == "voxel") {
+      throw Error(ErrorCategory::invalid_argument,
+                  "--mode voxel: block worlds do not read a world's edits yet (docs/EDIT.md)");
+    }
+  }
   if (opt.mode == "voxel") return run_voxel(opt);
   if (opt.mode != "heightmap") {
     throw Error(ErrorCategory::invalid_argument,
                 "--mode '" + opt.mode + "': expected heightmap or voxel");
   }
-  const BakeRequest request = to_request(opt);
+  BakeRequest request = to_request(opt);
+  if (world) {
+    WorldOpenOptions read;
+    read.read_only = true;
+    const WorldStore store = WorldStore::open(opt.preset, read);
+    request.preset = store.preset();
+    request.edits = std::make_shared<const HeightEditSnapshot>(store.height_edits());
+  }
   ProgressBar bar("generate", !opt.quiet);
   ExecContext ctx{.threads = opt.threads};
   ctx.progress = [&bar](double f) { bar.update(f); };

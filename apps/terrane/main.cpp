@@ -41,7 +41,9 @@ int run_cli(int argc, char** argv) {
   cli::GenerateOptions gen;
   std::string origin;
   auto* g = app.add_subcommand("generate", "generate a height map and its outputs from a preset");
-  g->add_option("preset", gen.preset, "built-in preset name or path to a preset JSON file")
+  g->add_option("preset", gen.preset,
+                "built-in preset name, path to a preset JSON file, or a world file (its preset "
+                "with its edits: terrane world)")
       ->capture_default_str();
   g->add_option("-o,--out", gen.out_dir, "output directory (created if missing)")
       ->capture_default_str();
@@ -246,6 +248,60 @@ int run_cli(int argc, char** argv) {
       ->check(cli::real_in(0.0, 4096.0))
       ->capture_default_str();
 
+  // terrane world new | edit | info (world.cpp; docs/EDIT.md).
+  cli::WorldOptions wo;
+  auto* w = app.add_subcommand("world", "world files: a preset plus the edits made to it");
+  w->require_subcommand(1);
+  auto* wn = w->add_subcommand("new", "create a world file for a preset (no edits yet)");
+  wn->add_option("file", wo.file, "the world file to create")->required();
+  wn->add_option("--preset", wo.preset, "built-in preset name or path to a preset JSON file")
+      ->capture_default_str();
+  wn->add_option("--set", wo.overrides, "override a preset field: a.b.c=value (repeatable)");
+  auto* wn_seed = wn->add_option("--seed", wo.seed, "world seed (overrides the preset's)")
+                      ->check(cli::unsigned64());
+  wn->add_flag("--overwrite", wo.overwrite, "replace an existing file");
+  wn->add_option("--tile-cells", wo.tile_cells,
+                 "vertices per side of a stored chunk of height edits")
+      ->check(cli::integer_in(8, 1024))
+      ->capture_default_str();
+  auto* we = w->add_subcommand(
+      "edit",
+      "apply brush strokes and commit them together: --brush KIND --at X,Z [--radius M] "
+      "[--strength S] [--falloff F] [--target M] [--noise-frequency F] [--noise-seed N], "
+      "repeatable (each --brush starts a stroke), or --edits FILE.json");
+  we->add_option("file", wo.file, "the world file")->required();
+  std::vector<std::string> brush_values[8];
+  const char* brush_names[8] = {"brush",   "at",     "radius",          "strength",
+                                "falloff", "target", "noise-frequency", "noise-seed"};
+  const char* brush_help[8] = {
+      "start a stroke: raise | lower | smooth | flatten | noise",
+      "the stroke's centre X,Z in metres",
+      "its radius in metres (default 10)",
+      "metres for raise/lower/noise, a fraction 0..1 for smooth/flatten (default 1)",
+      "where the falloff starts, a fraction of the radius (default 0.5)",
+      "flatten's height in metres (default 0)",
+      "the noise brush's frequency in 1/m (default 0.01)",
+      "the noise brush's seed (default 1337)"};
+  std::vector<CLI::Option*> brush_options;
+  for (int k = 0; k < 8; ++k) {
+    brush_options.push_back(
+        we->add_option(std::string("--") + brush_names[k], brush_values[k], brush_help[k])
+            ->allow_extra_args(false));
+  }
+  we->add_option("--edits", wo.edits_json,
+                 "a JSON list of strokes [{\"brush\": \"raise\", \"at\": [x, z], \"radius\": 20, "
+                 "...}], applied after the command line's");
+  we->add_option("-m,--message", wo.message, "the commit's log line (default: the strokes)");
+  we->add_flag("--accept-generator-change", wo.accept_generator_change,
+               "edit a world whose base terrain this terrane generates differently");
+  auto* wi = w->add_subcommand("info", "print a world's preset, generator, edits and log");
+  wi->add_option("file", wo.file, "the world file")->required();
+  wi->add_flag("--json", wo.json, "one JSON object");
+  wi->add_flag("--check", wo.check, "run SQLite's integrity check and decode every chunk");
+  wi->add_option("--log", wo.log, "log entries to print, newest last")
+      ->check(cli::integer_in(0, 1000000))
+      ->capture_default_str();
+
   app.add_subcommand("presets", "list the built-in presets");
 
   cli::BenchOptions bench;
@@ -329,6 +385,20 @@ int run_cli(int argc, char** argv) {
     if (pt->parsed()) {
       pth.has_seed = pt_seed->count() > 0;
       return cli::run_path(pth);
+    }
+    if (w->parsed()) {
+      wo.action = wn->parsed() ? "new" : we->parsed() ? "edit" : "info";
+      wo.has_seed = wn_seed->count() > 0;
+      // The stroke options in the order given: the k-th occurrence of an option is its k-th value.
+      std::size_t seen[8] = {};
+      for (const CLI::Option* o : we->parse_order()) {
+        for (int k = 0; k < 8; ++k) {
+          if (o == brush_options[std::size_t(k)]) {
+            wo.brush_settings.emplace_back(brush_names[k], brush_values[k][seen[k]++]);
+          }
+        }
+      }
+      return cli::run_world(wo);
     }
     if (app.got_subcommand("presets")) return cli::run_presets();
     if (bn->parsed()) return cli::run_bench_noise(bench);

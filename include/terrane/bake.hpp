@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "terrane/core.hpp"
+#include "terrane/edit.hpp"
 #include "terrane/erosion.hpp"
 #include "terrane/io.hpp"
 #include "terrane/preset.hpp"
@@ -149,6 +150,12 @@ struct BakeRequest {
   std::variant<std::string, Preset> preset = std::string("default");
   // "a.b.c=value" preset overrides (--set), applied in order before the settings below.
   std::vector<std::string> overrides;
+  // Height edits (edit.hpp; a world's WorldStore::height_edits) added to the graph's heights,
+  // as the streamed world adds them, before the post operations and every output (the scatter
+  // margin beyond the map included). The map must lie on the edits' lattice: spacing their
+  // cell, origin a multiple of it on both axes (else Error(invalid_argument), before any
+  // work). nullptr or empty: none.
+  std::shared_ptr<const HeightEditSnapshot> edits;
 
   // Settings that become preset overrides, so the sidecar's preset hash covers them:
   std::optional<std::uint64_t> seed;  // "seed"
@@ -281,8 +288,8 @@ struct VoxelBakeReport {
   std::string name;
   std::uint64_t seed = 0;
   std::uint64_t preset_hash = 0;
-  BlockRegion region;             // the box (its blocks are released after writing)
-  std::size_t solid_blocks = 0;   // non-air blocks
+  BlockRegion region;                 // the box (its blocks are released after writing)
+  std::size_t solid_blocks = 0;       // non-air blocks
   std::vector<std::string> warnings;  // the generator's (BlockWorldGenerator::warnings)
   double generation_s = 0.0, total_s = 0.0;
   std::uintmax_t total_bytes() const;

@@ -76,6 +76,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   GridSpec grid = request_grid(request, preset);
   add_warning(report, ctx, snap_size_for_engine(request.engine, grid));
   grid.validate("map size");  // before allocating anything large
+  check_edits_grid(request.edits.get(), grid);
 
   const fs::path& dir = request.out_dir;
   const std::string base = preset.name.empty() ? "terrain" : preset.name;
@@ -115,6 +116,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   quiet.progress = nullptr;
   Field2D heights(grid);
   evaluate(graph, grid, heights.data, progress_range(ctx, 0.0, post_ops.empty() ? 1.0 : 0.25));
+  add_edits(request.edits.get(), grid, heights.data);
   if (!post_ops.empty()) {
     apply_region_ops(heights, preset.generator(), post_ops, progress_range(ctx, 0.25, 1.0));
   }
@@ -140,8 +142,8 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
          {write_meshes(mesh_plan, heights, stage, base, mesh_summary),
           write_engine_target(request.engine, heights, height_plan.range, stage, base),
           write_surface_outputs(surface_plan, preset, graph, heights,
-                                want_hydrology ? &hydro : nullptr, quiet, stage, base,
-                                &surface_summary),
+                                want_hydrology ? &hydro : nullptr, request.edits.get(), quiet,
+                                stage, base, &surface_summary),
           write_perspective(perspective_plan, heights, want_hydrology ? &hydro : nullptr, quiet,
                             stage, base)}) {
       written.insert(written.end(), files.begin(), files.end());
@@ -206,6 +208,7 @@ Field2D bake_heights(const BakeRequest& request, const ExecContext& ctx, bool gr
   }
   GridSpec grid = request_grid(request, preset);
   grid.validate("map size");
+  check_edits_grid(request.edits.get(), grid);
   {
     BakeRequest heights_only = request;
     heights_only.formats.clear();
@@ -217,6 +220,7 @@ Field2D bake_heights(const BakeRequest& request, const ExecContext& ctx, bool gr
   const bool post = !graph_only && !preset.post.empty();
   Field2D heights(grid);
   evaluate(graph, grid, heights.data, progress_range(ctx, 0.0, post ? 0.25 : 1.0));
+  add_edits(request.edits.get(), grid, heights.data);
   if (post) {
     apply_region_ops(heights, preset.generator(), preset.post, progress_range(ctx, 0.25, 1.0));
   }

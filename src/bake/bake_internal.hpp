@@ -114,13 +114,21 @@ struct SurfaceSummary {
   std::vector<std::pair<std::string, double>> splat_shares;     // mean layer weight (splat)
   std::vector<std::pair<std::string, double>> scatter_per_km2;  // instances per km^2 (scatter)
 };
+// ---------------------------------------------------------------------------------------------
+// Height edits (world_edits.cpp).
+
+// Error(invalid_argument) unless `grid` lies on the edits' lattice (no edits: nothing to check).
+void check_edits_grid(const HeightEditSnapshot* edits, const GridSpec& grid);
+// heights += the edits at every sample of `grid` (checked by check_edits_grid).
+void add_edits(const HeightEditSnapshot* edits, const GridSpec& grid, std::span<float> heights);
+
 // hydro: the map's hydrology; used only with plan.whole_map_hydrology (then required).
-std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Preset& preset,
-                                               const CompiledGraph& graph, const Field2D& heights,
-                                               const Hydrology* hydro, const ExecContext& ctx,
-                                               const std::filesystem::path& dir,
-                                               const std::string& base,
-                                               SurfaceSummary* summary = nullptr);
+// edits: the request's height edits, added to the heights of the margin beyond the map.
+std::vector<WrittenFile> write_surface_outputs(
+    const SurfacePlan& plan, const Preset& preset, const CompiledGraph& graph,
+    const Field2D& heights, const Hydrology* hydro, const HeightEditSnapshot* edits,
+    const ExecContext& ctx, const std::filesystem::path& dir, const std::string& base,
+    SurfaceSummary* summary = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // Terrain statistics (stats_outputs.cpp): <base>_stats.json and <base>_stats.png.

@@ -26,7 +26,7 @@ struct Expanded {
 // (which may have been eroded); water comes from the map's hydrology when one is given (whole-map
 // hydrology only).
 Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrology* hydro,
-                int margin_cells, const ExecContext& ctx) {
+                const HeightEditSnapshot* edits, int margin_cells, const ExecContext& ctx) {
   Expanded e;
   e.margin_cells = margin_cells;
   const GridSpec& g = heights.grid;
@@ -48,6 +48,7 @@ Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrol
     const GridSpec sg = eg.sub(st[0], st[1], st[2], st[3]);
     Field2D part(sg);
     evaluate(graph, sg, part.data, ctx);
+    add_edits(edits, sg, part.data);
     for (int j = 0; j < st[3]; ++j) {
       std::copy(part.row(j).begin(), part.row(j).end(), e.heights.row(st[1] + j).begin() + st[0]);
     }
@@ -122,9 +123,10 @@ SurfacePlan plan_surface(const BakeRequest& request, const Preset& preset) {
 
 std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Preset& preset,
                                                const CompiledGraph& graph, const Field2D& heights,
-                                               const Hydrology* hydro, const ExecContext& ctx,
-                                               const fs::path& dir, const std::string& base,
-                                               SurfaceSummary* summary) {
+                                               const Hydrology* hydro,
+                                               const HeightEditSnapshot* edits,
+                                               const ExecContext& ctx, const fs::path& dir,
+                                               const std::string& base, SurfaceSummary* summary) {
   std::vector<WrittenFile> files;
   if (!plan.any()) return files;
   const SurfaceParams& params = plan.params;
@@ -141,7 +143,7 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   // One sample of margin at least: slopes at the map's border are central differences, as
   // inside a larger map.
   const int margin = want_points ? int(std::ceil(scatter_margin_m(params) / g.spacing_m)) + 2 : 1;
-  const Expanded ex = expand(graph, heights, water, margin, ctx);
+  const Expanded ex = expand(graph, heights, water, edits, margin, ctx);
   Climate climate;
   const ClimateSources sources = compile_climate_sources(preset.generator(), params.climate);
   compute_climate(params.climate, preset.seed, ex.heights, ex.water, climate, ctx, &sources);
@@ -175,7 +177,8 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
     if (want_points) {
       std::vector<std::int64_t> count(params.species.size(), 0);
       for (const ScatterInstance& q : points) {
-        if (q.species >= 0 && std::size_t(q.species) < count.size()) ++count[std::size_t(q.species)];
+        if (q.species >= 0 && std::size_t(q.species) < count.size())
+          ++count[std::size_t(q.species)];
       }
       const double km2 = double(g.width) * g.spacing_m * double(g.height) * g.spacing_m * 1e-6;
       for (std::size_t k = 0; k < params.species.size(); ++k) {

@@ -1,0 +1,309 @@
+// `terrane world new | edit | info` (docs/EDIT.md): world files of the store module
+// (terrane/store.hpp). `edit` applies brush strokes given on the command line (each starting
+// with --brush) or in a JSON list, and commits them together.
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "commands.hpp"
+#include "terrane/schema.hpp"
+#include "terrane/store.hpp"
+
+namespace terrane::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string metres(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", double(v));
+  return buf;
+}
+
+std::string hex64(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
+  return buf;
+}
+
+BrushKind parse_kind(const std::string& name, const std::string& where) {
+  static const std::pair<const char*, BrushKind> kinds[] = {{"raise", BrushKind::raise},
+                                                            {"lower", BrushKind::lower},
+                                                            {"smooth", BrushKind::smooth},
+                                                            {"flatten", BrushKind::flatten},
+                                                            {"noise", BrushKind::noise}};
+  for (const auto& [n, k] : kinds) {
+    if (name == n) return k;
+  }
+  throw Error(
+      ErrorCategory::invalid_argument,
+      where + ": '" + name + "' is not a brush; expected raise, lower, smooth, flatten, noise");
+}
+
+const char* kind_name(BrushKind k) {
+  switch (k) {
+    case BrushKind::raise:
+      return "raise";
+    case BrushKind::lower:
+      return "lower";
+    case BrushKind::smooth:
+      return "smooth";
+    case BrushKind::flatten:
+      return "flatten";
+    case BrushKind::noise:
+      return "noise";
+  }
+  return "?";
+}
+
+double parse_real(const std::string& text, const std::string& where) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v)) {
+    throw Error(ErrorCategory::invalid_argument, where + ": '" + text + "' is not a finite number");
+  }
+  return v;
+}
+
+// One stroke's setting by name (the options without their dashes, the JSON list's keys).
+void set_field(HeightBrush& b, const std::string& key, const std::string& value,
+               const std::string& where) {
+  if (key == "brush") {
+    b.kind = parse_kind(value, where);
+  } else if (key == "at") {
+    const std::size_t comma = value.find(',');
+    if (comma == std::string::npos) {
+      throw Error(ErrorCategory::invalid_argument, where + ": --at '" + value + "': expected X,Z");
+    }
+    b.x_m = parse_real(value.substr(0, comma), where + ": --at");
+    b.z_m = parse_real(value.substr(comma + 1), where + ": --at");
+  } else if (key == "radius") {
+    b.radius_m = parse_real(value, where + ": --radius");
+  } else if (key == "strength") {
+    b.strength_m = parse_real(value, where + ": --strength");
+  } else if (key == "falloff") {
+    b.falloff_start = parse_real(value, where + ": --falloff");
+  } else if (key == "target") {
+    b.target_m = parse_real(value, where + ": --target");
+  } else if (key == "noise-frequency") {
+    b.noise.frequency = parse_real(value, where + ": --noise-frequency");
+  } else if (key == "noise-seed") {
+    const double s = parse_real(value, where + ": --noise-seed");
+    if (s < 0.0 || s > 9.0e15 || std::floor(s) != s) {
+      throw Error(ErrorCategory::invalid_argument,
+                  where + ": --noise-seed '" + value + "': expected an integer 0..9e15");
+    }
+    b.noise.seed = std::uint64_t(s);
+  } else {
+    throw Error(ErrorCategory::invalid_argument, where + ": unknown setting '" + key + "'");
+  }
+}
+
+// Strokes from the command line: each --brush starts one, the settings after it belong to it.
+std::vector<HeightBrush> strokes_from_options(
+    const std::vector<std::pair<std::string, std::string>>& ordered) {
+  std::vector<HeightBrush> strokes;
+  std::vector<bool> placed;
+  for (const auto& [key, value] : ordered) {
+    if (key == "brush") {
+      strokes.emplace_back();
+      placed.push_back(false);
+    } else if (strokes.empty()) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "--" + key + " before any --brush: each stroke starts with --brush KIND");
+    }
+    const std::string where = "stroke " + std::to_string(strokes.size());
+    set_field(strokes.back(), key, value, where);
+    if (key == "at") placed.back() = true;
+  }
+  for (std::size_t k = 0; k < strokes.size(); ++k) {
+    if (!placed[k]) {
+      throw Error(ErrorCategory::invalid_argument, "stroke " + std::to_string(k + 1) +
+                                                       " (--brush " + kind_name(strokes[k].kind) +
+                                                       ") has no --at X,Z");
+    }
+  }
+  return strokes;
+}
+
+// Strokes from a JSON list: [{"brush": "raise", "at": [x, z], "radius": 20, ...}, ...].
+std::vector<HeightBrush> strokes_from_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(ErrorCategory::io, "--edits " + path + ": cannot read the file");
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw Error(ErrorCategory::parse, "--edits " + path + ": " + e.what());
+  }
+  if (!doc.is_array()) {
+    throw Error(ErrorCategory::parse, "--edits " + path + ": expected a JSON list of strokes");
+  }
+  std::vector<HeightBrush> strokes;
+  for (std::size_t k = 0; k < doc.size(); ++k) {
+    const std::string where = "--edits " + path + ": stroke " + std::to_string(k + 1);
+    const json& s = doc[k];
+    if (!s.is_object() || !s.contains("brush") || !s.contains("at")) {
+      throw Error(ErrorCategory::parse, where + ": expected an object with \"brush\" and \"at\"");
+    }
+    HeightBrush b;
+    for (const auto& [key, value] : s.items()) {
+      std::string text;
+      if (key == "brush" && value.is_string()) {
+        text = value.get<std::string>();
+      } else if (key == "at" && value.is_array() && value.size() == 2 && value[0].is_number() &&
+                 value[1].is_number()) {
+        text = format_number(value[0].get<double>()) + "," + format_number(value[1].get<double>());
+      } else if (key != "brush" && key != "at" && value.is_number()) {
+        text = format_number(value.get<double>());
+      } else {
+        throw Error(ErrorCategory::parse, where + ": \"" + key + "\" has the wrong type");
+      }
+      const std::string name = key == "noise_frequency" ? "noise-frequency"
+                               : key == "noise_seed"    ? "noise-seed"
+                                                        : key;
+      set_field(b, name, text, where);
+    }
+    strokes.push_back(b);
+  }
+  return strokes;
+}
+
+json stroke_json(const HeightBrush& b) {
+  json s = {{"brush", kind_name(b.kind)},
+            {"at", {b.x_m, b.z_m}},
+            {"radius", b.radius_m},
+            {"strength", b.strength_m},
+            {"falloff", b.falloff_start}};
+  if (b.kind == BrushKind::flatten) s["target"] = b.target_m;
+  if (b.kind == BrushKind::noise) {
+    s["noise_frequency"] = b.noise.frequency;
+    s["noise_seed"] = b.noise.seed;
+  }
+  return s;
+}
+
+void print_info(const WorldStore& w, bool as_json, std::size_t log_count) {
+  const WorldInfo& i = w.info();
+  const auto log = w.log(log_count);
+  if (as_json) {
+    json entries = json::array();
+    for (const WorldLogEntry& e : log) {
+      entries.push_back({{"seq", e.seq}, {"time", e.unix_time}, {"description", e.description}});
+    }
+    const json j = {{"path", i.path},
+                    {"schema_version", i.schema_version},
+                    {"created_by", i.created_by},
+                    {"written_by", i.written_by},
+                    {"fingerprint", hex64(i.fingerprint)},
+                    {"preset", i.preset_name},
+                    {"preset_hash", hex64(i.preset_hash)},
+                    {"seed", i.seed},
+                    {"cell_size_m", i.cell_size_m},
+                    {"tile_cells", i.tile_cells},
+                    {"commits", i.commits},
+                    {"edited_chunks", i.height_tiles},
+                    {"edit_bytes", i.blob_bytes},
+                    {"file_bytes", i.file_bytes},
+                    {"delta_min_m", i.delta_lo_m},
+                    {"delta_max_m", i.delta_hi_m},
+                    {"log", entries}};
+    std::printf("%s\n", j.dump().c_str());
+    return;
+  }
+  std::printf("world %s\n", i.path.c_str());
+  std::printf("  preset      %s (hash %s), seed %llu, %s m cells\n", i.preset_name.c_str(),
+              hex64(i.preset_hash).c_str(), static_cast<unsigned long long>(i.seed),
+              format_number(i.cell_size_m).c_str());
+  std::printf("  generator   fingerprint %s; created by terrane %s, last written by %s\n",
+              hex64(i.fingerprint).c_str(), i.created_by.c_str(), i.written_by.c_str());
+  std::printf(
+      "  edits       %zu edited chunks (%d x %d vertices each), %zu bytes compressed "
+      "(%.0f per chunk); height deltas %s..%s m\n",
+      i.height_tiles, i.tile_cells, i.tile_cells, i.blob_bytes,
+      i.height_tiles ? double(i.blob_bytes) / double(i.height_tiles) : 0.0,
+      metres(i.delta_lo_m).c_str(), metres(i.delta_hi_m).c_str());
+  std::printf("  file        %zu bytes, schema %d, %llu commits\n", i.file_bytes, i.schema_version,
+              static_cast<unsigned long long>(i.commits));
+  for (const WorldLogEntry& e : log) {
+    char when[32] = "?";
+    const std::time_t t = std::time_t(e.unix_time);
+    std::tm tm{};
+    if (gmtime_r(&t, &tm) != nullptr) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    std::printf("  #%llu  %s UTC  %s\n", static_cast<unsigned long long>(e.seq), when,
+                e.description.c_str());
+  }
+}
+
+}  // namespace
+
+int run_world(const WorldOptions& opt) {
+  if (opt.action == "new") {
+    std::vector<std::string> overrides = opt.overrides;
+    if (opt.has_seed) overrides.push_back("seed=" + std::to_string(opt.seed));
+    const Preset preset = load_preset(opt.preset, overrides);
+    WorldCreateOptions options;
+    options.overwrite = opt.overwrite;
+    options.tile_cells = opt.tile_cells;
+    const WorldStore w = WorldStore::create(opt.file, preset, options);
+    std::printf("world %s: created for preset '%s', seed %llu, %s m cells (generator %s)\n",
+                opt.file.c_str(), preset.name.c_str(), static_cast<unsigned long long>(preset.seed),
+                format_number(preset.world.cell_size_m).c_str(),
+                hex64(w.info().fingerprint).c_str());
+    return 0;
+  }
+  if (opt.action == "info") {
+    WorldOpenOptions options;
+    options.read_only = true;
+    const WorldStore w = WorldStore::open(opt.file, options);
+    if (opt.check) {
+      const std::string problems = w.check();
+      if (problems != "ok") {
+        throw Error(ErrorCategory::io, "world " + opt.file + " is damaged:\n" + problems);
+      }
+    }
+    print_info(w, opt.json, std::size_t(opt.log));
+    if (opt.check && !opt.json) std::printf("  check       ok (integrity_check, every blob)\n");
+    return 0;
+  }
+  // edit
+  std::vector<HeightBrush> strokes = strokes_from_options(opt.brush_settings);
+  if (!opt.edits_json.empty()) {
+    std::vector<HeightBrush> more = strokes_from_json(opt.edits_json);
+    strokes.insert(strokes.end(), more.begin(), more.end());
+  }
+  if (strokes.empty()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "world edit: no stroke given (--brush KIND --at X,Z ..., or --edits FILE.json)");
+  }
+  WorldOpenOptions options;
+  options.accept_generator_change = opt.accept_generator_change;
+  WorldStore w = WorldStore::open(opt.file, options);
+  const CompiledGraph base = compile(w.preset());
+  HeightEdits edits(w.height_edits());
+  json list = json::array();
+  std::size_t touched = 0;
+  for (std::size_t k = 0; k < strokes.size(); ++k) {
+    try {
+      touched += edits.apply(strokes[k], base).empty() ? 0 : 1;
+    } catch (const Error& e) {
+      throw Error(e.category(),
+                  "stroke " + std::to_string(k + 1) + ": " + e.what() + " (nothing was committed)");
+    }
+    list.push_back(stroke_json(strokes[k]));
+  }
+  const std::string description = opt.message.empty() ? list.dump() : opt.message;
+  const WorldCommit c = w.commit(edits.current(), description);
+  std::printf(
+      "world %s: commit #%llu, %zu stroke(s) (%zu changed the ground): %zu chunk(s) written "
+      "(%zu bytes), %zu cleared; %zu edited chunks in all, deltas %s..%s m\n",
+      opt.file.c_str(), static_cast<unsigned long long>(c.seq), strokes.size(), touched,
+      c.tiles_written, c.bytes_written, c.tiles_deleted, w.info().height_tiles,
+      metres(w.info().delta_lo_m).c_str(), metres(w.info().delta_hi_m).c_str());
+  return 0;
+}
+
+}  // namespace terrane::cli

@@ -1,0 +1,169 @@
+// End-to-end tests of `terrane world new | edit | info` and `terrane generate WORLD`
+// (docs/EDIT.md): strokes from options and from a JSON list committed to the file, the info
+// report, a bake equal to the base terrain plus the stored deltas sample for sample, and bad
+// input refused with a precise message, exit 2 and no commit.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/run_command.hpp"
+#include "terrane/erosion.hpp"
+#include "terrane/io.hpp"
+#include "terrane/store.hpp"
+
+namespace terrane {
+namespace {
+
+namespace fs = std::filesystem;
+
+test::CommandResult run(const std::string& args) {
+  return test::run_command(std::string(TERRANE_CLI_PATH) + " " + args + " 2>&1");
+}
+
+class WorldCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("terrane_world_cli_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    world_ = (dir_ / "w.world").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::uint64_t commits() const { return WorldStore::open(world_).info().commits; }
+
+  fs::path dir_;
+  std::string world_;
+};
+
+TEST_F(WorldCliTest, StrokesAreCommittedAndTheBakeIsTheBasePlusTheDeltas) {
+  auto r = run("world new " + world_ + " --set world.cell_size_m=1 --seed 7");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("created for preset 'default', seed 7, 1 m cells"), std::string::npos)
+      << r.out;
+  r = run("world edit " + world_ +
+          " --brush raise --at 10,-20 --radius 40 --strength 12 --falloff 0.3"
+          " --brush flatten --at 60,10 --radius 15 --target 5 --strength 1 -m 'a hill and a pad'");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("commit #1, 2 stroke(s)"), std::string::npos) << r.out;
+  {
+    std::ofstream(dir_ / "strokes.json")
+        << R"([{"brush": "noise", "at": [-90, 40], "radius": 30, "strength": 4,
+                "noise_frequency": 0.05, "noise_seed": 3},
+               {"brush": "lower", "at": [0, 150], "radius": 25, "strength": 6}])";
+  }
+  r = run("world edit " + world_ + " --edits " + (dir_ / "strokes.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("commit #2, 2 stroke(s)"), std::string::npos) << r.out;
+
+  r = test::run_command(std::string(TERRANE_CLI_PATH) + " world info " + world_ +
+                        " --json --check 2>/dev/null");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json info = nlohmann::json::parse(r.out);
+  EXPECT_EQ(info["commits"], 2);
+  EXPECT_EQ(info["preset"], "default");
+  EXPECT_EQ(info["seed"], 7);
+  EXPECT_EQ(info["cell_size_m"], 1.0);
+  EXPECT_GE(info["edited_chunks"].get<int>(), 3);
+  EXPECT_EQ(info["schema_version"], kWorldSchemaVersion);
+  ASSERT_EQ(info["log"].size(), 2u);
+  EXPECT_EQ(info["log"][0]["description"], "a hill and a pad");
+  EXPECT_NE(info["log"][1]["description"].get<std::string>().find("\"brush\":\"noise\""),
+            std::string::npos);
+  EXPECT_FLOAT_EQ(info["delta_max_m"].get<float>(), 12.0f);
+  r = run("world info " + world_);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("#1"), std::string::npos) << r.out;
+
+  // The bake of the world: every sample is the graph's height plus the stored delta, then the
+  // preset's post operations (default has thermal erosion and breaching), as for any bake.
+  const fs::path out = dir_ / "out";
+  r = run("generate " + world_ + " --size 400 --origin -200,-120 --formats exr -q -o " +
+          out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const Field2D baked = read_exr(out / "default.exr", 1.0);
+  const WorldStore w = WorldStore::open(world_);
+  GridSpec grid{.width = 400, .height = 400, .spacing_m = 1.0};
+  grid.index_x0 = -200, grid.index_z0 = -120;
+  std::vector<float> edited_base(grid.sample_count());
+  evaluate(compile(w.preset()), grid, edited_base);
+  w.height_edits().add_to(grid, edited_base);
+  ASSERT_FALSE(w.preset().post.empty());
+  Field2D map(GridSpec{
+      .width = 400, .height = 400, .spacing_m = 1.0, .origin_x_m = -200.0, .origin_z_m = -120.0});
+  map.data = edited_base;
+  apply_region_ops(map, w.preset().generator(), w.preset().post);
+  const std::vector<float>& expected = map.data;
+  ASSERT_EQ(baked.data.size(), expected.size());
+  std::size_t differ = 0, edited = 0;
+  for (int j = 0; j < 400; ++j) {
+    for (int i = 0; i < 400; ++i) {
+      const std::size_t k = std::size_t(j) * 400 + std::size_t(i);
+      differ += baked.data[k] != expected[k] ? 1 : 0;
+      edited += w.height_edits().delta_at(i - 200, j - 120) != 0.0f ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(differ, 0u);
+  EXPECT_GT(edited, 8000u);  // the strokes are inside the map
+  // The hill's plateau: 12 m above the base at its centre (before the post operations).
+  const std::size_t c = std::size_t(-20 + 120) * 400 + std::size_t(10 + 200);
+  std::vector<float> plain(grid.sample_count());
+  evaluate(compile(w.preset()), grid, plain);
+  EXPECT_FLOAT_EQ(edited_base[c] - plain[c], 12.0f);
+  EXPECT_GT(baked.data[c] - plain[c], 10.0f);
+}
+
+TEST_F(WorldCliTest, BadInputIsRefusedAndCommitsNothing) {
+  ASSERT_EQ(run("world new " + world_ + " --set world.cell_size_m=1").code, 0);
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      {"world edit " + world_ + " --at 0,0 --brush raise", "--at before any --brush"},
+      {"world edit " + world_ + " --brush raise --radius 5",
+       "stroke 1 (--brush raise) has no --at"},
+      {"world edit " + world_ + " --brush dig --at 0,0", "'dig' is not a brush"},
+      {"world edit " + world_ + " --brush raise --at nan,0", "'nan' is not a finite number"},
+      {"world edit " + world_ + " --brush raise --at 0,0 --brush lower --at 5,5 --radius 0",
+       "stroke 2: "},
+      {"world edit " + world_ + " --brush raise --at 2e12,0", "brush.x_m"},
+      {"world edit " + world_ + " --brush raise --at 0,0 --radius 1e9", "brush.radius_m"},
+      {"world edit " + world_, "no stroke given"},
+      {"world edit " + world_ + " --edits " + (dir_ / "missing.json").string(),
+       "cannot read the file"},
+      {"world edit " + (dir_ / "missing.world").string() + " --brush raise --at 0,0",
+       "no such file"},
+      {"world new " + world_, "the file exists"},
+      {"generate " + world_ + " --set world.size=64", "--set cannot change the preset of world"},
+      {"generate " + world_ + " --seed 3", "--seed cannot change the preset"},
+      {"generate " + world_ + " --mode voxel", "block worlds do not read a world's edits yet"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find("error: "), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << c.args << "\n" << r.out;
+  }
+  { std::ofstream(dir_ / "bad.json") << R"([{"brush": "raise", "at": [0]}])"; }
+  auto r = run("world edit " + world_ + " --edits " + (dir_ / "bad.json").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("stroke 1: \"at\" has the wrong type"), std::string::npos) << r.out;
+  EXPECT_EQ(commits(), 0u);
+  // A map off the edits' lattice, once there are edits.
+  ASSERT_EQ(run("world edit " + world_ + " --brush raise --at 0,0 --radius 20").code, 0);
+  r = run("generate " + world_ + " --size 64 --origin 0.5,0 -o " + (dir_ / "o").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("is not on the edits' lattice"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "o"));
+  // A preset file is not taken for a world.
+  r = run("world info " + (dir_ / "bad.json").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("not a world file"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace terrane
