@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "store/edit_blob.hpp"
 #include "terrane/edit.hpp"
 #include "terrane/store.hpp"
 
@@ -75,6 +76,38 @@ BENCHMARK(BM_CommitStroke)
     ->ArgName("full_sync")
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
+
+// One 128^2 tile of a 50 m raise (smooth) or noise (rough) stroke, encoded and decoded.
+HeightEditSnapshot::Tile stroke_tile(bool rough) {
+  HeightEdits edits(1.0, 128);
+  HeightBrush b;
+  b.kind = rough ? BrushKind::noise : BrushKind::raise;
+  b.x_m = 64.0, b.z_m = 64.0, b.radius_m = 50.0, b.strength_m = 2.0;
+  b.noise.frequency = 0.05;
+  edits.apply(b, compile(preset()));
+  return *edits.current().tiles().at({0, 0});
+}
+
+void BM_EncodeHeightTile(benchmark::State& state) {
+  const HeightEditSnapshot::Tile tile = stroke_tile(state.range(0) != 0);
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const auto blob = store_detail::encode_height_tile(tile, 128);
+    bytes = blob.size();
+    benchmark::DoNotOptimize(blob.data());
+  }
+  state.counters["bytes"] = double(bytes);
+}
+BENCHMARK(BM_EncodeHeightTile)->Arg(0)->Arg(1)->ArgName("noise")->Unit(benchmark::kMicrosecond);
+
+void BM_DecodeHeightTile(benchmark::State& state) {
+  const auto blob = store_detail::encode_height_tile(stroke_tile(state.range(0) != 0), 128);
+  for (auto _ : state) {
+    const auto tile = store_detail::decode_height_tile(blob, 128, "bench");
+    benchmark::DoNotOptimize(tile.data());
+  }
+}
+BENCHMARK(BM_DecodeHeightTile)->Arg(0)->Arg(1)->ArgName("noise")->Unit(benchmark::kMicrosecond);
 
 // The 10,000-chunk world, made once per process.
 const fs::path& big_world() {

@@ -372,7 +372,7 @@ WorldCommit WorldStore::commit(const HeightEditSnapshot& edits, std::string_view
     if (edits.tiles().find(key) == edits.tiles().end()) gone.push_back(key);
   }
   std::vector<std::vector<std::uint8_t>> blobs(changed.size());
-  parallel_for(ExecContext{.threads = changed.size() > 4 ? 0 : 1}, std::int64_t(changed.size()), 4,
+  parallel_for(ExecContext{.threads = changed.size() > 1 ? 0 : 1}, std::int64_t(changed.size()), 1,
                [&](std::int64_t b, std::int64_t e) {
                  for (std::int64_t k = b; k < e; ++k) {
                    blobs[std::size_t(k)] = store_detail::encode_height_tile(
