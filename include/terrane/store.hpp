@@ -129,6 +129,10 @@ class WorldStore {
   // file, I/O error) the transaction is rolled back and Error(io) says why: the file keeps the
   // newest commit, and height_edits() is unchanged.
   WorldCommit commit(const HeightEditSnapshot& edits, std::string_view description);
+  // The same with a shared snapshot (HeightEdits::snapshot(), the one a Streamer gets), which
+  // the store keeps as height_edits() instead of copying its map of tiles: with thousands of
+  // edited chunks the copy would cost more than the commit.
+  WorldCommit commit(std::shared_ptr<const HeightEditSnapshot> edits, std::string_view description);
 
   // The newest `count` log entries, newest last.
   std::vector<WorldLogEntry> log(std::size_t count) const;
