@@ -276,6 +276,10 @@ struct ScatterInstance {
   float scale_xz = 1.0f, scale_y = 1.0f;
   std::array<float, 3> normal{0.0f, 1.0f, 0.0f};  // up vector (terrain normal if aligned)
   int species = 0;
+  // Stable id: a 64-bit hash of (world seed, species, the instance's candidate cell). The same
+  // instance has the same id in every chunk, map and run, on every machine, so a save can name
+  // it (a felled tree); distinct instances collide with a probability of about n^2 / 2^65.
+  std::uint64_t id = 0;
 };
 
 // The triangles scattered points sit on: the level-0 meshes of the heights (build_region_mesh

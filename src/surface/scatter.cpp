@@ -31,6 +31,7 @@ struct Candidate {
   double x = 0.0, z = 0.0;
   std::uint64_t priority = 0;
   std::uint64_t hash = 0;
+  std::uint64_t id = 0;
   float y = 0.0f;
   float nx = 0.0f, ny = 1.0f, nz = 0.0f;
   bool alive = false;
@@ -112,10 +113,10 @@ class InputSampler {
       }
       return k;
     };
-    const std::int64_t gi = std::clamp<std::int64_t>(cell(x, g_.origin_x_m), g_.index_x0,
-                                                     g_.index_x0 + g_.width - 2);
-    const std::int64_t gj = std::clamp<std::int64_t>(cell(z, g_.origin_z_m), g_.index_z0,
-                                                     g_.index_z0 + g_.height - 2);
+    const std::int64_t gi =
+        std::clamp<std::int64_t>(cell(x, g_.origin_x_m), g_.index_x0, g_.index_x0 + g_.width - 2);
+    const std::int64_t gj =
+        std::clamp<std::int64_t>(cell(z, g_.origin_z_m), g_.index_z0, g_.index_z0 + g_.height - 2);
     const double x0 = g_.origin_x_m + double(gi) * s, z0 = g_.origin_z_m + double(gj) * s;
     const double sx = (g_.origin_x_m + double(gi + 1) * s) - x0;
     const double sz = (g_.origin_z_m + double(gj + 1) * s) - z0;
@@ -350,6 +351,9 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
           c.alive = true;
           c.hash = h;
           c.priority = mix64(h + 4);
+          // h is a hash of (seed, species, gx, gz); mixed once more so the id is not the
+          // stream the instance's yaw and scale are drawn from.
+          c.id = mix64(h + 8);
           c.y = float(at.y);
           if (S.align_to_normal) {
             c.nx = at.normal[0];
@@ -409,6 +413,7 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
       inst.scale_y = float(S.scale_y_min +
                            (S.scale_y_max - S.scale_y_min) * double(unit_float(mix64(c.hash + 7))));
       inst.species = int(s);
+      inst.id = c.id;
       out.push_back(inst);
     }
   }
@@ -530,9 +535,10 @@ void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std:
   evaluate(graph, grid, m.heights.data, ctx);
   compute_climate(params.climate, seed, m.heights, {}, m.climate, ctx, sources);
   compute_biome_weights(params, m.heights, m.climate, m.biomes, ctx);
-  scatter_region(params, seed,
-                 ScatterInput{&m.heights, &m.biomes, {}, ScatterMesh{0, 0, chunk_cells, chunk_cells}},
-                 x0_m, z0_m, x1_m, z1_m, out, ctx, &use);
+  scatter_region(
+      params, seed,
+      ScatterInput{&m.heights, &m.biomes, {}, ScatterMesh{0, 0, chunk_cells, chunk_cells}}, x0_m,
+      z0_m, x1_m, z1_m, out, ctx, &use);
 }
 
 std::size_t scatter_chunk_scratch_bytes(const SurfaceParams& params, double side_m,

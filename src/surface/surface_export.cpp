@@ -219,7 +219,7 @@ void write_biome_preview_png(const fs::path& path, const SurfaceParams& params, 
 }
 
 void write_scatter_csv(const fs::path& path, std::span<const ScatterInstance> instances) {
-  std::string s = "x,y,z,yaw,scale_xz,scale_y,species\n";
+  std::string s = "x,y,z,yaw,scale_xz,scale_y,species,id\n";
   s.reserve(instances.size() * 64 + s.size());
   for (const ScatterInstance& in : instances) {
     append_number(s, in.x_m, false);
@@ -233,7 +233,9 @@ void write_scatter_csv(const fs::path& path, std::span<const ScatterInstance> in
     append_number(s, in.scale_xz, true);
     s += ',';
     append_number(s, in.scale_y, true);
-    s += ',' + std::to_string(in.species) + '\n';
+    char id[20];
+    std::snprintf(id, sizeof id, ",%016llx\n", static_cast<unsigned long long>(in.id));
+    s += ',' + std::to_string(in.species) + id;
   }
   write_text(path, s);
 }
@@ -269,7 +271,7 @@ void write_scatter_manifest(const fs::path& path, const SurfaceParams& params,
   nlohmann::ordered_json doc;
   std::vector<std::int64_t> counts(params.species.size(), 0);
   for (const ScatterInstance& in : instances) ++counts[std::size_t(in.species)];
-  doc["columns"] = "x,y,z,yaw,scale_xz,scale_y,species";
+  doc["columns"] = "x,y,z,yaw,scale_xz,scale_y,species,id";
   doc["units"] = {{"position", "m"}, {"yaw", "degrees about +Y"}, {"scale", "factor"}};
   doc["region"] = {{"x0_m", grid.x_m(0)},
                    {"z0_m", grid.z_m(0)},

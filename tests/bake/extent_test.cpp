@@ -49,20 +49,20 @@ Rgba read_rgba(const fs::path& p) {
   return img;
 }
 
-// A scatter CSV row as written, split at commas: x, y, z, yaw, scale_xz, scale_y, species.
+// A scatter CSV row as written, split at commas: x, y, z, yaw, scale_xz, scale_y, species, id.
 using Row = std::vector<std::string>;
 
 std::vector<Row> read_scatter_csv(const fs::path& p) {
   std::ifstream in(p);
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line, "x,y,z,yaw,scale_xz,scale_y,species");
+  EXPECT_EQ(line, "x,y,z,yaw,scale_xz,scale_y,species,id");
   std::vector<Row> rows;
   while (std::getline(in, line)) {
     Row r;
     std::stringstream s(line);
     for (std::string f; std::getline(s, f, ',');) r.push_back(f);
-    EXPECT_EQ(r.size(), 7U) << line;
+    EXPECT_EQ(r.size(), 8U) << line;
     rows.push_back(std::move(r));
   }
   return rows;

@@ -653,7 +653,7 @@ TEST_F(CliTest, SurfaceExportsSplatBiomesScatterAndBiomePreview) {
   std::ifstream csv(out / "small_scatter.csv");
   std::string header;
   std::getline(csv, header);
-  EXPECT_EQ(header, "x,y,z,yaw,scale_xz,scale_y,species");
+  EXPECT_EQ(header, "x,y,z,yaw,scale_xz,scale_y,species,id");
   std::ifstream sidecar(out / "small.json");
   const std::string text((std::istreambuf_iterator<char>(sidecar)),
                          std::istreambuf_iterator<char>());

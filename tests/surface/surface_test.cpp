@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <numbers>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -423,6 +424,39 @@ TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
   }
 }
 
+// Instance ids: unique over a region, the same for the same instance in overlapping regions
+// (chunks of another size, another origin), and another world seed gives other ids.
+TEST(Scatter, InstanceIdsAreUniqueAndStable) {
+  const Preset preset = parse_preset(
+      R"({"seed": 9, "world": {"cell_size_m": 1.0, "height_min_m": 20, "height_max_m": 260},
+          "graph": {"output": "h", "nodes": {"h": {"type": "fbm", "frequency": 0.004, "octaves": 4}}},
+          "surface": {"climate": {"moisture_mean_mm": 1000}}})",
+      "rolling.json");
+  const CompiledGraph graph = compile(preset);
+  std::vector<ScatterInstance> a, b, other;
+  scatter_chunk(graph, preset.surface, preset.seed, 0.0, 0.0, 256.0, 256.0, 64, a);
+  scatter_chunk(graph, preset.surface, preset.seed, 128.0, 64.0, 384.0, 192.0, 128, b);
+  scatter_chunk(graph, preset.surface, preset.seed + 1, 0.0, 0.0, 256.0, 256.0, 64, other);
+  ASSERT_GT(a.size(), 200u);
+  std::set<std::uint64_t> ids;
+  std::map<std::tuple<int, double, double>, std::uint64_t> by_place;
+  for (const ScatterInstance& s : a) {
+    EXPECT_TRUE(ids.insert(s.id).second) << "two instances share id " << s.id;
+    by_place[{s.species, s.x_m, s.z_m}] = s.id;
+  }
+  std::size_t shared = 0;
+  for (const ScatterInstance& s : b) {
+    const auto it = by_place.find({s.species, s.x_m, s.z_m});
+    if (it == by_place.end()) continue;
+    ++shared;
+    EXPECT_EQ(it->second, s.id);
+  }
+  EXPECT_GT(shared, 50u);
+  std::size_t reused = 0;
+  for (const ScatterInstance& s : other) reused += ids.count(s.id);
+  EXPECT_EQ(reused, 0u);
+}
+
 // A scratch reused over regions of different sizes, on every SIMD target (ExecContext::simd,
 // over a process-wide scalar; clustering evaluates noise per candidate), gives the bytes of a
 // fresh call, and stays within scatter_chunk_scratch_bytes().
@@ -481,7 +515,8 @@ TEST(Scatter, EveryConstraintIsRespected) {
   for (std::size_t c = 0; c < water.size(); ++c) water[c] = (c / 401) % 50 < 5 ? 1 : 0;  // stripes
   std::vector<ScatterInstance> pts;
   const double m = scatter_margin_m(p);
-  scatter_region(p, 3, {&f.heights, &f.biomes, water, {}}, m + 2, m + 2, 400 - m - 2, 400 - m - 2, pts);
+  scatter_region(p, 3, {&f.heights, &f.biomes, water, {}}, m + 2, m + 2, 400 - m - 2, 400 - m - 2,
+                 pts);
   ASSERT_GT(pts.size(), 100u);
   std::vector<int> per_species(3, 0);
   for (const ScatterInstance& s : pts) {
@@ -605,9 +640,10 @@ TEST(SurfaceBadInput, PreciseMessages) {
   const std::string packing = surface_error(
       R"({"biomes":[{"name":"a"}],"species":[{"name":"t","min_distance_m":5,"density_per_m2":0.05}]})");
   EXPECT_NE(packing.find("cannot be reached with min_distance_m 5"), std::string::npos) << packing;
-  EXPECT_EQ(packing,
-            "test.json: surface.species[0].density_per_m2: 0.05 per m^2 cannot be reached with "
-            "min_distance_m 5 (density * pi * min_distance^2 = 3.9269908169872414, allowed: < 0.9)");
+  EXPECT_EQ(
+      packing,
+      "test.json: surface.species[0].density_per_m2: 0.05 per m^2 cannot be reached with "
+      "min_distance_m 5 (density * pi * min_distance^2 = 3.9269908169872414, allowed: < 0.9)");
   std::string layers = "[";
   for (int l = 0; l < 33; ++l)
     layers += std::string(l ? "," : "") + "{\"name\":\"l" + std::to_string(l) + "\"}";
@@ -627,10 +663,10 @@ TEST(SurfaceBadInput, PreciseMessages) {
       unknown.find("surface.clmate: unknown key 'clmate' in surface (did you mean 'climate'?)"),
       std::string::npos)
       << unknown;
-  EXPECT_EQ(
-      unknown,
-      "test.json: surface.clmate: unknown key 'clmate' in surface (did you mean 'climate'?); allowed keys: climate, blend, layers, species, "
-      "biomes, rock_layer, rock_slope_deg, rock_blend_deg");
+  EXPECT_EQ(unknown,
+            "test.json: surface.clmate: unknown key 'clmate' in surface (did you mean 'climate'?); "
+            "allowed keys: climate, blend, layers, species, "
+            "biomes, rock_layer, rock_slope_deg, rock_blend_deg");
   EXPECT_EQ(
       surface_error(R"({"biomes":[{"name":"a","temperature_min_c":5,"temperature_max_c":5}]})"),
       "test.json: surface.biomes[0].temperature_min_c: empty range [5, 5] (temperature_min_c "
