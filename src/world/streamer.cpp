@@ -189,6 +189,11 @@ struct Streamer::Impl {
   // job, the replacement jobs in flight and the finished ones held until all are done.
   std::shared_ptr<const HeightEditSnapshot> edits;
   std::vector<std::pair<int, ChunkKey>> refresh_pending;
+  // Per slot: whether refresh_pending holds (slot, pending_key[slot]) (so set_edits need not
+  // search it), and scratch for schedule_refresh: whether a replacement job in flight already
+  // covers the slot. Both slot_count long; they keep the edit bookkeeping O(slots) a frame.
+  std::vector<std::uint8_t> pending_mark, replaced_in_flight;
+  std::vector<ChunkKey> pending_key;
   std::size_t refresh_in_flight = 0;
   std::vector<int> refresh_done;
   std::optional<Error> error;  // first generation error, category kept (under done_mutex)
@@ -241,6 +246,9 @@ struct Streamer::Impl {
     slot_count =
         std::min(kMaxSlots, (budget_bytes - std::size_t(threads) * scratch_bound) / chunk_bytes);
     slots = std::make_unique<Slot[]>(slot_count);
+    pending_mark.assign(slot_count, 0);
+    replaced_in_flight.assign(slot_count, 0);
+    pending_key.assign(slot_count, ChunkKey{});
     free_slots.reserve(slot_count);
     for (std::size_t i = slot_count; i-- > 0;) free_slots.push_back(int(i));
     by_key.init(slot_count);
@@ -381,31 +389,44 @@ struct Streamer::Impl {
         sl.stale = true;  // dropped when delivered (a replacement is queued again)
       } else if (sl.replaces >= 0) {
         sl.stale = true;  // a finished replacement held for its group: redone
-      } else if (std::find(refresh_pending.begin(), refresh_pending.end(),
-                           std::make_pair(int(i), sl.key)) == refresh_pending.end()) {
-        refresh_pending.emplace_back(int(i), sl.key);
+      } else {
+        add_pending(int(i), sl.key);
       }
     }
+  }
+
+  // Adds (slot, key) to refresh_pending unless it is there already.
+  void add_pending(int r, const ChunkKey& key) {
+    if (pending_mark[std::size_t(r)] != 0 && pending_key[std::size_t(r)] == key) return;
+    pending_mark[std::size_t(r)] = 1;
+    pending_key[std::size_t(r)] = key;
+    refresh_pending.emplace_back(r, key);
   }
 
   // Queues a replacement job for each resident slot waiting for one (first of all jobs), as far
   // as free slots and the queue allow. Under queue_mutex.
   std::size_t schedule_refresh() {
+    if (refresh_pending.empty()) return 0;
     std::size_t added = 0;
     std::size_t kept = 0;
+    // The slots already replaced by a job in flight with the current edits: one pass.
+    std::fill(replaced_in_flight.begin(), replaced_in_flight.end(), std::uint8_t{0});
+    for (std::size_t i = 0; i < slot_count; ++i) {
+      const Slot& sl = slots[i];
+      if (sl.replaces >= 0 && !sl.stale && sl.state != SlotState::free) {
+        replaced_in_flight[std::size_t(sl.replaces)] = 1;
+      }
+    }
     for (const auto& [r, key] : refresh_pending) {
+      // The entry leaves the list unless it is kept below.
+      if (pending_key[std::size_t(r)] == key) pending_mark[std::size_t(r)] = 0;
       const Slot& target = slots[std::size_t(r)];
       if (target.state.load(std::memory_order_relaxed) != SlotState::resident ||
           !(target.key == key)) {
         continue;  // evicted meanwhile
       }
       // Already replaced by a job in flight with the current edits: nothing to add.
-      bool covered = false;
-      for (std::size_t i = 0; i < slot_count && !covered; ++i) {
-        const Slot& sl = slots[i];
-        covered = sl.replaces == r && !sl.stale && sl.state != SlotState::free;
-      }
-      if (covered) continue;
+      if (replaced_in_flight[std::size_t(r)] != 0) continue;
       int s = -1;
       if (queue.size() < max_queue) {
         if (!free_slots.empty()) {
@@ -420,6 +441,8 @@ struct Streamer::Impl {
       if (s < 0) {
         if (target.state.load(std::memory_order_relaxed) == SlotState::resident) {
           refresh_pending[kept++] = {r, key};  // next frame
+          pending_mark[std::size_t(r)] = 1;
+          pending_key[std::size_t(r)] = key;
         }
         continue;
       }
@@ -434,6 +457,7 @@ struct Streamer::Impl {
       ++in_use;
       ++refresh_in_flight;
       queue.push_back(QueuedJob{s, -1.0});
+      replaced_in_flight[std::size_t(r)] = 1;
       ++added;
     }
     refresh_pending.resize(kept);
@@ -449,7 +473,7 @@ struct Streamer::Impl {
     const bool alive = target.state.load(std::memory_order_relaxed) == SlotState::resident &&
                        target.key == slot.key;
     if (slot.failed || slot.stale || !alive) {
-      if (alive) refresh_pending.emplace_back(r, target.key);
+      if (alive) add_pending(r, target.key);
       release(s);
       ++counters.dropped;
       return;
