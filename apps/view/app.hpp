@@ -6,11 +6,13 @@
 #include <memory>
 #include <string>
 
+#include "brush_tool.hpp"
 #include "camera.hpp"
 #include "options.hpp"
 #include "panel.hpp"
 #include "session.hpp"
 #include "window.hpp"
+#include "world_file.hpp"
 
 namespace terrane::view {
 
@@ -20,11 +22,17 @@ struct StartTimes {
   std::string renderer;                           // context_description()
 };
 
+// The brush tool's edits and the world file they are saved into (null without one).
+struct Editing {
+  std::unique_ptr<BrushTool> tool;
+  std::unique_ptr<WorldFile> file;
+};
+
 // Both return the process's exit status; fatal errors go through fail().
 int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session> session,
-                  Camera camera, glm::dvec3 velocity, const StartTimes& start);
+                  Editing editing, Camera camera, glm::dvec3 velocity, const StartTimes& start);
 int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
-                    std::unique_ptr<Session> session, Camera camera, glm::dvec3 velocity,
-                    const StartTimes& start);
+                    std::unique_ptr<Session> session, Editing editing, Camera camera,
+                    glm::dvec3 velocity, const StartTimes& start);
 
 }  // namespace terrane::view

@@ -1,5 +1,7 @@
 // terrane-view's window: the fly / walk camera, the ImGui panel, live preset edits and --watch
-// (an invalid preset keeps the last valid world), the growth animation, screenshots.
+// (an invalid preset keeps the last valid world), the growth animation, screenshots, and the
+// brush tool (B: the preview circle under the cursor, left-drag paints, Ctrl+Z / Ctrl+Y undo and
+// redo a drag at a time, Ctrl+S saves into the world file).
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
@@ -11,8 +13,10 @@
 #include <iostream>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "app.hpp"
+#include "brush_preview.hpp"
 #include "panel.hpp"
 
 namespace terrane::view {
@@ -20,6 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+// A slow frame catches up on this many brush strokes at most (the rest are dropped).
+constexpr int kMaxStrokesPerFrame = 8;
 
 fs::file_time_type mtime_or_min(const std::string& path) {
   std::error_code ec;
@@ -31,6 +38,7 @@ fs::file_time_type mtime_or_min(const std::string& path) {
 struct Input {
   double scroll = 0.0;
   bool screenshot = false, reload = false, toggle_panel = false, toggle_walk = false;
+  bool toggle_brush = false, undo = false, redo = false, save = false;
   // A left click outside the panel, at this cursor position (window coordinates): the
   // navmesh path's next point. Taken from the callback: a click can be shorter than a frame.
   std::optional<glm::dvec2> click;
@@ -41,33 +49,31 @@ Input& input_of(GLFWwindow* w) {
 }
 
 // The ground point under the cursor (window coordinates): the ray through the pixel against the
-// level-0 surface (TerrainQuery::raycast), within the view distance.
-std::optional<std::array<double, 3>> pick_ground(GLFWwindow* window, Session& session,
-                                                 const Camera& camera, double mx, double my) {
-  int ww = 0, wh = 0, fw = 0, fh = 0;
+// level-0 surface (TerrainQuery::raycast, with the edits), within the view distance.
+std::optional<RayHit> pick_ground(GLFWwindow* window, const Session& session, const Camera& camera,
+                                  double mx, double my) {
+  int ww = 0, wh = 0;
   glfwGetWindowSize(window, &ww, &wh);
-  glfwGetFramebufferSize(window, &fw, &fh);
-  if (ww <= 0 || wh <= 0) return std::nullopt;
-  const FrameView view =
-      frame_view(camera, std::max(fw, 1), std::max(fh, 1), session.options().view_distance_m);
-  const glm::mat4 inverse = glm::inverse(view.view_proj);
-  const float nx = float(2.0 * mx / ww - 1.0), ny = float(1.0 - 2.0 * my / wh);
-  const glm::vec4 p_near = inverse * glm::vec4(nx, ny, -1.0f, 1.0f);
-  const glm::vec4 p_far = inverse * glm::vec4(nx, ny, 1.0f, 1.0f);
-  const glm::dvec3 dir =
-      glm::dvec3(p_far) / double(p_far.w) - glm::dvec3(p_near) / double(p_near.w);
-  if (!(glm::length(dir) > 0.0)) return std::nullopt;
-  const auto hit = session.streamer().query().raycast(
-      camera.x_m, camera.y_m, camera.z_m, dir.x, dir.y, dir.z, session.options().view_distance_m);
-  if (!hit) return std::nullopt;
-  return std::array<double, 3>{hit->x_m, hit->y_m, hit->z_m};
+  return session.pick(camera, ww, wh, mx, my);
+}
+
+// Why the preset cannot change now (empty: it can).
+std::string preset_lock(const Editing& editing) {
+  if (editing.file != nullptr) {
+    return "The preset of " + editing.file->path() +
+           " is stored with its edits: it cannot be edited here.";
+  }
+  if (editing.tool->has_edits()) {
+    return "Brush edits sit on this preset's terrain: Discard edits (Brush) to edit the preset.";
+  }
+  return {};
 }
 
 }  // namespace
 
 int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
-                    std::unique_ptr<Session> session, Camera camera, glm::dvec3 velocity,
-                    const StartTimes& start) {
+                    std::unique_ptr<Session> session, Editing editing, Camera camera,
+                    glm::dvec3 velocity, const StartTimes& start) {
   const std::string& renderer_name = start.renderer;
   Input input;
   glfwSetWindowUserPointer(window, &input);
@@ -95,6 +101,14 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     ImGui_ImplGlfw_KeyCallback(w, key, scancode, action, mods);
     if (action != GLFW_PRESS || ImGui::GetIO().WantCaptureKeyboard) return;
     Input& in = input_of(w);
+    if ((mods & GLFW_MOD_CONTROL) != 0) {
+      const bool shift = (mods & GLFW_MOD_SHIFT) != 0;
+      if (key == GLFW_KEY_Z && !shift) in.undo = true;
+      if (key == GLFW_KEY_Y || (key == GLFW_KEY_Z && shift)) in.redo = true;
+      if (key == GLFW_KEY_S) in.save = true;
+      return;
+    }
+    if (key == GLFW_KEY_B) in.toggle_brush = true;
     if (key == GLFW_KEY_F12) in.screenshot = true;
     if (key == GLFW_KEY_F5) in.reload = true;
     if (key == GLFW_KEY_F1) in.toggle_panel = true;
@@ -105,7 +119,25 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
   PanelState panel;
   panel.draw = o.draw;
   panel.walk = o.walk;
-  panel.path_input = fs::exists(o.preset) ? o.preset : std::string();
+  panel.path_input = fs::exists(o.preset) && editing.file == nullptr ? o.preset : std::string();
+  panel.brush = o.brush;
+  panel.brush_on = !o.brushes.empty();
+  BrushPreview preview;
+  bool painting = false;  // a left drag of the brush is in progress
+  auto next_stroke = Clock::now();
+  std::optional<glm::dvec2> last_stroke;  // x, z of the drag's last stroke
+  std::optional<RayHit> cursor;           // the ground under the cursor in brush mode
+  // --brush strokes in the window too (one undo step each), before the first frame.
+  try {
+    for (const BrushStroke& s : o.brushes) {
+      editing.tool->begin_drag();
+      editing.tool->stroke(*session, std::vector<HeightBrush>(std::size_t(s.repeat), s.brush));
+      editing.tool->end_drag();
+    }
+    for (int k = 0; k < o.undo; ++k) editing.tool->undo(*session);
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
   bool show_panel = true;
   bool dirty = false;
   bool rebuilt = false;  // a rebuilt world whose first view is pending, built at rebuilt_at
@@ -129,11 +161,67 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     const double dt = std::min(std::chrono::duration<double>(now - previous).count(), 0.25);
     previous = now;
 
-    // Camera: right mouse to look, WASD/QE to move, wheel for speed, shift to sprint.
+    // Camera: right mouse to look, WASD/QE to move, wheel for speed, shift to sprint; none of
+    // them while the brush paints (the stroke stays under the cursor).
     double mx = 0.0, my = 0.0;
     glfwGetCursorPos(window, &mx, &my);
+    if (input.toggle_brush) {
+      panel.brush_on = !panel.brush_on;
+      input.toggle_brush = false;
+    }
+    BrushTool& tool = *editing.tool;
+    if (painting &&
+        (!panel.brush_on || glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) != GLFW_PRESS)) {
+      painting = false;
+      tool.end_drag();
+    }
+    cursor.reset();
+    if (panel.brush_on && (painting || !ImGui::GetIO().WantCaptureMouse)) {
+      try {
+        cursor = pick_ground(window, *session, camera, mx, my);
+      } catch (const std::exception& e) {
+        panel.error = e.what();
+      }
+    }
+    // A left click in brush mode: the flatten target when picking it, else a drag begins.
+    if (input.click && panel.brush_on) {
+      if (cursor && panel.pick_target) {
+        panel.brush.target_m = cursor->y_m;
+        panel.pick_target = false;
+      } else if (cursor) {
+        painting = true;
+        last_stroke.reset();
+        tool.begin_drag();
+        if (panel.target_from_drag) panel.brush.target_m = cursor->y_m;
+        next_stroke = now;
+      }
+      input.click.reset();
+    }
+    // Strokes at a fixed rate whatever the frame rate: the ones due since the last frame (at
+    // most kMaxStrokesPerFrame), spread along the cursor's way from the last stroke, handed to
+    // the world together.
+    if (painting && cursor && now >= next_stroke) {
+      const auto period = std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(1.0 / std::clamp(panel.brush.rate_hz, 1.0, 120.0)));
+      int due = 1;
+      while (due < kMaxStrokesPerFrame && next_stroke + due * period <= now) ++due;
+      const glm::dvec2 to(cursor->x_m, cursor->z_m);
+      const glm::dvec2 from = last_stroke.value_or(to);
+      std::vector<HeightBrush> strokes;
+      for (int k = 1; k <= due; ++k) {
+        const glm::dvec2 p = from + (to - from) * (double(k) / due);
+        strokes.push_back(panel.brush.at(p.x, p.y));
+      }
+      try {
+        tool.stroke(*session, strokes);
+      } catch (const std::exception& e) {
+        panel.error = e.what();
+      }
+      last_stroke = to;
+      next_stroke = std::max(next_stroke + due * period, now);
+    }
     const bool rmb = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS &&
-                     !ImGui::GetIO().WantCaptureMouse;
+                     !ImGui::GetIO().WantCaptureMouse && !painting;
     if (rmb && looking) {
       camera.yaw_deg -= (mx - last_x) * 0.15;
       camera.pitch_deg = std::clamp(camera.pitch_deg - (my - last_y) * 0.15, -89.0, 89.0);
@@ -146,7 +234,7 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
       try {
         if (const auto hit =
                 pick_ground(window, *session, camera, input.click->x, input.click->y)) {
-          session->nav()->pick(*hit);
+          session->nav()->pick({hit->x_m, hit->y_m, hit->z_m});
         }
       } catch (const std::exception& e) {
         panel.error = e.what();
@@ -159,7 +247,9 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     if (input.toggle_panel) show_panel = !show_panel;
     input.toggle_walk = input.toggle_panel = false;
     glm::dvec3 move(0.0);
-    if (!ImGui::GetIO().WantCaptureKeyboard) {
+    const bool ctrl = glfwGetKey(window, GLFW_KEY_LEFT_CONTROL) == GLFW_PRESS ||
+                      glfwGetKey(window, GLFW_KEY_RIGHT_CONTROL) == GLFW_PRESS;
+    if (!ImGui::GetIO().WantCaptureKeyboard && !painting && !ctrl) {
       const glm::dvec3 f = camera.forward(), r = camera.right();
       const glm::dvec3 ground_f = glm::normalize(glm::dvec3(f.x, 0.0, f.z) + 1e-12);
       const glm::dvec3 fwd = panel.walk ? ground_f : f;
@@ -177,8 +267,9 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     camera.y_m += velocity.y * dt;
     camera.z_m = std::clamp(camera.z_m + velocity.z * dt, -1e11, 1e11);
     try {
+      // Kept above the (edited) ground, once the drag is over.
       const double ground = session->ground_m(camera.x_m, camera.z_m);
-      camera.y_m = panel.walk ? ground + 1.8 : std::max(camera.y_m, ground + 1.0);
+      if (!painting) camera.y_m = panel.walk ? ground + 1.8 : std::max(camera.y_m, ground + 1.0);
     } catch (const std::exception&) {
     }
 
@@ -200,6 +291,18 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     } catch (const std::exception& e) {
       panel.error = e.what();
     }
+    if (panel.brush_on && cursor) {
+      try {
+        const FrameView view = frame_view(camera, std::max(fw, 1), std::max(fh, 1),
+                                          session->options().view_distance_m);
+        const double fog =
+            panel.draw.fog ? WorldRenderer::fog_density(session->options().view_distance_m) : 0.0;
+        preview.draw(view, camera, session->streamer().query(), cursor->x_m, cursor->z_m,
+                     panel.brush, std::max(fh, 1), float(fog));
+      } catch (const std::exception& e) {
+        panel.error = e.what();
+      }
+    }
     report.stream = session->streamer().stats();
     report.gpu_bytes = session->renderer().gpu_bytes();
     report.water = session->water().stats();
@@ -211,6 +314,23 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     }
     report.has_nav = session->nav() != nullptr;
     if (report.has_nav) report.nav = session->nav()->report();
+    {
+      EditReport& r = report.edits;
+      const HeightEditSnapshot& e = tool.current();
+      r.undo_steps = tool.undo_steps();
+      r.redo_steps = tool.redo_steps();
+      r.strokes = tool.strokes();
+      r.tiles = e.tile_count();
+      r.bytes = e.bytes();
+      r.delta_lo_m = e.delta_lo();
+      r.delta_hi_m = e.delta_hi();
+      r.unsaved = tool.unsaved();
+      r.world_file = editing.file != nullptr ? editing.file->path() : std::string();
+      r.painting = painting;
+      r.has_cursor = cursor.has_value();
+      if (cursor) r.cursor = {cursor->x_m, cursor->y_m, cursor->z_m};
+    }
+    panel.preset_locked = preset_lock(editing);
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -242,6 +362,41 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     std::this_thread::sleep_until(now + std::chrono::microseconds(std::int64_t(1e6 / o.max_fps)));
 
     if (req.grow) grow_t = 0.0, panel.draw.grow = 0.0;
+    // Undo / redo a drag at a time (a drag in progress ends first), save, discard.
+    if (req.undo || input.undo || req.redo || input.redo || req.discard_edits) {
+      if (painting) painting = false, tool.end_drag();
+      try {
+        if (req.undo || input.undo) tool.undo(*session);
+        if (req.redo || input.redo) tool.redo(*session);
+        if (req.discard_edits && editing.file == nullptr) tool.discard(*session);
+      } catch (const std::exception& e) {
+        panel.error = e.what();
+      }
+    }
+    if (req.save || input.save) {
+      try {
+        if (editing.file == nullptr && !panel.save_path.empty()) {
+          if (fs::exists(panel.save_path)) {
+            throw Error(ErrorCategory::io, panel.save_path + " exists: choose a new file name");
+          }
+          editing.file =
+              WorldFile::create(panel.save_path, session->preset(), tool.current().tile_cells());
+        }
+        if (editing.file == nullptr) {
+          panel.save_status = "no world file: type one under Brush (or start with --world FILE)";
+        } else if (editing.file->info().tile_cells != tool.current().tile_cells()) {
+          panel.save_status = "the world file's tiles are " +
+                              std::to_string(editing.file->info().tile_cells) +
+                              " cells, the edits' " + std::to_string(tool.current().tile_cells());
+        } else {
+          panel.save_status = editing.file->save(tool);
+        }
+      } catch (const std::exception& e) {
+        panel.save_status = std::string("not saved: ") + e.what();
+      }
+      std::cerr << "terrane-view: " << panel.save_status << "\n";
+    }
+    input.undo = input.redo = input.save = false;
     if (req.toggle_nav) {
       world.nav.on = !world.nav.on;
       try {
@@ -292,13 +447,23 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
         rebuilt = false;
       }
     }
+    // The preset cannot change under edits (or a world file's stored preset): refused, said.
+    if (dirty && !panel.preset_locked.empty()) {
+      dirty = false;
+      panel.error = "preset not reloaded: " + panel.preset_locked;
+      std::cerr << "terrane-view: " << panel.error << "\n";
+    }
     // Live edits rebuild at most every 0.3 s; an invalid preset keeps the last valid world.
     if (dirty && std::chrono::duration<double>(now - last_rebuild).count() > 0.3) {
       dirty = false;
       last_rebuild = now;
       try {
         const auto t_load = Clock::now();
-        auto next = std::make_unique<Session>(source.load(), world);
+        Preset next_preset = source.load();
+        // No edits (the lock above): a fresh tool on the new preset's cell.
+        auto next_tool = make_unsaved_tool(next_preset);
+        auto next = std::make_unique<Session>(std::move(next_preset), world);
+        editing.tool = std::move(next_tool);
         if (next->nav() != nullptr && session->nav() != nullptr) {
           next->nav()->copy_path_from(*session->nav());
         }
@@ -315,6 +480,9 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
         std::cerr << "terrane-view: " << e.what() << " (the last valid world keeps rendering)\n";
       }
     }
+  }
+  if (const std::string w = unsaved_warning(*editing.tool, editing.file.get()); !w.empty()) {
+    std::cerr << "terrane-view: warning: " << w << "\n";
   }
   session.reset();
   ImGui_ImplOpenGL3_Shutdown();

@@ -68,11 +68,13 @@ int main(int argc, char** argv) {
   if (const int status = parse_options(argc, argv, o); status >= 0) return status;
   PresetSource source{o.preset, o.overrides, {}};
   if (o.seed) source.edits["seed"] = std::to_string(*o.seed);
-  terrane::Preset preset;
-  try {
-    preset = source.load();
-  } catch (const std::exception& e) {
-    fail(e.what());
+  // The preset argument may be a world file (preset + seed + edits); --world FILE saves into one.
+  OpenedWorld opened = open_world(o, source);
+  const terrane::Preset& preset = opened.preset;
+  Editing editing;
+  editing.file = std::move(opened.file);
+  if (o.save && editing.file == nullptr) {
+    fail("--save needs a world file to save into: --world FILE, or a world file as the preset");
   }
 
   GLFWwindow* window = open_window(o);
@@ -80,7 +82,8 @@ int main(int argc, char** argv) {
   start.t_start = Clock::now();
   std::unique_ptr<Session> session;
   try {
-    session = std::make_unique<Session>(preset, o.world);
+    editing.tool = editing.file != nullptr ? editing.file->make_tool() : make_unsaved_tool(preset);
+    session = std::make_unique<Session>(preset, o.world, editing.tool->snapshot());
   } catch (const std::exception& e) {
     fail(e.what());
   }
@@ -90,7 +93,8 @@ int main(int argc, char** argv) {
   const Camera camera = start_camera(o, preset, session.get());
   glm::dvec3 velocity(0.0);
   if (!o.velocity.empty()) velocity = {o.velocity[0], o.velocity[1], o.velocity[2]};
-  return o.offscreen ? run_offscreen(o, window, std::move(session), camera, velocity, start)
-                     : run_interactive(o, window, std::move(source), std::move(session), camera,
-                                       velocity, start);
+  return o.offscreen ? run_offscreen(o, window, std::move(session), std::move(editing), camera,
+                                     velocity, start)
+                     : run_interactive(o, window, std::move(source), std::move(session),
+                                       std::move(editing), camera, velocity, start);
 }

@@ -38,11 +38,12 @@ NavParams nav_params(const NavOptions& options) {
 }  // namespace
 
 NavLayer::NavLayer(std::shared_ptr<const ChunkGenerator> generator, const NavOptions& options,
-                   int threads, WorkerPriority priority)
-    : options_(options), terrain_(generator) {
+                   int threads, WorkerPriority priority,
+                   std::shared_ptr<const HeightEditSnapshot> edits)
+    : options_(options), generator_(generator), terrain_(generator, edits) {
   try {
-    builder_ =
-        std::make_shared<const NavTileBuilder>(make_nav_terrain(generator), nav_params(options));
+    nav_terrain_ = std::make_shared<EditedNavTerrain>(generator, edits);
+    builder_ = std::make_shared<const NavTileBuilder>(nav_terrain_, nav_params(options));
     NavWorldParams wp;
     wp.radius_m = options.radius_m;
     wp.threads = threads;
@@ -92,7 +93,22 @@ double NavLayer::stream(const Camera& camera, const glm::dvec3& velocity) {
 
 bool NavLayer::complete() const {
   const NavWorldStats s = world_->stats();
-  return s.wanted > 0 && s.holes == 0 && s.queued == 0 && s.running == 0;
+  return s.wanted > 0 && s.holes == 0 && s.queued == 0 && s.running == 0 &&
+         world_->pending_rebuilds() == 0;
+}
+
+void NavLayer::set_edits(std::shared_ptr<const HeightEditSnapshot> edits,
+                         const LatticeRect& changed) {
+  terrain_ = TerrainQuery(generator_, edits);
+  nav_terrain_->set_edits(std::move(edits));
+  if (!changed.empty()) {
+    const std::array<double, 4> box = edited_area_m(changed, generator_->cell_size_m());
+    world_->invalidate(box[0], box[1], box[2], box[3]);
+  }
+  // The endpoints stay where they were picked, on the new ground.
+  if (has_start_) start_[1] = terrain_.height_at(start_[0], start_[2]);
+  if (has_end_) end_[1] = terrain_.height_at(end_[0], end_[2]);
+  path_dirty_ = true;
 }
 
 void NavLayer::pick(const std::array<double, 3>& point) {

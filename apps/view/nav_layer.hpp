@@ -54,9 +54,9 @@ struct NavReport {
 class NavLayer {
  public:
   // Throws terrane::Error (prefixed "--nav: ") for parameters the nav module refuses. Needs a
-  // current GL 3.3 context.
+  // current GL 3.3 context. `edits` (optional): the height edits the ground has.
   NavLayer(std::shared_ptr<const ChunkGenerator> generator, const NavOptions& options, int threads,
-           WorkerPriority priority);
+           WorkerPriority priority, std::shared_ptr<const HeightEditSnapshot> edits = nullptr);
   ~NavLayer();
   NavLayer(const NavLayer&) = delete;
   NavLayer& operator=(const NavLayer&) = delete;
@@ -72,6 +72,11 @@ class NavLayer {
   void draw(const FrameView& view, const Camera& camera, const DrawSettings& settings, float fog,
             int height_px);
 
+  // New height edits (the brush tool): the navmesh terrain reads them and the tiles around the
+  // changed vertices are rebuilt in place (NavWorld::invalidate over edited_area_m); the path is
+  // found again once they are in.
+  void set_edits(std::shared_ptr<const HeightEditSnapshot> edits, const LatticeRect& changed);
+
   // A picked ground point: the path's start, then its end, then a new start.
   void pick(const std::array<double, 3>& point);
   // Both endpoints on the ground at (x, z).
@@ -80,6 +85,7 @@ class NavLayer {
   // Carries the endpoints to the layer of a rebuilt world.
   void copy_path_from(const NavLayer& other);
 
+  // Every wanted tile is loaded, nothing is queued or running, no rebuild is pending.
   bool complete() const;
   NavReport report() const;
   const NavWorld& world() const { return *world_; }
@@ -96,7 +102,9 @@ class NavLayer {
   void spawn(const Camera& camera);
 
   NavOptions options_;
+  std::shared_ptr<const ChunkGenerator> generator_;
   TerrainQuery terrain_;
+  std::shared_ptr<EditedNavTerrain> nav_terrain_;
   std::shared_ptr<const NavTileBuilder> builder_;
   std::unique_ptr<NavWorld> world_;
   std::vector<std::unique_ptr<NavQuery>> queries_;  // one per agent (the frame thread's)

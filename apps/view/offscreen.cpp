@@ -6,9 +6,12 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "app.hpp"
+#include "brush_preview.hpp"
 #include "gl_util.hpp"
 
 namespace terrane::view {
@@ -63,7 +66,11 @@ nlohmann::json nav_json(const NavReport& r) {
 }  // namespace
 
 int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session> session,
-                  Camera camera, glm::dvec3 velocity, const StartTimes& start) {
+                  Editing editing, Camera camera, glm::dvec3 velocity, const StartTimes& start) {
+  BrushTool& tool = *editing.tool;
+  BrushPreview preview;
+  std::optional<RayHit> cursor_hit;  // the ground under --brush-cursor, last frame
+  std::string save_status;
   const auto t_start = start.t_start;
   const double session_ms = start.session_ms;
   const std::string& renderer_name = start.renderer;
@@ -81,7 +88,8 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
   double first_view_ms = -1.0, complete_view_ms = -1.0, block_complete_view_ms = -1.0;
   std::size_t block_uploads_forced = 0;
   auto streamers_complete = [&] {
-    return session->streamer().stats().view_complete &&
+    const StreamerStats st = session->streamer().stats();
+    return st.view_complete && st.updates_pending == 0 &&
            (session->blocks() == nullptr || session->blocks()->stats().view_complete) &&
            (session->nav() == nullptr || session->nav()->complete());
   };
@@ -99,6 +107,18 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
     const auto t0 = Clock::now();
     if (o.walk) camera.y_m = session->ground_m(camera.x_m, camera.z_m) + 1.8;
     last = session->frame(camera, velocity, o.width, o.height, o.draw, dt);
+    if (!o.brush_cursor.empty() && !o.draw.key_colour) {
+      // The brush preview under the cursor, as the window draws it in brush mode.
+      cursor_hit = session->pick(camera, o.width, o.height, o.brush_cursor[0], o.brush_cursor[1]);
+      if (cursor_hit) {
+        const FrameView view =
+            frame_view(camera, o.width, o.height, session->options().view_distance_m);
+        const double fog =
+            o.draw.fog ? WorldRenderer::fog_density(session->options().view_distance_m) : 0.0;
+        preview.draw(view, camera, session->streamer().query(), cursor_hit->x_m, cursor_hit->z_m,
+                     o.brush, o.height, float(fog));
+      }
+    }
     glFinish();
     note_view();
     frame_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
@@ -129,8 +149,23 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
       session->flush_block_uploads(camera);
     }
   };
+  // --brush strokes (each one undo step), --undo, --save: after --preload's drain the strokes
+  // regenerate resident chunks as a stroke in the window does.
+  auto apply_brushes = [&] {
+    for (const BrushStroke& s : o.brushes) {
+      tool.begin_drag();
+      tool.stroke(*session, std::vector<HeightBrush>(std::size_t(s.repeat), s.brush));
+      tool.end_drag();
+    }
+    for (int k = 0; k < o.undo; ++k) tool.undo(*session);
+    if (o.save) {
+      save_status = editing.file->save(tool);
+      std::cerr << "terrane-view: " << save_status << "\n";
+    }
+  };
   try {
     if (o.preload) drain();
+    apply_brushes();
     for (int f = 0; f < o.frames; ++f) step();
     if (!o.no_drain) {
       const glm::dvec3 keep = velocity;
@@ -215,10 +250,32 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
     j["nav"]["stream_us_p50"] = percentile(nav_stream_us, 0.5);
     j["nav"]["stream_us_p99"] = percentile(nav_stream_us, 0.99);
   }
+  {
+    const HeightEditSnapshot& e = tool.current();
+    j["edits"] = {{"strokes", tool.strokes()},
+                  {"undo_steps", tool.undo_steps()},
+                  {"redo_steps", tool.redo_steps()},
+                  {"tiles", e.tile_count()},
+                  {"delta_lo_m", e.delta_lo()},
+                  {"delta_hi_m", e.delta_hi()},
+                  {"chunks_updated", s.updated},
+                  {"unsaved", tool.unsaved()},
+                  {"world_file", editing.file != nullptr ? editing.file->path() : std::string()},
+                  {"saved", save_status}};
+  }
+  if (!o.brush_cursor.empty()) {
+    j["brush_cursor"] = {{"hit", cursor_hit.has_value()}};
+    if (cursor_hit) j["brush_cursor"]["at"] = {cursor_hit->x_m, cursor_hit->y_m, cursor_hit->z_m};
+  }
   if (!o.stats.empty()) {
     std::ofstream(o.stats) << j.dump(2) << "\n";
   }
   std::cout << j.dump() << "\n";
+  if (editing.file != nullptr) {
+    if (const std::string w = unsaved_warning(tool, editing.file.get()); !w.empty()) {
+      std::cerr << "terrane-view: warning: " << w << "\n";
+    }
+  }
   session.reset();
   target.reset();
   glfwDestroyWindow(window);

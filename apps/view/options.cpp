@@ -85,6 +85,35 @@ void check_nav_options(Options& o) {
   }
 }
 
+// --brush, --undo, --brush-cursor, --save.
+void check_brush_options(Options& o) {
+  for (const std::string& spec : o.brush_specs) {
+    try {
+      o.brushes.push_back(parse_brush_spec(spec));
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+  }
+  if (std::size_t(o.undo) > o.brushes.size()) {
+    fail("--undo " + std::to_string(o.undo) + ": there are only " +
+         std::to_string(o.brushes.size()) + " --brush steps to undo");
+  }
+  if (!o.brushes.empty()) {
+    const HeightBrush& b = o.brushes.back().brush;
+    o.brush.kind = b.kind;
+    o.brush.radius_m = b.radius_m;
+    o.brush.strength_m = b.strength_m;
+    o.brush.falloff_start = b.falloff_start;
+    o.brush.target_m = b.target_m;
+    o.brush.noise_frequency = b.noise.frequency;
+  }
+  if (!o.brush_cursor.empty() &&
+      (!std::isfinite(o.brush_cursor[0]) || !std::isfinite(o.brush_cursor[1]))) {
+    fail("--brush-cursor must be two finite pixel coordinates px,py");
+  }
+  if (o.save && !o.offscreen) fail("--save is for --offscreen runs (the window saves with Ctrl+S)");
+}
+
 }  // namespace
 
 [[noreturn]] void fail(const std::string& message) {
@@ -187,9 +216,27 @@ int parse_options(int argc, char** argv, Options& o) {
   app.add_option("--nav-show", o.nav_show,
                  "whose navmesh the overlay shows and paths use: an agent index or all "
                  "(default 0)");
+  app.add_option("--world", o.world_file,
+                 "world file (preset + seed + edits) to save the brush's edits into: created "
+                 "for the preset, or opened when it exists (a world file may also be given as "
+                 "the preset)");
+  app.add_flag("--save", o.save,
+               "offscreen: commit the edits into the world file after the --brush strokes");
+  app.add_option(
+      "--brush", o.brush_specs,
+      "a brush stroke kind=raise|lower|smooth|flatten|noise,x=..,z=..[,radius=..,"
+      "strength=..,falloff=..,target=..,frequency=..,seed=..,repeat=..] (repeatable, "
+      "applied in order before the frames, after --preload's drain; one undo step each)");
+  app.add_option("--undo", o.undo, "undo the last N --brush steps after applying them")
+      ->check(CLI::Range(0, 100000));
+  app.add_option("--brush-cursor", o.brush_cursor,
+                 "px,py: draw the brush preview under this pixel of the picture (offscreen)")
+      ->delimiter(',')
+      ->expected(2);
   app.add_option("--drain-timeout", o.drain_timeout_s, "seconds to wait for the view to load")
       ->check(CLI::Range(1.0, 3600.0));
   CLI11_PARSE(app, argc, argv);
+  o.preset_given = app.count("preset") > 0 || !o.overrides.empty() || o.seed.has_value();
   o.world.worker_priority = o.worker_priority == "low"          ? WorkerPriority::low
                             : o.worker_priority == "background" ? WorkerPriority::background
                                                                 : WorkerPriority::normal;
@@ -228,6 +275,7 @@ int parse_options(int argc, char** argv, Options& o) {
       fail("--hide '" + h + "': the layers are terrain, water, scatter, sky, fog, blocks, nav");
   }
   check_nav_options(o);
+  check_brush_options(o);
   o.draw.wireframe = o.wireframe;
   o.draw.key_colour = o.key_colour;
   o.draw.grow = o.grow;

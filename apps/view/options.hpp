@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "brush_tool.hpp"
 #include "session.hpp"
 #include "world_renderer.hpp"
 
@@ -49,6 +50,15 @@ struct Options {
   std::string nav_path;
   std::optional<int> nav_crowd;
   std::string nav_show;
+  // World files and the brush tool (issue 16).
+  bool preset_given = false;  // the preset argument, --set or --seed was given
+  std::string world_file;     // --world FILE (or the preset argument, a world file)
+  bool save = false;          // offscreen: commit the edits into the world file
+  std::vector<std::string> brush_specs;
+  std::vector<BrushStroke> brushes;  // --brush, parsed, in order
+  int undo = 0;                      // offscreen: undo this many --brush steps after them
+  std::vector<double> brush_cursor;  // px,py: the preview circle under this pixel
+  BrushSettings brush;               // the panel's brush at the start: the last --brush's
 };
 
 // Parses and checks the command line into `o`. Returns -1 to go on, otherwise the exit status

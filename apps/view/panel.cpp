@@ -132,10 +132,20 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
     ImGui::PopStyleColor();
   }
 
-  // Near the top: with --nav it is what one looks at (open from the start then).
+  // Near the top: with --nav or the brush it is what one looks at (open from the start then).
+  draw_brush_section(state, report, req);
   draw_nav_section(state, report, req);
 
+  // Height edits sit on the preset's base terrain: while there are any (or a world file is
+  // open, whose preset is stored with them), the preset cannot change.
+  const bool locked = !state.preset_locked.empty();
   if (ImGui::CollapsingHeader("World", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (locked) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+      ImGui::TextWrapped("%s", state.preset_locked.c_str());
+      ImGui::PopStyleColor();
+    }
+    ImGui::BeginDisabled(locked);
     const std::vector<std::string> names = builtin_preset_names();
     if (ImGui::BeginCombo("preset", source.name_or_path.c_str())) {
       for (const std::string& n : names) {
@@ -168,6 +178,7 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
       source.edits.clear();
       req.rebuild = true;
     }
+    ImGui::EndDisabled();
     ImGui::SameLine();
     if (ImGui::Button("Grow")) req.grow = true;
     ImGui::SameLine();
@@ -175,6 +186,7 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
   }
 
   if (ImGui::CollapsingHeader("Graph", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::BeginDisabled(locked);
     nlohmann::json doc = nlohmann::json::parse(preset.canonical_json, nullptr, false);
     if (doc.is_object() && doc.contains("graph") && doc["graph"].contains("nodes")) {
       for (auto& [id, node] : doc["graph"]["nodes"].items()) {
@@ -191,6 +203,7 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
         ImGui::TreePop();
       }
     }
+    ImGui::EndDisabled();
   }
 
   if (ImGui::CollapsingHeader("Layers and overlays", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -236,7 +249,8 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
     ImGui::InputDouble("z##tp", &state.teleport[1], 0.0, 0.0, "%.1f");
     if (ImGui::Button("Teleport")) req.teleport = glm::dvec2(state.teleport[0], state.teleport[1]);
     ImGui::TextDisabled("WASD move, QE down/up, right mouse look, wheel speed, shift sprint,");
-    ImGui::TextDisabled("F1 panel, F2 walk, F5 reload, F12 screenshot, Esc quit");
+    ImGui::TextDisabled("F1 panel, F2 walk, F5 reload, F12 screenshot, Esc quit,");
+    ImGui::TextDisabled("B brush, Ctrl+Z undo, Ctrl+Y / Ctrl+Shift+Z redo, Ctrl+S save");
   }
   ImGui::End();
   return req;

@@ -2,11 +2,13 @@
 // the preset), layer toggles, overlays, camera, growth animation and frame statistics.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "brush_tool.hpp"
 #include "camera.hpp"
 #include "session.hpp"
 #include "world_renderer.hpp"
@@ -21,6 +23,8 @@ struct PanelRequests {
   std::optional<glm::dvec2> teleport;  // x, z
   bool toggle_nav = false;             // start or stop the navmesh (--nav)
   bool clear_path = false;
+  // The brush tool.
+  bool undo = false, redo = false, save = false, discard_edits = false;
 };
 
 // The preset being viewed, as a source (builtin name or file) and overrides in order: the
@@ -41,6 +45,27 @@ struct PanelState {
   std::string error;  // the last preset error, shown until a preset loads
   double teleport[2] = {0.0, 0.0};
   std::string path_input;
+  // The brush tool: its mode (B), settings, and the flatten target's "pick under the cursor"
+  // (the next left click sets the target instead of painting).
+  bool brush_on = false;
+  BrushSettings brush;
+  bool pick_target = false;
+  bool target_from_drag = false;  // flatten to the height where each drag starts
+  std::string save_path;          // Save without a world file creates this one
+  std::string save_status;        // the last save's line (or its error)
+  // Why the preset cannot be edited now (a world file, or edits on its base); empty: it can.
+  std::string preset_locked;
+};
+
+// What the panel shows of the brush tool's edits.
+struct EditReport {
+  std::size_t undo_steps = 0, redo_steps = 0, strokes = 0, tiles = 0, bytes = 0;
+  float delta_lo_m = 0.0f, delta_hi_m = 0.0f;
+  bool unsaved = false;
+  std::string world_file;  // empty: none
+  bool painting = false;
+  bool has_cursor = false;  // the cursor is on the ground
+  std::array<double, 3> cursor{};
 };
 
 struct FrameReport {
@@ -54,8 +79,12 @@ struct FrameReport {
   std::size_t block_gpu_bytes = 0, block_pending = 0;
   bool has_nav = false;  // the session streams a navmesh (--nav or the panel)
   NavReport nav;
+  EditReport edits;
   std::string renderer;
 };
+
+// The panel's "Brush" section (brush_panel.cpp).
+void draw_brush_section(PanelState& state, const FrameReport& report, PanelRequests& req);
 
 // Draws the panel (inside an ImGui frame) and returns the requests.
 PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& preset,

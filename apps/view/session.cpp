@@ -4,10 +4,13 @@
 #include <chrono>
 #include <cmath>
 
+#include "brush_tool.hpp"
+
 namespace terrane::view {
 
-Session::Session(Preset preset, const WorldOptions& options)
-    : preset_(std::move(preset)), options_(options) {
+Session::Session(Preset preset, const WorldOptions& options,
+                 std::shared_ptr<const HeightEditSnapshot> edits)
+    : preset_(std::move(preset)), options_(options), edits_(std::move(edits)) {
   StreamerParams params;
   params.chunk.cells = options.cells;
   params.chunk.surface = true;
@@ -31,7 +34,20 @@ Session::Session(Preset preset, const WorldOptions& options)
     block_renderer_ = std::make_unique<BlockRenderer>(blocks_->generator(), bp.view_distance_m,
                                                       bp.ambient_occlusion);
   }
+  if (edits_ != nullptr) {
+    // Nothing is resident yet: the rectangle only has to cover the edits.
+    streamer_->set_edits(edits_, tiles_rect(*edits_));
+    water_->set_edits(edits_);
+  }
   set_nav(options.nav);
+}
+
+void Session::set_edits(std::shared_ptr<const HeightEditSnapshot> edits,
+                        const LatticeRect& changed) {
+  streamer_->set_edits(edits, changed);
+  water_->set_edits(edits);
+  if (nav_ != nullptr) nav_->set_edits(edits, changed);
+  edits_ = std::move(edits);
 }
 
 void Session::set_nav(const NavOptions& options) {
@@ -39,13 +55,14 @@ void Session::set_nav(const NavOptions& options) {
     nav_.reset();
   } else if (nav_ == nullptr) {
     nav_ = std::make_unique<NavLayer>(streamer_->shared_generator(), options, options_.threads,
-                                      options_.worker_priority);
+                                      options_.worker_priority, edits_);
   }
   options_.nav = options;
 }
 
 bool Session::view_complete() {
-  if (!streamer_->stats().view_complete) return false;
+  const StreamerStats s = streamer_->stats();
+  if (!s.view_complete || s.updates_pending > 0) return false;
   if (nav_ != nullptr && !nav_->complete()) return false;
   return blocks_ == nullptr || (blocks_->stats().view_complete && block_renderer_->pending() == 0);
 }
@@ -126,6 +143,21 @@ double Session::stream(const Camera& camera, const glm::dvec3& velocity, double*
 
 double Session::ground_m(double x_m, double z_m) const {
   return streamer_->query().height_at(x_m, z_m);
+}
+
+std::optional<RayHit> Session::pick(const Camera& camera, int width, int height, double px,
+                                    double py) const {
+  if (width <= 0 || height <= 0) return std::nullopt;
+  const FrameView view = frame_view(camera, width, height, options_.view_distance_m);
+  const glm::mat4 inverse = glm::inverse(view.view_proj);
+  const float nx = float(2.0 * px / width - 1.0), ny = float(1.0 - 2.0 * py / height);
+  const glm::vec4 p_near = inverse * glm::vec4(nx, ny, -1.0f, 1.0f);
+  const glm::vec4 p_far = inverse * glm::vec4(nx, ny, 1.0f, 1.0f);
+  const glm::dvec3 dir =
+      glm::dvec3(p_far) / double(p_far.w) - glm::dvec3(p_near) / double(p_near.w);
+  if (!(glm::length(dir) > 0.0)) return std::nullopt;
+  return streamer_->query().raycast(camera.x_m, camera.y_m, camera.z_m, dir.x, dir.y, dir.z,
+                                    options_.view_distance_m);
 }
 
 }  // namespace terrane::view

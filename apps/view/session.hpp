@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,10 @@ struct FrameTimes {
 
 class Session {
  public:
-  // Throws terrane::Error for a preset the streamer refuses.
-  Session(Preset preset, const WorldOptions& options);
+  // Throws terrane::Error for a preset the streamer refuses, or height edits of another cell
+  // size. `edits` (optional): the world starts with these height edits (a world file's).
+  Session(Preset preset, const WorldOptions& options,
+          std::shared_ptr<const HeightEditSnapshot> edits = nullptr);
 
   const Preset& preset() const { return preset_; }
   Streamer& streamer() { return *streamer_; }
@@ -60,8 +63,15 @@ class Session {
   NavLayer* nav() { return nav_.get(); }
   // Starts (options.on) or stops the navmesh; throws terrane::Error as NavLayer does.
   void set_nav(const NavOptions& options);
-  // Both streamers have every wanted chunk, the block chunks are all on the GPU, and every
-  // wanted navmesh tile is loaded.
+  // Height edits (the brush tool): from now on the world reads `edits`; `changed` names the
+  // lattice vertices that differ from the previous snapshot (HeightEdits::apply's rectangle).
+  // The streamer regenerates the resident chunks they touch (Streamer::set_edits), the navmesh
+  // rebuilds its tiles in place (EditedNavTerrain::set_edits + NavWorld::invalidate), the lakes
+  // and rivers are computed again. The block world does not read edits yet (docs/EDIT.md).
+  void set_edits(std::shared_ptr<const HeightEditSnapshot> edits, const LatticeRect& changed);
+  const std::shared_ptr<const HeightEditSnapshot>& edits() const { return edits_; }
+  // Both streamers have every wanted chunk and every chunk regenerated after set_edits is in,
+  // the block chunks are all on the GPU, and every wanted navmesh tile is loaded and rebuilt.
   bool view_complete();
   // Uploads every ready block chunk (offscreen pictures, after the view is drained).
   void flush_block_uploads(const Camera& camera);
@@ -80,10 +90,16 @@ class Session {
   double stream(const Camera& camera, const glm::dvec3& velocity, double* nav_us = nullptr);
   // Height of the level-0 surface under (x, z).
   double ground_m(double x_m, double z_m) const;
+  // The ground point under pixel (px, py) of a width x height picture of the camera (window or
+  // framebuffer coordinates, y down): the ray through it against the level-0 surface
+  // (TerrainQuery::raycast), within the view distance.
+  std::optional<RayHit> pick(const Camera& camera, int width, int height, double px,
+                             double py) const;
 
  private:
   Preset preset_;
   WorldOptions options_;
+  std::shared_ptr<const HeightEditSnapshot> edits_;
   std::unique_ptr<Streamer> streamer_;
   std::unique_ptr<WorldRenderer> renderer_;
   std::unique_ptr<WaterLayer> water_;

@@ -47,7 +47,8 @@ WaterLayer::~WaterLayer() {
   glDeleteProgram(program_);
 }
 
-WaterLayer::Region WaterLayer::compute(double centre_x_m, double centre_z_m) const {
+WaterLayer::Region WaterLayer::compute(double centre_x_m, double centre_z_m,
+                                       std::shared_ptr<const HeightEditSnapshot> edits) const {
   const auto t0 = std::chrono::steady_clock::now();
   Region r;
   GridSpec grid;
@@ -63,6 +64,8 @@ WaterLayer::Region WaterLayer::compute(double centre_x_m, double centre_z_m) con
   ctx.cancel = &cancel_;
   Field2D heights(grid);
   evaluate(generator_->graph(), grid, heights.data, ctx);
+  // The level-0 lattice (origin 0, spacing the cell): the chunks' edited heights.
+  if (edits != nullptr) edits->add_to(grid, heights.data);
   HydrologyParams params;
   params.routing.use_sea_level = true;
   params.routing.sea_level_m = sea_level_m_;
@@ -139,20 +142,27 @@ void WaterLayer::update(const Camera& camera) {
   }
   stats_.computing = false;
   const double reach = 0.25 * stats_.region_m;
-  if (have_region_ && std::abs(camera.x_m - centre_x_) < reach &&
-      std::abs(camera.z_m - centre_z_) < reach) {
-    return;
-  }
-  pending_x_ = camera.x_m;
-  pending_z_ = camera.z_m;
-  pending_ = std::async(std::launch::async,
-                        [this, x = camera.x_m, z = camera.z_m] { return compute(x, z); });
+  const bool moved = !have_region_ || std::abs(camera.x_m - centre_x_) >= reach ||
+                     std::abs(camera.z_m - centre_z_) >= reach;
+  if (!moved && !stale_) return;
+  // Edits keep the region where it is (a stroke does not move it).
+  pending_x_ = moved ? camera.x_m : centre_x_;
+  pending_z_ = moved ? camera.z_m : centre_z_;
+  stale_ = false;
+  pending_ = std::async(std::launch::async, [this, x = pending_x_, z = pending_z_, e = edits_] {
+    return compute(x, z, e);
+  });
   stats_.computing = true;
+}
+
+void WaterLayer::set_edits(std::shared_ptr<const HeightEditSnapshot> edits) {
+  edits_ = std::move(edits);
+  stale_ = true;
 }
 
 void WaterLayer::finish(const Camera& camera) {
   update(camera);
-  if (pending_.valid()) {
+  while (pending_.valid()) {
     pending_.wait();
     update(camera);
   }

@@ -42,7 +42,11 @@ class WaterLayer {
   // Draws the sheets into the bound framebuffer (depth-tested, blended, no depth writes).
   // Leaves out what `cover` says the block world draws.
   void draw(const FrameView& view, float fog_density, const BlockCover& cover = {}) const;
-  // Waits for the region in progress (offscreen pictures), then takes it.
+  // Height edits (the brush tool): the region is computed again on them, as soon as the one in
+  // progress (if any) is done.
+  void set_edits(std::shared_ptr<const HeightEditSnapshot> edits);
+  // Waits for the region in progress and any that edits made stale (offscreen pictures), then
+  // takes it.
   void finish(const Camera& camera);
   const WaterStats& stats() const { return stats_; }
 
@@ -53,10 +57,13 @@ class WaterLayer {
     std::vector<std::uint32_t> indices;
     WaterStats stats;
   };
-  Region compute(double centre_x_m, double centre_z_m) const;
+  Region compute(double centre_x_m, double centre_z_m,
+                 std::shared_ptr<const HeightEditSnapshot> edits) const;
   void take(Region&& region);
 
   std::shared_ptr<const ChunkGenerator> generator_;
+  std::shared_ptr<const HeightEditSnapshot> edits_;
+  bool stale_ = false;  // the region shown (or in progress) predates edits_
   double sea_level_m_ = 0.0;
   double cell_m_ = 1.0;
   int samples_ = 0;

@@ -3,8 +3,6 @@
 // for cameras near and far from the origin and during a fast flight; the sky is above the
 // ground; bad input fails with a clear message.
 #include <gtest/gtest.h>
-#include <spng.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -12,86 +10,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "view/view_support.hpp"
+
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Shot {
-  int rc = -1;
-  int width = 0, height = 0;
-  std::vector<unsigned char> rgb;
-  nlohmann::json stats;
-  std::string log;
-
-  const unsigned char* at(int x, int y) const {
-    return rgb.data() + (std::size_t(y) * std::size_t(width) + std::size_t(x)) * 3;
-  }
-};
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-// Under ASan the viewer runs without LeakSanitizer: Mesa keeps allocations until exit and
-// unloads its driver before the leak check, so the reports have no stacks to suppress by (only
-// "<unknown module>"). Address and undefined-behaviour errors are still fatal. Ignored without
-// ASan.
-const std::string kLeakSuppressions = "ASAN_OPTIONS=detect_leaks=0 ";
-
-// Decodes an RGB8 picture into s (width 0 when it is not a PNG).
-void read_png(const fs::path& png, Shot& s) {
-  const std::string bytes = read_text(png);
-  spng_ctx* ctx = spng_ctx_new(0);
-  spng_set_png_buffer(ctx, bytes.data(), bytes.size());
-  spng_ihdr ihdr{};
-  std::size_t size = 0;
-  if (spng_get_ihdr(ctx, &ihdr) == 0 && spng_decoded_image_size(ctx, SPNG_FMT_RGB8, &size) == 0) {
-    s.rgb.resize(size);
-    if (spng_decode_image(ctx, s.rgb.data(), size, SPNG_FMT_RGB8, 0) == 0) {
-      s.width = int(ihdr.width);
-      s.height = int(ihdr.height);
-    }
-  }
-  spng_ctx_free(ctx);
-}
-
-class ViewTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("terrane_view_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  // Runs terrane-view offscreen under xvfb-run with `args` and reads its picture and stats.
-  Shot render(const std::string& args, const std::string& env = "") {
-    Shot s;
-    const fs::path png = dir_ / "shot.png", json = dir_ / "stats.json", log = dir_ / "log.txt";
-    const std::string cmd =
-        kLeakSuppressions + env + " " TERRANE_XVFB_RUN " -a -s '-screen 0 1024x768x24' " +
-        TERRANE_VIEW_PATH + " " + args + " --offscreen --screenshot " + png.string() + " --stats " +
-        json.string() + " > " + log.string() + " 2>&1";
-    const int status = std::system(cmd.c_str());
-    s.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    s.log = read_text(log);
-    if (s.rc != 0) return s;
-    s.stats = nlohmann::json::parse(read_text(json));
-    read_png(png, s);
-    return s;
-  }
-
-  fs::path dir_;
-};
+using namespace terrane_view_test;
 
 bool is_key(const unsigned char* p) {
   return p[0] >= 250 && p[1] <= 5 && p[2] >= 250;
