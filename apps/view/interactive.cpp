@@ -175,8 +175,13 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
       painting = false;
       tool.end_drag();
     }
+    // ImGui's WantCaptureMouse is a frame old: a click right after the cursor moved onto the
+    // panel would still reach the world, so the panel's last rectangle decides too.
+    if (!show_panel) panel.rect = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (input.click && panel.covers(input.click->x, input.click->y)) input.click.reset();
     cursor.reset();
-    if (panel.brush_on && (painting || !ImGui::GetIO().WantCaptureMouse)) {
+    if (panel.brush_on &&
+        (painting || (!ImGui::GetIO().WantCaptureMouse && !panel.covers(mx, my)))) {
       try {
         cursor = pick_ground(window, *session, camera, mx, my);
       } catch (const std::exception& e) {

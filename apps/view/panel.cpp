@@ -104,6 +104,8 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(440, 640), ImGuiCond_FirstUseEver);
   ImGui::Begin("terrane");
+  const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  state.rect = {pos.x, pos.y, pos.x + size.x, pos.y + size.y};
 
   ImGui::Text("frame %.2f ms  stream %.0f us  upload %.2f ms", report.frame_ms,
               report.times.stream_us, report.times.upload.ms);

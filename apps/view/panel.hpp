@@ -55,6 +55,12 @@ struct PanelState {
   std::string save_status;        // the last save's line (or its error)
   // Why the preset cannot be edited now (a world file, or edits on its base); empty: it can.
   std::string preset_locked;
+  // The panel's window as last drawn (x0, y0, x1, y1, window coordinates; empty when hidden):
+  // a click that lands on it is the panel's, even in the frame ImGui has not seen it yet.
+  std::array<float, 4> rect{0.0f, 0.0f, 0.0f, 0.0f};
+  bool covers(double x, double y) const {
+    return x >= rect[0] && x < rect[2] && y >= rect[1] && y < rect[3];
+  }
 };
 
 // What the panel shows of the brush tool's edits.
