@@ -87,6 +87,12 @@ void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
     // The address TSan synchronizes on is that of run_range, the one thing a body reaches.
     void* const sync = &run_range;
     tsan_release(sync);
+    // Acquires after the loop, also when a body threw: TBB has waited for every running body
+    // then too, and the caller's unwinding (freeing what the bodies wrote) comes after them.
+    struct Acquire {
+      void* sync;
+      ~Acquire() { tsan_acquire(sync); }
+    } acquire{sync};
     arena.execute([&] {
       tbb::parallel_for(
           tbb::blocked_range<std::int64_t>(0, n, grain),
@@ -99,7 +105,6 @@ void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
           },
           tbb::simple_partitioner());
     });
-    tsan_acquire(sync);
   }
   // A body's exception propagates as thrown: directly on the serial path, and through TBB's
   // exact exception propagation (std::exception_ptr, rethrown by parallel_for in this thread)

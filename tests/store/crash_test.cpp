@@ -32,8 +32,9 @@ struct WriterRun {
   int status = 0;
 };
 
-// Starts the writer, waits until it has printed its first line, lets it run `ms` milliseconds
-// more, kills it with SIGKILL and reads what it printed.
+// Starts the writer, waits until it has announced its first commit ("C ..."), lets it run `ms`
+// milliseconds more, kills it with SIGKILL and reads what it printed. Every run thus commits at
+// least once, however slow the build (sanitizers) or the machine.
 WriterRun run_and_kill(const fs::path& world, std::uint64_t seed, int ms) {
   int fds[2];
   if (pipe(fds) != 0) return {};
@@ -64,7 +65,7 @@ WriterRun run_and_kill(const fs::path& world, std::uint64_t seed, int ms) {
       const ssize_t n = read(fds[0], buf, sizeof buf);
       if (n <= 0) break;  // the writer ended by itself (an error: reported by the caller)
       r.out.append(buf, std::size_t(n));
-      if (!deadline && r.out.find('\n') != std::string::npos) {
+      if (!deadline && r.out.find("\nC ") != std::string::npos) {
         deadline = clock::now() + std::chrono::milliseconds(ms);
       }
     }
@@ -136,7 +137,7 @@ TEST(StoreCrash, KilledWritersLoseNoCommitAndLeaveNoneHalfApplied) {
       "rolled back %d times\n",
       kills, static_cast<unsigned long long>(committed), in_flight_kept, in_flight_lost);
   EXPECT_GE(kills, 50);
-  EXPECT_GT(committed, 100u);  // the writers really committed, and were killed mid-stream
+  EXPECT_GE(committed, std::uint64_t(kills));  // each writer committed before its kill
   EXPECT_GT(in_flight_kept + in_flight_lost, 0);
   fs::remove_all(dir);
 }
