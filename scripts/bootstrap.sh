@@ -17,7 +17,7 @@ packages=(
   # terrane-view (apps/view): GLFW, OpenGL through libepoxy, Dear ImGui, glm; its tests render
   # offscreen under Xvfb with Mesa's software rasteriser (llvmpipe).
   libglfw3-dev libepoxy-dev libimgui-dev libglm-dev
-  xvfb xauth libgl1-mesa-dri libglx-mesa0
+  xvfb xauth libgl1-mesa-dri libglx-mesa0 xdotool
 )
 
 missing=()

@@ -171,6 +171,8 @@ int run_generate(const GenerateOptions& opt) {
     const WorldStore store = WorldStore::open(opt.preset, read);
     request.preset = store.preset();
     request.edits = std::make_shared<const HeightEditSnapshot>(store.height_edits());
+    request.edits_source =
+        "world " + opt.preset + ", commit " + std::to_string(store.info().commits);
   }
   ProgressBar bar("generate", !opt.quiet);
   ExecContext ctx{.threads = opt.threads};

@@ -156,6 +156,8 @@ struct BakeRequest {
   // cell, origin a multiple of it on both axes (else Error(invalid_argument), before any
   // work). nullptr or empty: none.
   std::shared_ptr<const HeightEditSnapshot> edits;
+  // Names the edits in the sidecar's "edits" object (the CLI: "world FILE, commit N").
+  std::string edits_source;
 
   // Settings that become preset overrides, so the sidecar's preset hash covers them:
   std::optional<std::uint64_t> seed;  // "seed"

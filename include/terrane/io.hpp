@@ -270,10 +270,17 @@ struct Sidecar {
   std::uint64_t preset_hash = 0;  // written as 16 lowercase hex digits
   std::vector<SidecarFile> files;
   std::vector<std::string> warnings;  // written only when not empty
+  // Height edits baked into the map (a world's): written as "edits": {"source", "tiles",
+  // "hash"} only when edit_tiles > 0. source names them (e.g. "world my.world, commit 7"); hash
+  // is FNV-1a 64 over every tile's (ti, tj) and deltas in tile order, 16 hex digits.
+  std::string edits_source;
+  std::size_t edit_tiles = 0;
+  std::uint64_t edits_hash = 0;
 };
 
 // Keys: width, height, spacing_m, origin_x_m, origin_z_m, height_min_m, height_max_m,
-// sea_level_m, seed, preset, preset_hash, files [{path, format}], terrane_version, warnings?.
+// sea_level_m, seed, preset, preset_hash, files [{path, format}], terrane_version, warnings?,
+// edits?.
 // Validates sizes, spacing and range first (Error(invalid_argument) naming the field).
 void write_sidecar_json(const std::filesystem::path& path, const Sidecar& sidecar);
 

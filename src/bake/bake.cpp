@@ -167,6 +167,11 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
     sidecar.preset_hash = preset.hash;
     for (const WrittenFile& f : written) sidecar.files.push_back({f.file, f.format});
     sidecar.warnings = report.warnings;
+    if (request.edits && !request.edits->empty()) {
+      sidecar.edits_source = request.edits_source;
+      sidecar.edit_tiles = request.edits->tile_count();
+      sidecar.edits_hash = edits_content_hash(*request.edits);
+    }
     write_sidecar_json(stage / (base + ".json"), sidecar);
     written.push_back({base + ".json", "sidecar_json"});
     std::vector<std::string> names;

@@ -49,6 +49,11 @@ void write_sidecar_json(const std::filesystem::path& path, const Sidecar& s) {
                       {"files", files},
                       {"terrane_version", terrane_version()}};
   if (!s.warnings.empty()) j["warnings"] = s.warnings;
+  if (s.edit_tiles > 0) {
+    char edits[17];
+    std::snprintf(edits, sizeof edits, "%016" PRIx64, s.edits_hash);
+    j["edits"] = {{"source", s.edits_source}, {"tiles", s.edit_tiles}, {"hash", edits}};
+  }
   const std::string text = j.dump(2) + "\n";
   write_file_atomic(path, std::as_bytes(std::span(text.data(), text.size())));
 }

@@ -87,6 +87,13 @@ TEST_F(WorldCliTest, StrokesAreCommittedAndTheBakeIsTheBasePlusTheDeltas) {
           out.string());
   ASSERT_EQ(r.code, 0) << r.out;
   const Field2D baked = read_exr(out / "default.exr", 1.0);
+  {
+    std::ifstream in(out / "default.json");
+    const nlohmann::json sidecar = nlohmann::json::parse(in);
+    EXPECT_EQ(sidecar["edits"]["source"], "world " + world_ + ", commit 2");
+    EXPECT_GE(sidecar["edits"]["tiles"].get<int>(), 3);
+    EXPECT_EQ(sidecar["edits"]["hash"].get<std::string>().size(), 16u);
+  }
   const WorldStore w = WorldStore::open(world_);
   GridSpec grid{.width = 400, .height = 400, .spacing_m = 1.0};
   grid.index_x0 = -200, grid.index_z0 = -120;
