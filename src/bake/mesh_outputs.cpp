@@ -94,7 +94,8 @@ std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heigh
         } else {
           // Relative to the map's first sample (the sidecar's origin): small numbers that
           // float32 importers keep to the millimetre, shared by all tiles.
-          write_obj(dir / file, *mesh, stem, ObjOrigin{manifest.origin_x_m, 0.0, manifest.origin_z_m});
+          write_obj(dir / file, *mesh, stem,
+                    ObjOrigin{manifest.origin_x_m, 0.0, manifest.origin_z_m});
         }
         written.push_back({file, fmt});
         manifest.tile_files.push_back(
