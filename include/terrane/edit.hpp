@@ -101,6 +101,9 @@ class HeightEditSnapshot {
   // The tiles. A tile changed by a stroke is a new object (copy-on-write), so comparing the
   // pointers of two snapshots of one HeightEdits finds the tiles changed between them.
   const TileMap& tiles() const { return tiles_; }
+  // FNV-1a 64 over every tile's (ti, tj) (two int64) and deltas, in tile order: equal for
+  // equal edits on every machine (a bake's sidecar records it).
+  std::uint64_t content_hash() const;
 
  private:
   friend class HeightEdits;

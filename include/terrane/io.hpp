@@ -272,7 +272,7 @@ struct Sidecar {
   std::vector<std::string> warnings;  // written only when not empty
   // Height edits baked into the map (a world's): written as "edits": {"source", "tiles",
   // "hash"} only when edit_tiles > 0. source names them (e.g. "world my.world, commit 7"); hash
-  // is FNV-1a 64 over every tile's (ti, tj) and deltas in tile order, 16 hex digits.
+  // is HeightEditSnapshot::content_hash() (edit.hpp), 16 hex digits.
   std::string edits_source;
   std::size_t edit_tiles = 0;
   std::uint64_t edits_hash = 0;

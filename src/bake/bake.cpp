@@ -170,7 +170,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
     if (request.edits && !request.edits->empty()) {
       sidecar.edits_source = request.edits_source;
       sidecar.edit_tiles = request.edits->tile_count();
-      sidecar.edits_hash = edits_content_hash(*request.edits);
+      sidecar.edits_hash = request.edits->content_hash();
     }
     write_sidecar_json(stage / (base + ".json"), sidecar);
     written.push_back({base + ".json", "sidecar_json"});

@@ -119,8 +119,6 @@ struct SurfaceSummary {
 
 // Error(invalid_argument) unless `grid` lies on the edits' lattice (no edits: nothing to check).
 void check_edits_grid(const HeightEditSnapshot* edits, const GridSpec& grid);
-// FNV-1a 64 over every tile's (ti, tj) and deltas, in tile order (the sidecar's edits hash).
-std::uint64_t edits_content_hash(const HeightEditSnapshot& edits);
 // heights += the edits at every sample of `grid` (checked by check_edits_grid).
 void add_edits(const HeightEditSnapshot* edits, const GridSpec& grid, std::span<float> heights);
 

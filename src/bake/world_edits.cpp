@@ -38,16 +38,6 @@ GridSpec on_lattice(const HeightEditSnapshot& edits, const GridSpec& grid) {
 
 }  // namespace
 
-std::uint64_t edits_content_hash(const HeightEditSnapshot& edits) {
-  std::uint64_t h = hash_bytes(nullptr, 0);
-  for (const auto& [key, tile] : edits.tiles()) {
-    const std::int64_t k[2] = {key.first, key.second};
-    h = hash_bytes(k, sizeof k, h);
-    h = hash_bytes(tile->data(), tile->size() * sizeof(float), h);
-  }
-  return h;
-}
-
 void check_edits_grid(const HeightEditSnapshot* edits, const GridSpec& grid) {
   if (edits != nullptr && !edits->empty()) (void)on_lattice(*edits, grid);
 }

@@ -30,6 +30,16 @@ double brush_weight(const HeightBrush& b, double d) {
 
 }  // namespace
 
+std::uint64_t HeightEditSnapshot::content_hash() const {
+  std::uint64_t h = hash_bytes(nullptr, 0);
+  for (const auto& [key, tile] : tiles_) {
+    const std::int64_t k[2] = {key.first, key.second};
+    h = hash_bytes(k, sizeof k, h);
+    h = hash_bytes(tile->data(), tile->size() * sizeof(float), h);
+  }
+  return h;
+}
+
 float HeightEditSnapshot::delta_at(std::int64_t i, std::int64_t j) const {
   const auto it = tiles_.find({floor_div(i, tile_), floor_div(j, tile_)});
   if (it == tiles_.end()) return 0.0f;

@@ -16,15 +16,9 @@ inline Preset store_test_preset() {
   return load_preset("default", overrides);
 }
 
-// FNV over every tile's key and delta bits, in key order: equal for equal edits.
+// The edits' content hash (equal for equal edits).
 inline std::uint64_t edits_hash(const HeightEditSnapshot& s) {
-  std::uint64_t h = hash_bytes(nullptr, 0);
-  for (const auto& [key, tile] : s.tiles()) {
-    const std::int64_t k[2] = {key.first, key.second};
-    h = hash_bytes(k, sizeof k, h);
-    h = hash_bytes(tile->data(), tile->size() * sizeof(float), h);
-  }
-  return h;
+  return s.content_hash();
 }
 
 }  // namespace terrane::test

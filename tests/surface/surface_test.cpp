@@ -381,13 +381,17 @@ TEST(Scatter, DensityWithinTenPercentOnFlatUniformLand) {
   }
 }
 
-TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
-  // Rolling land 20..260 m with a warm, wet climate: forest, grassland and some rock.
-  const Preset preset = parse_preset(
+// Rolling land 20..260 m with a warm, wet climate: forest, grassland and some rock.
+Preset rolling_preset() {
+  return parse_preset(
       R"({"seed": 9, "world": {"cell_size_m": 1.0, "height_min_m": 20, "height_max_m": 260},
           "graph": {"output": "h", "nodes": {"h": {"type": "fbm", "frequency": 0.004, "octaves": 4}}},
           "surface": {"climate": {"moisture_mean_mm": 1000}}})",
       "rolling.json");
+}
+
+TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
+  const Preset preset = rolling_preset();
   const CompiledGraph graph = compile(preset);
   SurfaceParams p = preset.surface;
   const double x0 = 100.0, z0 = -60.0, side = 192.0;
@@ -427,11 +431,7 @@ TEST(Scatter, IdenticalWholeOrChunksInRandomOrderAndAcrossThreads) {
 // Instance ids: unique over a region, the same for the same instance in overlapping regions
 // (chunks of another size, another origin), and another world seed gives other ids.
 TEST(Scatter, InstanceIdsAreUniqueAndStable) {
-  const Preset preset = parse_preset(
-      R"({"seed": 9, "world": {"cell_size_m": 1.0, "height_min_m": 20, "height_max_m": 260},
-          "graph": {"output": "h", "nodes": {"h": {"type": "fbm", "frequency": 0.004, "octaves": 4}}},
-          "surface": {"climate": {"moisture_mean_mm": 1000}}})",
-      "rolling.json");
+  const Preset preset = rolling_preset();
   const CompiledGraph graph = compile(preset);
   std::vector<ScatterInstance> a, b, other;
   scatter_chunk(graph, preset.surface, preset.seed, 0.0, 0.0, 256.0, 256.0, 64, a);
