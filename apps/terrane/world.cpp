@@ -30,33 +30,10 @@ std::string hex64(std::uint64_t v) {
 }
 
 BrushKind parse_kind(const std::string& name, const std::string& where) {
-  static const std::pair<const char*, BrushKind> kinds[] = {{"raise", BrushKind::raise},
-                                                            {"lower", BrushKind::lower},
-                                                            {"smooth", BrushKind::smooth},
-                                                            {"flatten", BrushKind::flatten},
-                                                            {"noise", BrushKind::noise}};
-  for (const auto& [n, k] : kinds) {
-    if (name == n) return k;
-  }
+  if (const auto kind = parse_brush_kind(name)) return *kind;
   throw Error(
       ErrorCategory::invalid_argument,
       where + ": '" + name + "' is not a brush; expected raise, lower, smooth, flatten, noise");
-}
-
-const char* kind_name(BrushKind k) {
-  switch (k) {
-    case BrushKind::raise:
-      return "raise";
-    case BrushKind::lower:
-      return "lower";
-    case BrushKind::smooth:
-      return "smooth";
-    case BrushKind::flatten:
-      return "flatten";
-    case BrushKind::noise:
-      return "noise";
-  }
-  return "?";
 }
 
 double parse_real(const std::string& text, const std::string& where) {
@@ -122,7 +99,7 @@ std::vector<HeightBrush> strokes_from_options(
   for (std::size_t k = 0; k < strokes.size(); ++k) {
     if (!placed[k]) {
       throw Error(ErrorCategory::invalid_argument, "stroke " + std::to_string(k + 1) +
-                                                       " (--brush " + kind_name(strokes[k].kind) +
+                                                       " (--brush " + to_string(strokes[k].kind) +
                                                        ") has no --at X,Z");
     }
   }
@@ -173,7 +150,7 @@ std::vector<HeightBrush> strokes_from_json(const std::string& path) {
 }
 
 json stroke_json(const HeightBrush& b) {
-  json s = {{"brush", kind_name(b.kind)},
+  json s = {{"brush", to_string(b.kind)},
             {"at", {b.x_m, b.z_m}},
             {"radius", b.radius_m},
             {"strength", b.strength_m},

@@ -19,7 +19,7 @@ void draw_brush_section(PanelState& state, const FrameReport& report, PanelReque
   int kind = int(b.kind);
   for (int k = 0; k < 5; ++k) {
     if (k > 0) ImGui::SameLine();
-    ImGui::RadioButton(brush_kind_name(BrushKind(k)), &kind, k);
+    ImGui::RadioButton(to_string(BrushKind(k)), &kind, k);
   }
   b.kind = BrushKind(kind);
   float radius = float(b.radius_m);

@@ -12,8 +12,6 @@
 namespace terrane::view {
 namespace {
 
-constexpr const char* kKindNames[] = {"raise", "lower", "smooth", "flatten", "noise"};
-
 // Appended piece by piece ("literal" + std::string trips GCC 12's -Wrestrict).
 std::string cat(std::initializer_list<std::string_view> parts) {
   std::string out;
@@ -49,18 +47,6 @@ HeightBrush BrushSettings::at(double x_m, double z_m) const {
   b.target_m = target_m;
   b.noise.frequency = noise_frequency;
   return b;
-}
-
-const char* brush_kind_name(BrushKind kind) {
-  const auto k = std::size_t(kind);
-  return k < std::size(kKindNames) ? kKindNames[k] : "?";
-}
-
-std::optional<BrushKind> parse_brush_kind(std::string_view name) {
-  for (std::size_t k = 0; k < std::size(kKindNames); ++k) {
-    if (name == kKindNames[k]) return BrushKind(k);
-  }
-  return std::nullopt;
 }
 
 BrushStroke parse_brush_spec(std::string_view spec) {

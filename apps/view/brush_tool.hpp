@@ -34,10 +34,6 @@ struct BrushSettings {
   HeightBrush at(double x_m, double z_m) const;
 };
 
-// "raise", "lower", "smooth", "flatten", "noise".
-const char* brush_kind_name(BrushKind kind);
-std::optional<BrushKind> parse_brush_kind(std::string_view name);
-
 // One --brush: a brush and how many times it is applied (one undo step for all of them).
 struct BrushStroke {
   HeightBrush brush;

@@ -23,7 +23,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,6 +45,11 @@ enum class BrushKind : std::uint8_t {
   flatten,  // towards target_m, by min(1, strength_m) * weight
   noise,    // + strength_m * weight * noise(x, z) (noise in [-1, 1])
 };
+
+// "raise", "lower", "smooth", "flatten", "noise" (the CLI's and the viewer's names).
+const char* to_string(BrushKind kind);
+// The kind of one of those names; nullopt for any other.
+std::optional<BrushKind> parse_brush_kind(std::string_view name);
 
 // A brush stroke at one world position. weight(d) = 1 within falloff_start * radius of the
 // centre, then a smoothstep down to 0 at the radius.
