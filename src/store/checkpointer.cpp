@@ -35,8 +35,12 @@ void Checkpointer::run() {
       if (stop_) break;
       pending_ = false;
     }
+    // A connection learns that the file is in WAL mode from its header, on its first read:
+    // before that a checkpoint does nothing and says so only by setting its counts to -1.
     if (db == nullptr &&
-        sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+        (sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK ||
+         sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) !=
+             SQLITE_OK)) {
       sqlite3_close(db);
       db = nullptr;
       continue;  // the writer's own connection checkpoints when it closes

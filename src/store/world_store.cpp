@@ -83,9 +83,18 @@ struct WorldStore::Impl {
   std::unique_ptr<store_detail::Checkpointer> checkpointer;
 
   // After each commit, with the WAL's length in pages: past SQLite's usual threshold (1000
-  // pages) the checkpointer takes over.
-  static int wal_hook(void* self, sqlite3*, const char*, int pages) {
-    if (pages >= 1000) static_cast<Impl*>(self)->checkpointer->request();
+  // pages) the checkpointer takes over. The WAL starts again from its beginning only when a
+  // write finds it wholly copied into the file, which a background checkpoint never sees while
+  // commits follow each other closely (each adds frames before it finishes). So past twice the
+  // threshold the commit checkpoints itself, as SQLite's own does: by then the checkpointer has
+  // copied most of it.
+  static int wal_hook(void* self, sqlite3* db, const char*, int pages) {
+    if (pages >= 2000) {
+      // PASSIVE: busy (the checkpointer is at it) only means the next commit tries again.
+      sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    } else if (pages >= 1000) {
+      static_cast<Impl*>(self)->checkpointer->request();
+    }
     return SQLITE_OK;
   }
 

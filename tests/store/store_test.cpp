@@ -113,6 +113,34 @@ TEST_F(StoreTest, ACommittedWorldOpensWithTheSameEditsPresetAndLog) {
   EXPECT_EQ(w.check(), "ok");
 }
 
+// The WAL is checkpointed into the file once it passes 1000 pages (in the background, and past
+// 2000 by the commit itself), so it stays near that length however many commits a session makes
+// instead of growing without bound (and making every open replay it).
+TEST_F(StoreTest, TheWalIsCheckpointedAndStaysBounded) {
+  WorldStore::create(file(), preset_);
+  const std::uintmax_t frame = 16384 + 24;  // a page and its frame header
+  const fs::path wal = file().string() + "-wal";
+  HeightEdits edits(1.0, 128);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> where(-600.0, 600.0);
+  std::uintmax_t wal_max = 0;
+  {
+    WorldStore w = WorldStore::open(file());
+    // About 10 frames each: some 8,000 frames in all (8,240 without checkpoints).
+    for (int i = 0; i < 800; ++i) {
+      edits.apply(brush(BrushKind::raise, where(rng), where(rng), 30.0), base_);
+      w.commit(edits.current(), "stroke");
+      wal_max = std::max(wal_max, fs::file_size(wal));  // its high-water mark
+    }
+    EXPECT_LT(wal_max / frame, 3000u) << "the WAL was never checkpointed";
+    EXPECT_GT(fs::file_size(file()), 100u * 16384u) << "nothing reached the database file";
+    EXPECT_EQ(w.check(), "ok");
+  }
+  // Closed: the rest is checkpointed and the WAL removed.
+  EXPECT_FALSE(fs::exists(wal));
+  EXPECT_EQ(edits_hash(WorldStore::open(file()).height_edits()), edits_hash(edits.current()));
+}
+
 TEST_F(StoreTest, CommitsWriteOnlyTheChunksThatChanged) {
   WorldStore w = WorldStore::create(file(), preset_);
   HeightEdits edits(1.0, 128);
