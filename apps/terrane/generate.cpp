@@ -56,7 +56,8 @@ bool parse_pair(const std::string& text, long long& a, long long& b) {
   return std::sscanf(text.c_str(), "%lld,%lld%c", &a, &b, &tail) == 2;
 }
 
-int run_voxel(const GenerateOptions& opt) {
+// `world`: opt.preset names a world file, whose preset and height edits the blocks are made of.
+int run_voxel(const GenerateOptions& opt, bool world) {
   const auto refuse = [](const char* option) {
     throw Error(ErrorCategory::invalid_argument,
                 std::string(option) +
@@ -74,6 +75,18 @@ int run_voxel(const GenerateOptions& opt) {
   r.preset = opt.preset;
   r.overrides = opt.overrides;
   if (opt.has_seed) r.seed = opt.seed;
+  Preset preset;
+  if (world) {
+    WorldOpenOptions read;
+    read.read_only = true;
+    const WorldStore store = WorldStore::open(opt.preset, read);
+    preset = store.preset();
+    r.preset = preset;
+    r.edits = std::make_shared<const HeightEditSnapshot>(store.height_edits());
+    r.edits_source = "world " + opt.preset + ", commit " + std::to_string(store.info().commits);
+  } else {
+    preset = load_preset(opt.preset, opt.overrides);
+  }
   if (opt.has_size) r.size_x = r.size_z = opt.size;
   if (opt.has_width != opt.has_height) {
     throw Error(ErrorCategory::invalid_argument, "--width and --height go together");
@@ -82,7 +95,6 @@ int run_voxel(const GenerateOptions& opt) {
     r.size_x = opt.width;
     r.size_z = opt.height;
   }
-  const Preset preset = load_preset(opt.preset, opt.overrides);
   const double bs = preset.voxel.block_size_m;
   if (opt.has_origin) {
     r.x0 = std::int64_t(std::floor(opt.origin_x / bs));
@@ -154,12 +166,8 @@ int run_generate(const GenerateOptions& opt) {
     if (!opt.overrides.empty()) refuse("--set");
     if (opt.has_seed) refuse("--seed");
     if (opt.has_cell) refuse("--cell");
-    if (opt.mode == "voxel") {
-      throw Error(ErrorCategory::invalid_argument,
-                  "--mode voxel: block worlds do not read a world's edits yet (docs/EDIT.md)");
-    }
   }
-  if (opt.mode == "voxel") return run_voxel(opt);
+  if (opt.mode == "voxel") return run_voxel(opt, world);
   if (opt.mode != "heightmap") {
     throw Error(ErrorCategory::invalid_argument,
                 "--mode '" + opt.mode + "': expected heightmap or voxel");

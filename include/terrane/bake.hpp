@@ -283,6 +283,11 @@ struct VoxelBakeRequest {
   std::optional<std::int64_t> y0, y1;
   bool vox = true, glb = true;
   std::filesystem::path out_dir = "out";
+  // Height edits (a world's WorldStore::height_edits) under the blocks: BlockWorldGenerator
+  // samples them at the block columns (voxel.hpp). Their cell must be the preset's world cell.
+  std::shared_ptr<const HeightEditSnapshot> edits;
+  // Names the edits in the sidecar's "edits" object (the CLI: "world FILE, commit N").
+  std::string edits_source;
 };
 
 struct VoxelBakeReport {

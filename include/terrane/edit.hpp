@@ -98,6 +98,12 @@ class HeightEditSnapshot {
   // cell * 2^L and index_x0 / index_z0 counted in that spacing (a chunk's height_grid), origin
   // 0; else Error(invalid_argument). Adds nothing (and costs nothing) away from edited tiles.
   void add_to(const GridSpec& grid, std::span<float> heights) const;
+  // heights[k] += the deltas interpolated bilinearly at each point of `grid`, any spacing and
+  // origin (a block world's column centres). At a lattice vertex that is the vertex's delta (to
+  // the bit, as add_to adds it, where the position divides exactly by the cell: 1 m cells);
+  // where the four vertices around a point hold no edit the height keeps its bits. Throws
+  // Error(invalid_argument) when heights has not the grid's size.
+  void add_sampled(const GridSpec& grid, std::span<float> heights) const;
   // Bounds of every delta held: lo <= delta_at(i, j) <= hi everywhere (0, 0 when empty;
   // conservative after undo) [Units: m].
   float delta_lo() const { return lo_; }

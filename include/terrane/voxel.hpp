@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "terrane/edit.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/surface.hpp"
 
@@ -466,18 +467,26 @@ class BlockWorldGenerator {
 
   // The chunk's blocks with a one-block padding (the neighbours' blocks, computed by the same
   // function), column masks for the mesher, and the compact interior. Deterministic: the bytes
-  // depend only on (preset, key), never on the thread, SIMD target or order of calls.
-  // Throws Error(invalid_argument) for a key beyond the coordinate limit, Error(cancelled).
+  // depend only on (preset, key, edits), never on the thread, SIMD target or order of calls.
+  // `edits` (nullptr or empty: the procedural world, the same bytes) are height edits on the
+  // world's lattice: their deltas, interpolated bilinearly to the block columns' centres and to
+  // the density lattice's columns, are added to the 2D heights that the density, materials,
+  // trees and lakes read. Lakes are not local: an edit changes the lake levels over the lake
+  // windows that contain it (voxel.lake_tile + 2 * voxel.lake_margin blocks), and so the chunks
+  // there. Throws Error(invalid_argument) for a key beyond the coordinate limit or edits of
+  // another cell size, Error(cancelled).
   void generate(const BlockChunkKey& key, BlockChunkData& out, BlockScratch* scratch = nullptr,
-                const ExecContext& ctx = {}) const;
+                const ExecContext& ctx = {}, const HeightEditSnapshot* edits = nullptr) const;
   // The blocks of a world box (x fastest, then z, then y), generated chunk by chunk. Throws
   // Error(limit) over 2^28 blocks.
   void generate_region(std::int64_t x0, std::int64_t y0, std::int64_t z0, int size_x, int size_y,
-                       int size_z, BlockRegion& out, const ExecContext& ctx = {}) const;
+                       int size_z, BlockRegion& out, const ExecContext& ctx = {},
+                       const HeightEditSnapshot* edits = nullptr) const;
 
   struct Impl;
 
  private:
+  void check_edits(const HeightEditSnapshot* edits) const;
   std::unique_ptr<Impl> impl_;
 };
 

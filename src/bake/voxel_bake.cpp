@@ -2,7 +2,9 @@
 // and published together. Every limit is checked before the box is generated.
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -79,6 +81,7 @@ VoxelBakeReport bake_voxel(const VoxelBakeRequest& request, const ExecContext& c
                          .origin_z_m = (double(request.z0) + 0.5) * bs};
     std::vector<float> h(probe.sample_count());
     evaluate(g, probe, h, ctx);
+    if (request.edits) request.edits->add_sampled(probe, h);
     const auto [lo, hi] = std::minmax_element(h.begin(), h.end());
     y0 = std::int64_t(std::floor(double(*lo) / bs)) - 24;
     y1 = std::int64_t(std::ceil(double(*hi) / bs)) + 12;
@@ -128,7 +131,7 @@ VoxelBakeReport bake_voxel(const VoxelBakeRequest& request, const ExecContext& c
   }
   BlockRegion& region = report.region;
   gen.generate_region(request.x0, y0, request.z0, request.size_x, size_y, request.size_z, region,
-                      ctx);
+                      ctx, request.edits.get());
   report.solid_blocks = std::size_t(std::count_if(region.blocks.begin(), region.blocks.end(),
                                                   [](std::uint16_t b) { return b != 0; }));
   report.generation_s =
@@ -173,6 +176,12 @@ VoxelBakeReport bake_voxel(const VoxelBakeRequest& request, const ExecContext& c
                    {"colour", {t.colour[0], t.colour[1], t.colour[2]}}});
   }
   side["blocks"] = pal;
+  if (request.edits && !request.edits->empty()) {
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016" PRIx64, request.edits->content_hash());
+    side["edits"] = {
+        {"source", request.edits_source}, {"tiles", request.edits->tile_count()}, {"hash", hash}};
+  }
   nlohmann::json files = nlohmann::json::array();
   for (const BakedFile& f : report.files) files.push_back({{"name", f.name}, {"format", f.format}});
   side["files"] = files;

@@ -47,6 +47,61 @@ float HeightEditSnapshot::delta_at(std::int64_t i, std::int64_t j) const {
   return (*it->second)[std::size_t(lj) * std::size_t(tile_) + std::size_t(li)];
 }
 
+void HeightEditSnapshot::add_sampled(const GridSpec& grid, std::span<float> heights) const {
+  if (heights.size() != grid.sample_count()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "height edits: " + std::to_string(heights.size()) + " heights for a grid of " +
+                    std::to_string(grid.sample_count()) + " samples");
+  }
+  if (tiles_.empty()) return;
+  // Each point's lattice cell (i0, j0) and its place in it (fx, fz in [0, 1)).
+  const auto cell_of = [&](double m, std::int64_t& c, double& f) {
+    const double u = m / cell_m_;
+    const double fl = std::floor(u);
+    c = std::int64_t(fl);
+    f = u - fl;
+  };
+  std::vector<std::int64_t> col_i(std::size_t(grid.width));
+  std::vector<double> col_f(std::size_t(grid.width));
+  for (int gi = 0; gi < grid.width; ++gi) {
+    cell_of(grid.x_m(gi), col_i[std::size_t(gi)], col_f[std::size_t(gi)]);
+  }
+  const std::int64_t t = tile_;
+  // The tile of a vertex, remembering the last one found (neighbouring points share it).
+  struct Cursor {
+    TileKey key{std::numeric_limits<std::int64_t>::min(), 0};
+    const Tile* tile = nullptr;
+  };
+  const auto at = [&](Cursor& cur, std::int64_t i, std::int64_t j) -> float {
+    const TileKey key{floor_div(i, t), floor_div(j, t)};
+    if (key != cur.key) {
+      const auto it = tiles_.find(key);
+      cur.key = key;
+      cur.tile = it == tiles_.end() ? nullptr : it->second.get();
+    }
+    if (cur.tile == nullptr) return 0.0f;
+    return (*cur.tile)[std::size_t(j - key.second * t) * std::size_t(t) +
+                       std::size_t(i - key.first * t)];
+  };
+  for (int gj = 0; gj < grid.height; ++gj) {
+    std::int64_t j0 = 0;
+    double fz = 0.0;
+    cell_of(grid.z_m(gj), j0, fz);
+    Cursor c0, c1;  // rows j0 and j0 + 1
+    float* row = heights.data() + std::size_t(gj) * std::size_t(grid.width);
+    for (int gi = 0; gi < grid.width; ++gi) {
+      const std::int64_t i0 = col_i[std::size_t(gi)];
+      const float d00 = at(c0, i0, j0), d10 = at(c0, i0 + 1, j0);
+      const float d01 = at(c1, i0, j0 + 1), d11 = at(c1, i0 + 1, j0 + 1);
+      if (d00 == 0.0f && d10 == 0.0f && d01 == 0.0f && d11 == 0.0f) continue;
+      const double fx = col_f[std::size_t(gi)];
+      const double a = double(d00) + (double(d10) - double(d00)) * fx;
+      const double b = double(d01) + (double(d11) - double(d01)) * fx;
+      row[gi] = float(double(row[gi]) + (a + (b - a) * fz));
+    }
+  }
+}
+
 void HeightEditSnapshot::add_to(const GridSpec& grid, std::span<float> heights) const {
   if (heights.size() != grid.sample_count()) {
     throw Error(ErrorCategory::invalid_argument,

@@ -90,6 +90,9 @@ double unit_from_hash(std::uint64_t h) {
 
 struct BlockScratch::Column {
   std::int64_t cx = 0, cz = 0;
+  // The height-edit tiles everything below was computed with (empty: none): a cached column is
+  // used again only for the same tiles.
+  voxel_detail::EditDeps deps;
   std::int64_t bx0 = 0, bz0 = 0;  // block columns [bx0, bx0 + w)^2
   int w = 0;
   std::vector<std::uint16_t> top, soil;
@@ -211,17 +214,45 @@ struct BlockWorldGenerator::Impl {
                     .index_z0 = lz0};
   }
 
+  // The 2D heights at a grid's points: the terrain graph plus the edits sampled there.
+  void heights(const GridSpec& g, std::span<float> out, const ExecContext& ctx,
+               const HeightEditSnapshot* edits) const {
+    evaluate(terrain, g, out, ctx);
+    if (edits != nullptr) edits->add_sampled(g, out);
+  }
+  // The edit tiles a chunk column's data depends on: those under its block columns and
+  // lattice columns (one lattice cell beyond, for the trees), and with lakes those under every
+  // lake window containing one of its block columns.
+  voxel_detail::EditDeps column_deps(std::int64_t cx, std::int64_t cz,
+                                     const HeightEditSnapshot* edits) const;
+
   std::shared_ptr<const BlockScratch::Column> column(std::int64_t cx, std::int64_t cz,
-                                                     const ExecContext& ctx) const;
-  void resolve_lakes(BlockScratch::Column& col, const ExecContext& ctx) const;
+                                                     const ExecContext& ctx,
+                                                     const HeightEditSnapshot* edits) const;
+  void resolve_lakes(BlockScratch::Column& col, const ExecContext& ctx,
+                     const HeightEditSnapshot* edits) const;
   void resolve_trees(BlockScratch::Column& col, const std::vector<float>& height2d,
-                     const std::vector<std::uint8_t>& biome, const ExecContext& ctx) const;
+                     const std::vector<std::uint8_t>& biome, const ExecContext& ctx,
+                     const HeightEditSnapshot* edits) const;
 };
 
+voxel_detail::EditDeps BlockWorldGenerator::Impl::column_deps(
+    std::int64_t cx, std::int64_t cz, const HeightEditSnapshot* edits) const {
+  if (edits == nullptr || edits->empty()) return {};
+  const std::int64_t bx0 = cx * S - 2 - margin, bz0 = cz * S - 2 - margin;
+  const int w = S + 4 + 2 * margin;
+  if (lakes) return lakes->deps(bx0, bz0, w, edits);
+  const double pad = 2.0 * double(s) * bs;  // the lattice columns and the trees' beyond them
+  return voxel_detail::edit_deps(edits, double(bx0) * bs - pad, double(bz0) * bs - pad,
+                                 double(bx0 + w) * bs + pad, double(bz0 + w) * bs + pad);
+}
+
 std::shared_ptr<const BlockScratch::Column> BlockWorldGenerator::Impl::column(
-    std::int64_t cx, std::int64_t cz, const ExecContext& ctx) const {
+    std::int64_t cx, std::int64_t cz, const ExecContext& ctx,
+    const HeightEditSnapshot* edits) const {
   auto col = std::make_shared<BlockScratch::Column>();
   col->cx = cx, col->cz = cz;
+  col->deps = column_deps(cx, cz, edits);
   col->w = S + 4 + 2 * margin;
   col->bx0 = cx * S - 2 - margin;
   col->bz0 = cz * S - 2 - margin;
@@ -233,7 +264,7 @@ std::shared_ptr<const BlockScratch::Column> BlockWorldGenerator::Impl::column(
                       .index_x0 = col->bx0,
                       .index_z0 = col->bz0};
   Field2D heights(cols);
-  evaluate(terrain, cols, heights.data, ctx);
+  this->heights(cols, heights.data, ctx, edits);
   Climate climate;
   compute_climate(surface.climate, seed, heights, {}, climate, ctx, climate_sources.get());
   BiomeWeights biomes;
@@ -252,9 +283,9 @@ std::shared_ptr<const BlockScratch::Column> BlockWorldGenerator::Impl::column(
   col->lw = int(floor_div(cx * S + S + 1, s) + 1 - col->lx0 + 1);
   const GridSpec lcols = lattice_columns(col->lx0, col->lz0, col->lw, col->lw);
   col->lattice_height_m.resize(lcols.sample_count());
-  evaluate(terrain, lcols, col->lattice_height_m, ctx);
-  resolve_lakes(*col, ctx);
-  if (!species.empty()) resolve_trees(*col, heights.data, biomes.dominant, ctx);
+  this->heights(lcols, col->lattice_height_m, ctx, edits);
+  resolve_lakes(*col, ctx, edits);
+  if (!species.empty()) resolve_trees(*col, heights.data, biomes.dominant, ctx, edits);
   return col;
 }
 
@@ -264,8 +295,8 @@ std::shared_ptr<const BlockScratch::Column> BlockWorldGenerator::Impl::column(
 // from one block below the lowest neighbouring lake column's surface up to the highest
 // neighbouring level (never above its own surface). The outermost ring of the area has no
 // neighbours here; the chunk never reads it (margin >= 1 when lakes are on).
-void BlockWorldGenerator::Impl::resolve_lakes(BlockScratch::Column& col,
-                                              const ExecContext& ctx) const {
+void BlockWorldGenerator::Impl::resolve_lakes(BlockScratch::Column& col, const ExecContext& ctx,
+                                              const HeightEditSnapshot* edits) const {
   const std::size_t n = std::size_t(col.w) * std::size_t(col.w);
   const float none = -std::numeric_limits<float>::infinity();
   col.solid_lo_m.assign(n, 0.0f);
@@ -274,7 +305,7 @@ void BlockWorldGenerator::Impl::resolve_lakes(BlockScratch::Column& col,
     col.lake_m.assign(n, none);
     return;
   }
-  lakes->levels(col.bx0, col.bz0, col.w, col.lake_m, ctx);
+  lakes->levels(col.bx0, col.bz0, col.w, col.lake_m, ctx, edits);
   const float block = float(bs);
   const int w = col.w;
   auto wet = [&](std::size_t c) { return col.lake_m[c] > col.height_m[c]; };
@@ -302,7 +333,8 @@ void BlockWorldGenerator::Impl::resolve_lakes(BlockScratch::Column& col,
 void BlockWorldGenerator::Impl::resolve_trees(BlockScratch::Column& col,
                                               const std::vector<float>& height2d,
                                               const std::vector<std::uint8_t>& biome,
-                                              const ExecContext& ctx) const {
+                                              const ExecContext& ctx,
+                                              const HeightEditSnapshot* edits) const {
   const std::int64_t x_lo = col.bx0 + 1, x_hi = col.bx0 + col.w - 1;  // trunk columns that reach
   const std::int64_t z_lo = col.bz0 + 1, z_hi = col.bz0 + col.w - 1;  // the padded chunk
   std::vector<float> lattice, lheights(4);
@@ -333,7 +365,7 @@ void BlockWorldGenerator::Impl::resolve_trees(BlockScratch::Column& col,
         const std::int64_t ly0 = floor_div(r0, s);
         const int ny = int(floor_div(r1, s) + 1 - ly0 + 1);
         const GridSpec lc = lattice_columns(ax.cell, az.cell, 2, 2);
-        evaluate(terrain, lc, lheights, ctx);
+        heights(lc, lheights, ctx, edits);
         lattice.resize(std::size_t(4) * std::size_t(ny));
         lattice_values(lattice_grid(ax.cell, ly0, az.cell, 2, ny, 2), lheights, lattice, ctx);
         const Lattice L{ax.cell, ly0, az.cell, 2, ny, 2, lattice.data()};
@@ -428,6 +460,16 @@ const std::vector<std::string>& BlockWorldGenerator::warnings() const {
 
 BlockWorldGenerator::~BlockWorldGenerator() = default;
 
+void BlockWorldGenerator::check_edits(const HeightEditSnapshot* edits) const {
+  if (edits == nullptr || edits->empty()) return;
+  if (edits->cell_size_m() != impl_->world.cell_size_m) {
+    throw Error(ErrorCategory::invalid_argument,
+                "block world: height edits on " + std::to_string(edits->cell_size_m()) +
+                    " m cells for a world of " + std::to_string(impl_->world.cell_size_m) +
+                    " m cells");
+  }
+}
+
 const VoxelParams& BlockWorldGenerator::params() const {
   return impl_->v;
 }
@@ -442,7 +484,8 @@ std::uint16_t BlockWorldGenerator::block_id(std::string_view name) const {
 }
 
 void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out,
-                                   BlockScratch* scratch, const ExecContext& ctx_in) const {
+                                   BlockScratch* scratch, const ExecContext& ctx_in,
+                                   const HeightEditSnapshot* edits) const {
   const Impl& m = *impl_;
   const int S = m.S, s = m.s, D = m.v.soil_depth;
   const double extent = double(S) * m.bs;
@@ -453,6 +496,7 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
                       std::to_string(key.cz) + ") lies beyond the block world's limit of 1e9 m");
     }
   }
+  check_edits(edits);
   throw_if_cancelled(ctx_in);
   ExecContext ctx = ctx_in;
   ctx.threads = 1;
@@ -461,8 +505,9 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
 
   // The column's shared data (cached).
   std::shared_ptr<const BlockScratch::Column> colp;
+  const voxel_detail::EditDeps deps = m.column_deps(key.cx, key.cz, edits);
   for (std::size_t k = 0; k < sc.columns.size(); ++k) {
-    if (sc.columns[k]->cx == key.cx && sc.columns[k]->cz == key.cz) {
+    if (sc.columns[k]->cx == key.cx && sc.columns[k]->cz == key.cz && sc.columns[k]->deps == deps) {
       colp = sc.columns[k];
       std::rotate(sc.columns.begin(), sc.columns.begin() + std::ptrdiff_t(k),
                   sc.columns.begin() + std::ptrdiff_t(k) + 1);
@@ -470,7 +515,7 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
     }
   }
   if (!colp) {
-    colp = m.column(key.cx, key.cz, ctx);
+    colp = m.column(key.cx, key.cz, ctx, edits);
     sc.columns.insert(sc.columns.begin(), colp);
     if (sc.columns.size() > kColumnCache) sc.columns.pop_back();
   }
@@ -659,7 +704,8 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
 
 void BlockWorldGenerator::generate_region(std::int64_t x0, std::int64_t y0, std::int64_t z0,
                                           int size_x, int size_y, int size_z, BlockRegion& out,
-                                          const ExecContext& ctx) const {
+                                          const ExecContext& ctx,
+                                          const HeightEditSnapshot* edits) const {
   if (size_x < 1 || size_y < 1 || size_z < 1) {
     throw Error(ErrorCategory::invalid_argument,
                 "block region: size " + std::to_string(size_x) + " x " + std::to_string(size_y) +
@@ -672,6 +718,7 @@ void BlockWorldGenerator::generate_region(std::int64_t x0, std::int64_t y0, std:
                                           " blocks is more than the limit of 2^28 (" +
                                           std::to_string(std::size_t{1} << 28) + ")");
   }
+  check_edits(edits);
   out.x0 = x0, out.y0 = y0, out.z0 = z0;
   out.size_x = size_x, out.size_y = size_y, out.size_z = size_z;
   out.blocks.assign(out.block_count(), 0);
@@ -695,7 +742,7 @@ void BlockWorldGenerator::generate_region(std::int64_t x0, std::int64_t y0, std:
     for (std::int64_t c = b; c < e; ++c) {
       for (std::int64_t q = 0; q < per_column; ++q) {
         const BlockChunkKey& key = keys[std::size_t(c * per_column + q)];
-        generate(key, data, &scratch, ctx);
+        generate(key, data, &scratch, ctx, edits);
         data.chunk.decode(ids);
         for (int y = 0; y < S; ++y) {
           const std::int64_t wy = key.cy * S + y - y0;

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <iterator>
 #include <limits>
 
 #include "terrane/erosion.hpp"
@@ -39,6 +40,32 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
 
 }  // namespace
 
+EditDeps edit_deps(const HeightEditSnapshot* edits, double x0_m, double z0_m, double x1_m,
+                   double z1_m) {
+  EditDeps deps;
+  if (edits == nullptr || edits->empty()) return deps;
+  const double cell = edits->cell_size_m();
+  const std::int64_t t = edits->tile_cells();
+  // Vertices floor(x / cell) .. floor(x / cell) + 1 of every x in the box, one more each way
+  // for the rounding of x / cell.
+  const auto lo = [&](double m) { return floor_div(std::int64_t(std::floor(m / cell)) - 1, t); };
+  const auto hi = [&](double m) { return floor_div(std::int64_t(std::floor(m / cell)) + 2, t); };
+  const std::int64_t ti0 = lo(x0_m), ti1 = hi(x1_m), tj0 = lo(z0_m), tj1 = hi(z1_m);
+  const HeightEditSnapshot::TileMap& tiles = edits->tiles();
+  // Column by column of tiles, jumping to the next ti that holds any (the map is in (ti, tj)
+  // order).
+  for (auto it = tiles.lower_bound({ti0, tj0}); it != tiles.end() && it->first.first <= ti1;) {
+    const std::int64_t ti = it->first.first;
+    for (it = tiles.lower_bound({ti, tj0});
+         it != tiles.end() && it->first.first == ti && it->first.second <= tj1; ++it) {
+      deps.emplace_back(it->first, it->second);
+    }
+    if (ti == std::numeric_limits<std::int64_t>::max()) break;
+    it = tiles.lower_bound({ti + 1, tj0});
+  }
+  return deps;
+}
+
 std::size_t LakeWindow::bytes() const {
   std::size_t b = sizeof(*this) + lakes.capacity() * sizeof(Lake);
   for (const Lake& l : lakes) b += l.cells.capacity() * sizeof(std::int32_t);
@@ -49,7 +76,8 @@ LakeSource::LakeSource(const CompiledGraph& terrain, const LakeSettings& setting
     : terrain_(terrain), settings_(settings) {}
 
 std::shared_ptr<const LakeWindow> LakeSource::compute(std::int64_t tx, std::int64_t tz,
-                                                      const ExecContext& ctx) const {
+                                                      const ExecContext& ctx,
+                                                      const HeightEditSnapshot* edits) const {
   const LakeSettings& s = settings_;
   auto win = std::make_shared<LakeWindow>();
   win->size = s.tile + 2 * s.margin;
@@ -65,6 +93,7 @@ std::shared_ptr<const LakeWindow> LakeSource::compute(std::int64_t tx, std::int6
                       .index_z0 = win->z0};
   Field2D heights(grid);
   evaluate(terrain_, grid, heights.data, ctx);
+  if (edits != nullptr) edits->add_sampled(grid, heights.data);
   // The flooded surface (the lakes of compute_hydrology without its drainage area and rivers):
   // a lake is an 8-connected set of flooded land cells, all at one level.
   RoutingParams routing;
@@ -119,21 +148,30 @@ std::shared_ptr<const LakeWindow> LakeSource::compute(std::int64_t tx, std::int6
 // result instead of computing it again. It is computed without the caller's cancel flag, since
 // other chunks' jobs may be waiting for it (a window takes about 0.1 s).
 std::shared_ptr<const LakeWindow> LakeSource::window(std::int64_t tx, std::int64_t tz,
-                                                     const ExecContext& ctx) const {
+                                                     const ExecContext& ctx,
+                                                     const HeightEditSnapshot* edits) const {
+  const LakeSettings& s = settings_;
   const auto key = std::make_pair(tx, tz);
+  // The window's cells are block centres (x0 + i + 0.5) * block.
+  const double x0_m = (double(tx * s.tile - s.margin) + 0.5) * s.block_m;
+  const double z0_m = (double(tz * s.tile - s.margin) + 0.5) * s.block_m;
+  const double side_m = double(s.tile + 2 * s.margin - 1) * s.block_m;
+  EditDeps deps = edit_deps(edits, x0_m, z0_m, x0_m + side_m, z0_m + side_m);
   std::promise<std::shared_ptr<const LakeWindow>> promise;
   std::shared_future<std::shared_ptr<const LakeWindow>> future;
   bool mine = false;
   {
     const std::lock_guard lock(mutex_);
     const auto it = cache_.find(key);
-    if (it != cache_.end()) {
+    if (it != cache_.end() && it->second.deps == deps) {
       it->second.used = ++clock_;
       future = it->second.window;
     } else {
+      // Not cached, or computed on other edits there (waiters keep their own future).
       mine = true;
       future = promise.get_future().share();
-      cache_.emplace(key, Entry{++clock_, future});
+      if (it != cache_.end()) cache_.erase(it);
+      cache_.emplace(key, Entry{++clock_, std::move(deps), future});
       if (cache_.size() > kWindowCache) {  // evict the least recently used other window
         auto oldest = cache_.end();
         for (auto c = cache_.begin(); c != cache_.end(); ++c) {
@@ -150,7 +188,7 @@ std::shared_ptr<const LakeWindow> LakeSource::window(std::int64_t tx, std::int64
     own.cancel = nullptr;
     own.progress = {};
     try {
-      promise.set_value(compute(tx, tz, own));
+      promise.set_value(compute(tx, tz, own, edits));
     } catch (...) {
       promise.set_exception(std::current_exception());
     }
@@ -158,8 +196,17 @@ std::shared_ptr<const LakeWindow> LakeSource::window(std::int64_t tx, std::int64
   return future.get();
 }
 
+EditDeps LakeSource::deps(std::int64_t x0, std::int64_t z0, int w,
+                          const HeightEditSnapshot* edits) const {
+  const LakeSettings& s = settings_;
+  // Every window containing a column of the area lies within tile + margin of it.
+  const double reach = double(s.tile + s.margin);
+  return edit_deps(edits, (double(x0) - reach) * s.block_m, (double(z0) - reach) * s.block_m,
+                   (double(x0 + w) + reach) * s.block_m, (double(z0 + w) + reach) * s.block_m);
+}
+
 void LakeSource::levels(std::int64_t x0, std::int64_t z0, int w, std::vector<float>& out,
-                        const ExecContext& ctx) const {
+                        const ExecContext& ctx, const HeightEditSnapshot* edits) const {
   const LakeSettings& s = settings_;
   out.assign(std::size_t(w) * std::size_t(w), -std::numeric_limits<float>::infinity());
   // Tiles whose window [t * tile - margin, t * tile + tile + margin) meets [x0, x0 + w).
@@ -169,7 +216,7 @@ void LakeSource::levels(std::int64_t x0, std::int64_t z0, int w, std::vector<flo
   const std::int64_t t_hi_z = floor_div(z0 + w - 1 + s.margin, s.tile);
   for (std::int64_t tz = t_lo_z; tz <= t_hi_z; ++tz) {
     for (std::int64_t tx = t_lo_x; tx <= t_hi_x; ++tx) {
-      const std::shared_ptr<const LakeWindow> win = window(tx, tz, ctx);
+      const std::shared_ptr<const LakeWindow> win = window(tx, tz, ctx, edits);
       const std::int64_t di = x0 - win->x0, dj = z0 - win->z0;  // area origin in the window
       for (const LakeWindow::Lake& l : win->lakes) {
         if (l.i1 <= di || l.i0 >= di + w || l.j1 <= dj || l.j0 >= dj + w) continue;

@@ -26,9 +26,21 @@
 #include <utility>
 #include <vector>
 
+#include "terrane/edit.hpp"
 #include "terrane/graph.hpp"
 
 namespace terrane::voxel_detail {
+
+// The height-edit tiles a result was made with (block worlds on edited ground): equal lists mean
+// equal deltas over the area, since a changed tile is a new object (copy-on-write). Holding the
+// tiles keeps their addresses from being reused while the result is cached.
+using EditDeps = std::vector<
+    std::pair<HeightEditSnapshot::TileKey, std::shared_ptr<const HeightEditSnapshot::Tile>>>;
+
+// The tiles of `edits` (nullptr: none) holding a lattice vertex that bilinear sampling reads for
+// a point in the box [x0_m, x1_m] x [z0_m, z1_m].
+EditDeps edit_deps(const HeightEditSnapshot* edits, double x0_m, double z0_m, double x1_m,
+                   double z1_m);
 
 struct LakeSettings {
   int tile = 512;    // blocks per lake tile side
@@ -57,25 +69,32 @@ class LakeSource {
   LakeSource(const CompiledGraph& terrain, const LakeSettings& settings);
 
   // out[j * w + i] = the lake level of block column (x0 + i, z0 + j), or -infinity where no
-  // lake covers it. Thread-safe.
+  // lake covers it, on the terrain plus `edits` (nullptr: none). Thread-safe.
   void levels(std::int64_t x0, std::int64_t z0, int w, std::vector<float>& out,
-              const ExecContext& ctx) const;
+              const ExecContext& ctx, const HeightEditSnapshot* edits = nullptr) const;
 
-  // The lakes of tile (tx, tz)'s window (cached; a pure function of the tile).
-  std::shared_ptr<const LakeWindow> window(std::int64_t tx, std::int64_t tz,
-                                           const ExecContext& ctx) const;
+  // The lakes of tile (tx, tz)'s window (cached; a pure function of the tile and of the edits'
+  // tiles over the window).
+  std::shared_ptr<const LakeWindow> window(std::int64_t tx, std::int64_t tz, const ExecContext& ctx,
+                                           const HeightEditSnapshot* edits = nullptr) const;
+
+  // The edit tiles that the lake levels of block columns [x0, x0 + w)^2 depend on: those under
+  // every window containing one of them.
+  EditDeps deps(std::int64_t x0, std::int64_t z0, int w, const HeightEditSnapshot* edits) const;
 
   const LakeSettings& settings() const { return settings_; }
 
  private:
   std::shared_ptr<const LakeWindow> compute(std::int64_t tx, std::int64_t tz,
-                                            const ExecContext& ctx) const;
+                                            const ExecContext& ctx,
+                                            const HeightEditSnapshot* edits) const;
 
   const CompiledGraph& terrain_;
   LakeSettings settings_;
   mutable std::mutex mutex_;
   struct Entry {
     std::uint64_t used = 0;  // clock_ at the last use
+    EditDeps deps;           // the edit tiles it was computed with
     std::shared_future<std::shared_ptr<const LakeWindow>> window;
   };
   mutable std::map<std::pair<std::int64_t, std::int64_t>, Entry> cache_;

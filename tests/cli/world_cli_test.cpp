@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -147,7 +148,7 @@ TEST_F(WorldCliTest, BadInputIsRefusedAndCommitsNothing) {
       {"world new " + world_, "the file exists"},
       {"generate " + world_ + " --set world.size=64", "--set cannot change the preset of world"},
       {"generate " + world_ + " --seed 3", "--seed cannot change the preset"},
-      {"generate " + world_ + " --mode voxel", "block worlds do not read a world's edits yet"},
+      {"generate " + world_ + " --mode voxel --cell 2", "--cell cannot change the preset"},
   };
   for (const auto& c : cases) {
     const auto r = run(c.args);
@@ -170,6 +171,37 @@ TEST_F(WorldCliTest, BadInputIsRefusedAndCommitsNothing) {
   r = run("world info " + (dir_ / "bad.json").string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("not a world file"), std::string::npos) << r.out;
+}
+
+// A block bake of a world stands on its edited ground: a pit dug into the terrain lowers the
+// box's automatic vertical range, changes the blocks, and the sidecar names the edits.
+TEST_F(WorldCliTest, AVoxelBakeOfAWorldStandsOnItsEdits) {
+  ASSERT_EQ(run("world new " + world_ + " --set world.cell_size_m=1").code, 0);
+  auto r = run("world edit " + world_ + " --brush lower --at 0,0 --radius 24 --strength 40");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const fs::path edited = dir_ / "edited", procedural = dir_ / "procedural";
+  r = run("generate " + world_ + " --mode voxel --size 64 -o " + edited.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  r = run("generate default --set world.cell_size_m=1 --mode voxel --size 64 -o " +
+          procedural.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto side = [](const fs::path& dir) {
+    return nlohmann::json::parse(std::ifstream(dir / "default_blocks.json"));
+  };
+  const nlohmann::json e = side(edited), p = side(procedural);
+  ASSERT_TRUE(e.contains("edits")) << e.dump();
+  EXPECT_EQ(e["edits"]["source"], "world " + world_ + ", commit 1");
+  EXPECT_EQ(e["edits"]["tiles"], 4);
+  EXPECT_EQ(e["edits"]["hash"].get<std::string>().size(), 16u);
+  EXPECT_FALSE(p.contains("edits"));
+  // The pit is 40 m deep at its centre: the rows start lower (by less where the box has lower
+  // ground elsewhere).
+  EXPECT_LT(e["origin_blocks"][1].get<int>(), p["origin_blocks"][1].get<int>() - 10);
+  std::ifstream a(edited / "default_blocks.vox", std::ios::binary),
+      b(procedural / "default_blocks.vox", std::ios::binary);
+  const std::string va((std::istreambuf_iterator<char>(a)), {}),
+      vb((std::istreambuf_iterator<char>(b)), {});
+  EXPECT_NE(va, vb);
 }
 
 }  // namespace

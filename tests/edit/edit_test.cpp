@@ -209,6 +209,67 @@ TEST(HeightEdits, CoarserGridsReadTheSharedVertices) {
                      {"origin 0, 0"});
 }
 
+// add_sampled (block worlds): the deltas interpolated bilinearly at any point, the vertex's own
+// delta at a vertex, and the height's own bits where no edit reaches.
+TEST(HeightEdits, SampledDeltasAreBilinearAndExactAtTheVertices) {
+  HeightEdits e(1.0, 64);
+  HeightBrush b;
+  b.kind = BrushKind::noise;
+  b.x_m = 10.0, b.z_m = 5.0, b.radius_m = 40.0, b.strength_m = 6.0;
+  b.noise.frequency = 0.05;
+  e.apply(b, base());
+  const HeightEditSnapshot& s = e.current();
+  // On the lattice: what add_to adds.
+  const GridSpec lattice{.width = 100, .height = 100, .index_x0 = -40, .index_z0 = -45};
+  std::vector<float> a(lattice.sample_count(), 3.25f), c = a;
+  s.add_to(lattice, a);
+  s.add_sampled(lattice, c);
+  EXPECT_EQ(a, c);
+  // Block centres (half a cell off) and a grid of another spacing: the bilinear mean.
+  for (const GridSpec& g : {GridSpec{.width = 90,
+                           .height = 90,
+                           .spacing_m = 1.0,
+                           .origin_x_m = 0.5,
+                           .origin_z_m = 0.5,
+                           .index_x0 = -40,
+                           .index_z0 = -45},
+                            GridSpec{.width = 40,
+                            .height = 30,
+                            .spacing_m = 2.3,
+                            .origin_x_m = -0.7,
+                            .origin_z_m = 0.2,
+                            .index_x0 = -17,
+                            .index_z0 = -19}}) {
+    std::vector<float> h(g.sample_count(), 3.25f);
+    s.add_sampled(g, h);
+    for (int j = 0; j < g.height; ++j) {
+      for (int i = 0; i < g.width; ++i) {
+        const double x = g.x_m(i), z = g.z_m(j);
+        const std::int64_t i0 = std::int64_t(std::floor(x)), j0 = std::int64_t(std::floor(z));
+        const double fx = x - double(i0), fz = z - double(j0);
+        const double want =
+            (1 - fx) * (1 - fz) * s.delta_at(i0, j0) + fx * (1 - fz) * s.delta_at(i0 + 1, j0) +
+            (1 - fx) * fz * s.delta_at(i0, j0 + 1) + fx * fz * s.delta_at(i0 + 1, j0 + 1);
+        ASSERT_NEAR(h[std::size_t(j) * std::size_t(g.width) + std::size_t(i)], 3.25 + want, 1e-5)
+            << i << ", " << j;
+      }
+    }
+  }
+  // Far from the edits the bits stay, a negative zero included.
+  const GridSpec far{.width = 8,
+                     .height = 8,
+                     .spacing_m = 1.0,
+                     .origin_x_m = 0.5,
+                     .index_x0 = 5000,
+                     .index_z0 = 5000};
+  std::vector<float> z(far.sample_count(), -0.0f);
+  s.add_sampled(far, z);
+  for (const float v : z) EXPECT_TRUE(std::signbit(v));
+  std::vector<float> wrong(3);
+  test::expect_error([&] { s.add_sampled(far, wrong); }, ErrorCategory::invalid_argument,
+                     {"3 heights for a grid of 64 samples"});
+}
+
 TEST(HeightEdits, BadInputIsRefusedAndChangesNothing) {
   HeightEdits e(0.1, 64);
   HeightBrush b;
