@@ -199,8 +199,9 @@ std::shared_ptr<const LakeWindow> LakeSource::window(std::int64_t tx, std::int64
 EditDeps LakeSource::deps(std::int64_t x0, std::int64_t z0, int w,
                           const HeightEditSnapshot* edits) const {
   const LakeSettings& s = settings_;
-  // Every window containing a column of the area lies within tile + margin of it.
-  const double reach = double(s.tile + s.margin);
+  // A window [t * tile - margin, t * tile + tile + margin) containing column x starts after
+  // x - tile - 2 * margin and ends before x + tile + 2 * margin.
+  const double reach = double(s.tile + 2 * s.margin);
   return edit_deps(edits, (double(x0) - reach) * s.block_m, (double(z0) - reach) * s.block_m,
                    (double(x0 + w) + reach) * s.block_m, (double(z0 + w) + reach) * s.block_m);
 }
