@@ -10,6 +10,15 @@
 namespace terrane {
 namespace {
 
+// Error(invalid_argument) unless `heights` has one value per sample of `grid`.
+void check_heights(const GridSpec& grid, std::span<const float> heights) {
+  if (heights.size() != grid.sample_count()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "height edits: " + std::to_string(heights.size()) + " heights for a grid of " +
+                    std::to_string(grid.sample_count()) + " samples");
+  }
+}
+
 // Vertices one stroke may cover: a 1e4 m brush at 1 m cells is 4e8; refuse beyond 2^26 (a
 // 4096 m brush at 1 m) before any allocation.
 constexpr std::int64_t kMaxStrokeVertices = std::int64_t{1} << 26;
@@ -48,11 +57,7 @@ float HeightEditSnapshot::delta_at(std::int64_t i, std::int64_t j) const {
 }
 
 void HeightEditSnapshot::add_sampled(const GridSpec& grid, std::span<float> heights) const {
-  if (heights.size() != grid.sample_count()) {
-    throw Error(ErrorCategory::invalid_argument,
-                "height edits: " + std::to_string(heights.size()) + " heights for a grid of " +
-                    std::to_string(grid.sample_count()) + " samples");
-  }
+  check_heights(grid, heights);
   if (tiles_.empty()) return;
   // Each point's lattice cell (i0, j0) and its place in it (fx, fz in [0, 1)).
   const auto cell_of = [&](double m, std::int64_t& c, double& f) {
@@ -103,11 +108,7 @@ void HeightEditSnapshot::add_sampled(const GridSpec& grid, std::span<float> heig
 }
 
 void HeightEditSnapshot::add_to(const GridSpec& grid, std::span<float> heights) const {
-  if (heights.size() != grid.sample_count()) {
-    throw Error(ErrorCategory::invalid_argument,
-                "height edits: " + std::to_string(heights.size()) + " heights for a grid of " +
-                    std::to_string(grid.sample_count()) + " samples");
-  }
+  check_heights(grid, heights);
   if (tiles_.empty()) return;
   // The grid's spacing must be the cell times a power of two, its origin the world's.
   int level = 0;
