@@ -115,7 +115,8 @@ TEST_F(StoreTest, ACommittedWorldOpensWithTheSameEditsPresetAndLog) {
 
 // The WAL is checkpointed into the file once it passes 1000 pages (in the background, and past
 // 2000 by the commit itself), so it stays near that length however many commits a session makes
-// instead of growing without bound (and making every open replay it).
+// instead of growing without bound (copied whole at the close, or replayed at the next open after
+// a crash).
 TEST_F(StoreTest, TheWalIsCheckpointedAndStaysBounded) {
   WorldStore::create(file(), preset_);
   const std::uintmax_t frame = 16384 + 24;  // a page and its frame header
