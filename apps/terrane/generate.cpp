@@ -83,6 +83,7 @@ int run_voxel(const GenerateOptions& opt, bool world) {
     preset = store.preset();
     r.preset = preset;
     r.edits = std::make_shared<const HeightEditSnapshot>(store.height_edits());
+    r.block_edits = std::make_shared<const BlockEditSnapshot>(store.block_edits());
     r.edits_source = "world " + opt.preset + ", commit " + std::to_string(store.info().commits);
   } else {
     preset = load_preset(opt.preset, opt.overrides);

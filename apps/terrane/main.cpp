@@ -267,23 +267,28 @@ int run_cli(int argc, char** argv) {
   auto* we = w->add_subcommand(
       "edit",
       "apply brush strokes and commit them together: --brush KIND --at X,Z [--radius M] "
-      "[--strength S] [--falloff F] [--target M] [--noise-frequency F] [--noise-seed N], "
-      "repeatable (each --brush starts a stroke), or --edits FILE.json");
+      "[--strength S] [--falloff F] [--target M] [--noise-frequency F] [--noise-seed N] (height "
+      "brushes), --brush dig|fill|restore --at X,Y,Z [--radius M] [--block NAME] (block "
+      "brushes), repeatable (each --brush starts a stroke), or --edits FILE.json");
   we->add_option("file", wo.file, "the world file")->required();
-  std::vector<std::string> brush_values[8];
-  const char* brush_names[8] = {"brush",   "at",     "radius",          "strength",
-                                "falloff", "target", "noise-frequency", "noise-seed"};
-  const char* brush_help[8] = {
-      "start a stroke: raise | lower | smooth | flatten | noise",
-      "the stroke's centre X,Z in metres",
-      "its radius in metres (default 10)",
+  constexpr int kBrushOptions = 9;
+  std::vector<std::string> brush_values[kBrushOptions];
+  const char* brush_names[kBrushOptions] = {"brush",           "at",         "radius",
+                                            "strength",        "falloff",    "target",
+                                            "noise-frequency", "noise-seed", "block"};
+  const char* brush_help[kBrushOptions] = {
+      "start a stroke: raise | lower | smooth | flatten | noise (the height layer), dig | fill | "
+      "restore (a sphere of blocks)",
+      "the stroke's centre: X,Z in metres (height brushes), X,Y,Z (block brushes)",
+      "its radius in metres (default 10; block brushes 3)",
       "metres for raise/lower/noise, a fraction 0..1 for smooth/flatten (default 1)",
       "where the falloff starts, a fraction of the radius (default 0.5)",
       "flatten's height in metres (default 0)",
       "the noise brush's frequency in 1/m (default 0.01)",
-      "the noise brush's seed (default 1337)"};
+      "the noise brush's seed (default 1337)",
+      "fill's block, a name of the world's palette (stone, dirt, glass, ...)"};
   std::vector<CLI::Option*> brush_options;
-  for (int k = 0; k < 8; ++k) {
+  for (int k = 0; k < kBrushOptions; ++k) {
     brush_options.push_back(
         we->add_option(std::string("--") + brush_names[k], brush_values[k], brush_help[k])
             ->allow_extra_args(false));
@@ -390,9 +395,9 @@ int run_cli(int argc, char** argv) {
       wo.action = wn->parsed() ? "new" : we->parsed() ? "edit" : "info";
       wo.has_seed = wn_seed->count() > 0;
       // The stroke options in the order given: the k-th occurrence of an option is its k-th value.
-      std::size_t seen[8] = {};
+      std::size_t seen[kBrushOptions] = {};
       for (const CLI::Option* o : we->parse_order()) {
-        for (int k = 0; k < 8; ++k) {
+        for (int k = 0; k < kBrushOptions; ++k) {
           if (o == brush_options[std::size_t(k)]) {
             wo.brush_settings.emplace_back(brush_names[k], brush_values[k][seen[k]++]);
           }

@@ -1,6 +1,8 @@
 // `terrane world new | edit | info` (docs/EDIT.md): world files of the store module
 // (terrane/store.hpp). `edit` applies brush strokes given on the command line (each starting
-// with --brush) or in a JSON list, and commits them together.
+// with --brush) or in a JSON list, and commits them together: height brushes (raise, lower,
+// smooth, flatten, noise) at X,Z and block brushes (dig, fill, restore) at X,Y,Z.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
@@ -29,11 +31,17 @@ std::string hex64(std::uint64_t v) {
   return buf;
 }
 
-BrushKind parse_kind(const std::string& name, const std::string& where) {
-  if (const auto kind = parse_brush_kind(name)) return *kind;
-  throw Error(
-      ErrorCategory::invalid_argument,
-      where + ": '" + name + "' is not a brush; expected raise, lower, smooth, flatten, noise");
+// A stroke of either layer: a height brush, or a block brush (its block named, resolved against
+// the world's palette once the world is open).
+struct Stroke {
+  bool block = false;
+  HeightBrush height;
+  BlockBrush blocks;
+  std::string block_name;
+};
+
+const char* kind_name(const Stroke& s) {
+  return s.block ? to_string(s.blocks.kind) : to_string(s.height.kind);
 }
 
 double parse_real(const std::string& text, const std::string& where) {
@@ -46,11 +54,53 @@ double parse_real(const std::string& text, const std::string& where) {
 }
 
 // One stroke's setting by name (the options without their dashes, the JSON list's keys).
-void set_field(HeightBrush& b, const std::string& key, const std::string& value,
+void set_field(Stroke& stroke, const std::string& key, const std::string& value,
                const std::string& where) {
+  HeightBrush& b = stroke.height;
   if (key == "brush") {
-    b.kind = parse_kind(value, where);
-  } else if (key == "at") {
+    if (const auto kind = parse_brush_kind(value)) {
+      stroke.block = false;
+      b.kind = *kind;
+    } else if (const auto block_kind = parse_block_brush_kind(value)) {
+      stroke.block = true;
+      stroke.blocks.kind = *block_kind;
+    } else {
+      throw Error(ErrorCategory::invalid_argument,
+                  where + ": '" + value +
+                      "' is not a brush; expected raise, lower, smooth, flatten, noise (height) "
+                      "or dig, fill, restore (blocks)");
+    }
+    return;
+  }
+  if (stroke.block) {
+    BlockBrush& k = stroke.blocks;
+    if (key == "at") {
+      const std::size_t c1 = value.find(','),
+                        c2 = c1 == std::string::npos ? c1 : value.find(',', c1 + 1);
+      if (c2 == std::string::npos) {
+        throw Error(ErrorCategory::invalid_argument,
+                    where + ": --at '" + value + "': a block brush's centre is X,Y,Z");
+      }
+      k.x_m = parse_real(value.substr(0, c1), where + ": --at");
+      k.y_m = parse_real(value.substr(c1 + 1, c2 - c1 - 1), where + ": --at");
+      k.z_m = parse_real(value.substr(c2 + 1), where + ": --at");
+    } else if (key == "radius") {
+      k.radius_m = parse_real(value, where + ": --radius");
+    } else if (key == "block") {
+      stroke.block_name = value;
+    } else {
+      throw Error(ErrorCategory::invalid_argument,
+                  where + ": --" + key + " has no meaning for the block brush " +
+                      to_string(k.kind) + " (it takes --at X,Y,Z, --radius and, to fill, --block)");
+    }
+    return;
+  }
+  if (key == "block") {
+    throw Error(ErrorCategory::invalid_argument,
+                where + ": --block belongs to the block brushes (dig, fill, restore), not " +
+                    to_string(b.kind));
+  }
+  if (key == "at") {
     const std::size_t comma = value.find(',');
     if (comma == std::string::npos) {
       throw Error(ErrorCategory::invalid_argument, where + ": --at '" + value + "': expected X,Z");
@@ -80,9 +130,9 @@ void set_field(HeightBrush& b, const std::string& key, const std::string& value,
 }
 
 // Strokes from the command line: each --brush starts one, the settings after it belong to it.
-std::vector<HeightBrush> strokes_from_options(
+std::vector<Stroke> strokes_from_options(
     const std::vector<std::pair<std::string, std::string>>& ordered) {
-  std::vector<HeightBrush> strokes;
+  std::vector<Stroke> strokes;
   std::vector<bool> placed;
   for (const auto& [key, value] : ordered) {
     if (key == "brush") {
@@ -98,16 +148,17 @@ std::vector<HeightBrush> strokes_from_options(
   }
   for (std::size_t k = 0; k < strokes.size(); ++k) {
     if (!placed[k]) {
-      throw Error(ErrorCategory::invalid_argument, "stroke " + std::to_string(k + 1) +
-                                                       " (--brush " + to_string(strokes[k].kind) +
-                                                       ") has no --at X,Z");
+      throw Error(ErrorCategory::invalid_argument,
+                  "stroke " + std::to_string(k + 1) + " (--brush " + kind_name(strokes[k]) +
+                      ") has no --at " + (strokes[k].block ? "X,Y,Z" : "X,Z"));
     }
   }
   return strokes;
 }
 
-// Strokes from a JSON list: [{"brush": "raise", "at": [x, z], "radius": 20, ...}, ...].
-std::vector<HeightBrush> strokes_from_json(const std::string& path) {
+// Strokes from a JSON list: [{"brush": "raise", "at": [x, z], "radius": 20, ...},
+// {"brush": "fill", "at": [x, y, z], "radius": 3, "block": "stone"}, ...].
+std::vector<Stroke> strokes_from_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(ErrorCategory::io, "--edits " + path + ": cannot read the file");
   json doc;
@@ -119,22 +170,33 @@ std::vector<HeightBrush> strokes_from_json(const std::string& path) {
   if (!doc.is_array()) {
     throw Error(ErrorCategory::parse, "--edits " + path + ": expected a JSON list of strokes");
   }
-  std::vector<HeightBrush> strokes;
+  std::vector<Stroke> strokes;
   for (std::size_t k = 0; k < doc.size(); ++k) {
     const std::string where = "--edits " + path + ": stroke " + std::to_string(k + 1);
     const json& s = doc[k];
     if (!s.is_object() || !s.contains("brush") || !s.contains("at")) {
       throw Error(ErrorCategory::parse, where + ": expected an object with \"brush\" and \"at\"");
     }
-    HeightBrush b;
+    Stroke b;
+    // The brush first: it says which settings the stroke has.
+    if (!s["brush"].is_string()) {
+      throw Error(ErrorCategory::parse, where + ": \"brush\" has the wrong type");
+    }
+    set_field(b, "brush", s["brush"].get<std::string>(), where);
     for (const auto& [key, value] : s.items()) {
       std::string text;
-      if (key == "brush" && value.is_string()) {
+      if (key == "brush") {
+        continue;
+      } else if (key == "at" && value.is_array() && value.size() == (b.block ? 3u : 2u) &&
+                 std::all_of(value.begin(), value.end(),
+                             [](const json& v) { return v.is_number(); })) {
+        for (const json& v : value) {
+          if (!text.empty()) text += ',';
+          text += format_number(v.get<double>());
+        }
+      } else if (key == "block" && value.is_string()) {
         text = value.get<std::string>();
-      } else if (key == "at" && value.is_array() && value.size() == 2 && value[0].is_number() &&
-                 value[1].is_number()) {
-        text = format_number(value[0].get<double>()) + "," + format_number(value[1].get<double>());
-      } else if (key != "brush" && key != "at" && value.is_number()) {
+      } else if (key != "at" && key != "block" && value.is_number()) {
         text = format_number(value.get<double>());
       } else {
         throw Error(ErrorCategory::parse, where + ": \"" + key + "\" has the wrong type");
@@ -149,7 +211,14 @@ std::vector<HeightBrush> strokes_from_json(const std::string& path) {
   return strokes;
 }
 
-json stroke_json(const HeightBrush& b) {
+json stroke_json(const Stroke& stroke) {
+  if (stroke.block) {
+    const BlockBrush& k = stroke.blocks;
+    json s = {{"brush", to_string(k.kind)}, {"at", {k.x_m, k.y_m, k.z_m}}, {"radius", k.radius_m}};
+    if (k.kind == BlockBrushKind::fill) s["block"] = stroke.block_name;
+    return s;
+  }
+  const HeightBrush& b = stroke.height;
   json s = {{"brush", to_string(b.kind)},
             {"at", {b.x_m, b.z_m}},
             {"radius", b.radius_m},
@@ -183,6 +252,8 @@ void print_info(const WorldStore& w, bool as_json, std::size_t log_count) {
                     {"tile_cells", i.tile_cells},
                     {"commits", i.commits},
                     {"edited_chunks", i.height_tiles},
+                    {"block_chunks", i.block_chunks},
+                    {"block_overrides", i.block_overrides},
                     {"edit_bytes", i.blob_bytes},
                     {"file_bytes", i.file_bytes},
                     {"delta_min_m", i.delta_lo_m},
@@ -203,6 +274,8 @@ void print_info(const WorldStore& w, bool as_json, std::size_t log_count) {
       i.height_tiles, i.tile_cells, i.tile_cells, i.blob_bytes,
       i.height_tiles ? double(i.blob_bytes) / double(i.height_tiles) : 0.0,
       metres(i.delta_lo_m).c_str(), metres(i.delta_hi_m).c_str());
+  std::printf("  blocks      %zu overridden blocks in %zu block chunks\n", i.block_overrides,
+              i.block_chunks);
   std::printf("  file        %zu bytes, schema %d, %llu commits\n", i.file_bytes, i.schema_version,
               static_cast<unsigned long long>(i.commits));
   for (const WorldLogEntry& e : log) {
@@ -247,9 +320,9 @@ int run_world(const WorldOptions& opt) {
     return 0;
   }
   // edit
-  std::vector<HeightBrush> strokes = strokes_from_options(opt.brush_settings);
+  std::vector<Stroke> strokes = strokes_from_options(opt.brush_settings);
   if (!opt.edits_json.empty()) {
-    std::vector<HeightBrush> more = strokes_from_json(opt.edits_json);
+    std::vector<Stroke> more = strokes_from_json(opt.edits_json);
     strokes.insert(strokes.end(), more.begin(), more.end());
   }
   if (strokes.empty()) {
@@ -261,11 +334,41 @@ int run_world(const WorldOptions& opt) {
   WorldStore w = WorldStore::open(opt.file, options);
   const CompiledGraph base = compile(w.preset());
   HeightEdits edits(w.height_edits());
+  BlockEdits blocks(w.block_edits());
+  const BlockPalette& palette = w.preset().voxel.palette;
   json list = json::array();
   std::size_t touched = 0;
   for (std::size_t k = 0; k < strokes.size(); ++k) {
     try {
-      touched += edits.apply(strokes[k], base).empty() ? 0 : 1;
+      Stroke& s = strokes[k];
+      if (!s.block) {
+        touched += edits.apply(s.height, base).empty() ? 0 : 1;
+      } else {
+        if (s.blocks.kind == BlockBrushKind::fill) {
+          if (s.block_name.empty()) {
+            throw Error(ErrorCategory::invalid_argument, "fill needs --block NAME");
+          }
+          std::string names;
+          bool found = false;
+          for (std::size_t id = 0; id < palette.types.size(); ++id) {
+            if (palette.types[id].name == s.block_name) {
+              s.blocks.block = std::uint16_t(id);
+              found = true;
+            }
+            if (id > 0) names += ", ";
+            names += palette.types[id].name;
+          }
+          if (!found) {
+            throw Error(ErrorCategory::invalid_argument,
+                        "--block '" + s.block_name + "' is not a block of the world's palette (" +
+                            names + ")");
+          }
+        } else if (!s.block_name.empty()) {
+          throw Error(ErrorCategory::invalid_argument,
+                      std::string("--block has no meaning for ") + to_string(s.blocks.kind));
+        }
+        touched += blocks.apply(s.blocks).empty() ? 0 : 1;
+      }
     } catch (const Error& e) {
       throw Error(e.category(),
                   "stroke " + std::to_string(k + 1) + ": " + e.what() + " (nothing was committed)");
@@ -273,13 +376,15 @@ int run_world(const WorldOptions& opt) {
     list.push_back(stroke_json(strokes[k]));
   }
   const std::string description = opt.message.empty() ? list.dump() : opt.message;
-  const WorldCommit c = w.commit(edits.current(), description);
+  const WorldCommit c = w.commit(WorldEdits{edits.snapshot(), blocks.snapshot()}, description);
   std::printf(
       "world %s: commit #%llu, %zu stroke(s) (%zu changed the ground): %zu chunk(s) written "
-      "(%zu bytes), %zu cleared; %zu edited chunks in all, deltas %s..%s m\n",
+      "(%zu bytes), %zu cleared; %zu edited chunks in all, deltas %s..%s m; %zu overridden "
+      "blocks\n",
       opt.file.c_str(), static_cast<unsigned long long>(c.seq), strokes.size(), touched,
       c.tiles_written, c.bytes_written, c.tiles_deleted, w.info().height_tiles,
-      metres(w.info().delta_lo_m).c_str(), metres(w.info().delta_hi_m).c_str());
+      metres(w.info().delta_lo_m).c_str(), metres(w.info().delta_hi_m).c_str(),
+      w.info().block_overrides);
   return 0;
 }
 

@@ -139,7 +139,9 @@ BlockRenderer::~BlockRenderer() {
 
 void BlockRenderer::take_events(std::span<const BlockChunkEvent> events) {
   for (const BlockChunkEvent& e : events) {
-    if (e.kind == BlockEventKind::ready) {
+    if (e.kind != BlockEventKind::evicted) {
+      // Ready, or updated (new contents at the same pointer): uploaded within the budget; an
+      // updated chunk's old buffers are drawn until its new ones replace them.
       if (e.chunk != nullptr) ready_[e.key] = e.chunk;
     } else {
       ready_.erase(e.key);

@@ -286,6 +286,9 @@ struct VoxelBakeRequest {
   // Height edits (a world's WorldStore::height_edits) under the blocks: BlockWorldGenerator
   // samples them at the block columns (voxel.hpp). Their cell must be the preset's world cell.
   std::shared_ptr<const HeightEditSnapshot> edits;
+  // Block overrides (a world's WorldStore::block_edits) over the generated blocks
+  // (BlockWorldGenerator::generate); nullptr or empty: none.
+  std::shared_ptr<const BlockEditSnapshot> block_edits;
   // Names the edits in the sidecar's "edits" object (the CLI: "world FILE, commit N").
   std::string edits_source;
 };

@@ -2,14 +2,15 @@
 // (module `edit`; depends on core, noise and graph). Issue 16.
 //
 // What is here so far: height edits on the level-0 lattice, the brushes that make them, undo and
-// redo, and immutable snapshots for readers on other threads. ChunkGenerator::generate,
-// TerrainQuery and Streamer::set_edits read a snapshot (world.hpp), and so does nav's
-// EditedNavTerrain, and the store (store.hpp) saves and loads them; voxel does not yet (issue 16 is
-// open: docs/EDIT.md says what is built and what is not). A height edit is a float delta per
-// level-0 lattice vertex (x = i * cell, z = j * cell, the vertices of the world's level-0 chunks),
-// stored in dense tiles of tile_cells^2 vertices that exist only where something was edited. A
-// coarser level's vertices are level-0 vertices too (spacing cell * 2^L), so every level reads the
-// same delta at a shared vertex and chunk seams stay bit-identical.
+// redo, and immutable snapshots for readers on other threads; block overrides for voxel mode
+// (BlockEdits, read by BlockWorldGenerator and BlockStreamer in voxel.hpp / world.hpp).
+// ChunkGenerator::generate, TerrainQuery and Streamer::set_edits read a snapshot (world.hpp), and
+// so does nav's EditedNavTerrain, and the store (store.hpp) saves and loads them; voxel does not
+// yet (issue 16 is open: docs/EDIT.md says what is built and what is not). A height edit is a float
+// delta per level-0 lattice vertex (x = i * cell, z = j * cell, the vertices of the world's level-0
+// chunks), stored in dense tiles of tile_cells^2 vertices that exist only where something was
+// edited. A coarser level's vertices are level-0 vertices too (spacing cell * 2^L), so every level
+// reads the same delta at a shared vertex and chunk seams stay bit-identical.
 //
 // Determinism: a brush's result depends only on the brush, the base heights and the deltas
 // before it, in a fixed order of float operations; the same strokes in the same order give the
@@ -167,6 +168,144 @@ class HeightEdits {
   void set_tiles(const Step& step, bool after);
 
   HeightEditSnapshot now_;
+  std::vector<Step> undo_, redo_;
+};
+
+// ---- Block overrides (voxel mode) -------------------------------------------------------------
+//
+// A sparse layer of block ids over a block world's generated blocks, per block chunk (chunk_size^3
+// blocks, the BlockWorldGenerator's chunks): each block either keeps the generated block
+// (kKeepBlock) or is replaced. BlockWorldGenerator::generate applies it after everything it
+// generates (terrain, water, lakes, trees), to the chunk and its one-block padding, so meshes see
+// the edited neighbours. Height edits and block overrides are independent layers: a raise under a
+// dug hole moves the terrain, the hole stays at its blocks.
+
+// The block keeps what the generator makes there.
+inline constexpr std::uint16_t kKeepBlock = 0xFFFF;
+// The block is not solid: it holds what the generator puts in empty space there (the sea's
+// water or ice below sea level, a lake's water inside a lake's volume, else air). A dig brush
+// writes it, so a hole dug under the sea or a lake is full of water and one on land is open air.
+inline constexpr std::uint16_t kDugBlock = 0xFFFE;
+// Block coordinates of a block layer: |b| * block_size_m within the block world's 1e9 m.
+inline constexpr double kMaxBlockEditCoordinate = 1e9;
+// The largest brush: 64 blocks of radius (about 1.1 million blocks).
+inline constexpr double kMaxBlockBrushBlocks = 64.0;
+
+enum class BlockBrushKind : std::uint8_t {
+  dig,      // every block whose centre is inside the sphere becomes kDugBlock
+  fill,     // ... becomes `block` (air included: fill with air makes a dry hole under water)
+  restore,  // ... keeps the generated block again (kKeepBlock): the overrides there are gone
+};
+
+// "dig", "fill", "restore".
+const char* to_string(BlockBrushKind kind);
+std::optional<BlockBrushKind> parse_block_brush_kind(std::string_view name);
+
+// A sphere of blocks at one world position: block (bx, by, bz) is inside when its centre
+// ((b + 0.5) * block_size_m on each axis) lies within radius_m of (x_m, y_m, z_m).
+struct BlockBrush {
+  BlockBrushKind kind = BlockBrushKind::dig;
+  double x_m = 0.0, y_m = 0.0, z_m = 0.0;  // centre [Units: m] [Limit: |.| <= 1e9]
+  double radius_m = 3.0;                   // [Units: m] [Limit: (0, 64 * block_size_m]]
+  std::uint16_t block = 0;                 // fill's block id [Limit: < the palette's size]
+
+  // Throws Error(invalid_argument) naming the field, value and range.
+  void validate(double block_size_m, int block_types) const;
+};
+
+// A box of blocks, inclusive: [x0, x1] x [y0, y1] x [z0, z1]. Empty when x0 > x1.
+struct BlockBox {
+  std::int64_t x0 = 0, y0 = 0, z0 = 0, x1 = -1, y1 = -1, z1 = -1;
+  bool empty() const { return x0 > x1 || y0 > y1 || z0 > z1; }
+  friend bool operator==(const BlockBox&, const BlockBox&) = default;
+};
+
+// A block chunk of the override layer; ordered by column (cx, cz), then cy, so a chunk column's
+// chunks are neighbours in a map.
+struct BlockEditKey {
+  std::int64_t cx = 0, cy = 0, cz = 0;
+  friend bool operator==(const BlockEditKey&, const BlockEditKey&) = default;
+  friend bool operator<(const BlockEditKey& a, const BlockEditKey& b) {
+    if (a.cx != b.cx) return a.cx < b.cx;
+    if (a.cz != b.cz) return a.cz < b.cz;
+    return a.cy < b.cy;
+  }
+};
+
+// An immutable view of the block overrides at one moment (cheap to copy: shared chunks).
+class BlockEditSnapshot {
+ public:
+  // A chunk: chunk_size^3 values, x fastest, then z, then y (BlockChunk's order); kKeepBlock,
+  // kDugBlock or a block id. A chunk holds at least one override.
+  using Chunk = std::vector<std::uint16_t>;
+  using ChunkMap = std::map<BlockEditKey, std::shared_ptr<const Chunk>>;
+
+  BlockEditSnapshot() = default;
+  // A snapshot of given chunks (the store's loader). Throws Error(invalid_argument) for a block
+  // size outside (0, 100] m, a chunk size other than 8, 16 or 32, a null chunk, one of another
+  // size or without an override, a value that is neither kKeepBlock, kDugBlock nor below
+  // block_types, or a chunk beyond kMaxBlockEditCoordinate.
+  BlockEditSnapshot(double block_size_m, int chunk_size, int block_types, ChunkMap chunks);
+
+  double block_size_m() const { return block_m_; }
+  int chunk_size() const { return size_; }
+  int block_types() const { return types_; }
+  bool empty() const { return chunks_.empty(); }
+  // The override of world block (bx, by, bz): kKeepBlock where there is none.
+  std::uint16_t at(std::int64_t bx, std::int64_t by, std::int64_t bz) const;
+  // The chunk's overrides, or nullptr.
+  const Chunk* chunk(const BlockEditKey& key) const;
+  const ChunkMap& chunks() const { return chunks_; }
+  std::size_t chunk_count() const { return chunks_.size(); }
+  std::size_t bytes() const;
+  // Overridden blocks (values other than kKeepBlock) in every chunk.
+  std::size_t override_count() const;
+  // FNV-1a 64 over every chunk's (cx, cy, cz) and values, in key order.
+  std::uint64_t content_hash() const;
+
+ private:
+  friend class BlockEdits;
+  double block_m_ = 1.0;
+  int size_ = 32;
+  int types_ = 256;
+  ChunkMap chunks_;
+};
+
+// The owner's block override layer, with undo and redo (one owner thread; snapshots go to any).
+class BlockEdits {
+ public:
+  // block_size_m and chunk_size: the block world's (VoxelParams); block_types: its palette's
+  // size. Throws Error(invalid_argument) as the snapshot's constructor.
+  BlockEdits(double block_size_m, int chunk_size, int block_types);
+  // Starts from a snapshot (a world opened from the store), with no undo step.
+  explicit BlockEdits(const BlockEditSnapshot& start);
+
+  // Applies a brush and returns the box of the blocks it changed (empty when no value changed:
+  // a restore where nothing was overridden). The stroke becomes the newest undo step; the redo
+  // steps go. Throws Error(invalid_argument) for an invalid brush (nothing is changed then).
+  BlockBox apply(const BlockBrush& brush);
+  // Undoes the newest stroke (returns the blocks it changed back) or redoes the newest undone
+  // one; the overrides are the bits they were.
+  BlockBox undo();
+  BlockBox redo();
+  std::size_t undo_steps() const { return undo_.size(); }
+  std::size_t redo_steps() const { return redo_.size(); }
+
+  const BlockEditSnapshot& current() const { return now_; }
+  std::shared_ptr<const BlockEditSnapshot> snapshot() const {
+    return std::make_shared<const BlockEditSnapshot>(now_);
+  }
+
+ private:
+  struct Step {
+    BlockBox box;
+    std::vector<std::pair<BlockEditKey, std::pair<std::shared_ptr<const BlockEditSnapshot::Chunk>,
+                                                  std::shared_ptr<const BlockEditSnapshot::Chunk>>>>
+        chunks;
+  };
+  void set_chunks(const Step& step, bool after);
+
+  BlockEditSnapshot now_;
   std::vector<Step> undo_, redo_;
 };
 

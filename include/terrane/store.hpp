@@ -8,8 +8,9 @@
 //   - the generator's fingerprint: a hash of the base heights the preset gives at fixed probe
 //     points (generator_fingerprint). Edits are deltas over that base, so a terrane whose base
 //     differs would move every edit; opening such a world is refused (see WorldOpenOptions);
-//   - the edits, one zstd-compressed blob per edited chunk and layer (today the height layer:
-//     a HeightEdits tile of the chunk's cells^2 deltas);
+//   - the edits, one zstd-compressed blob per edited chunk and layer: the height layer (a
+//     HeightEdits tile of the chunk's cells^2 deltas) and the block layer (the block
+//     overrides of one block chunk column, BlockEdits);
 //   - a log of the commits (sequence number, time, a one-line description).
 //
 // Crash safety is SQLite's: each commit is one transaction, so after a crash (kill -9, power
@@ -33,8 +34,11 @@
 
 namespace terrane {
 
-// The schema this terrane writes; it reads this one and older ones. A newer world is refused.
-inline constexpr int kWorldSchemaVersion = 1;
+// The newest schema this terrane writes; it reads this one and older ones, and refuses a newer
+// world. Version 1: the height layer. Version 2 adds the block layer: a world is created as
+// version 1 and becomes version 2 with its first commit of block overrides, so a world without
+// them still opens in a terrane that reads only version 1.
+inline constexpr int kWorldSchemaVersion = 2;
 
 // A 64-bit hash of the base terrain the edits sit on: the preset's compiled graph evaluated on
 // 17 x 17 lattice vertices at five places (the origin and +-2^20 cells out on each axis), plus
@@ -80,6 +84,8 @@ struct WorldInfo {
   int tile_cells = 0;                          // the height layer's tile side (the chunk's cells)
   std::uint64_t commits = 0;                   // commits since creation
   std::size_t height_tiles = 0;                // edited chunks of the height layer
+  std::size_t block_chunks = 0;                // edited block chunks of the block layer
+  std::size_t block_overrides = 0;             // overridden blocks
   std::size_t blob_bytes = 0;                  // compressed bytes of the stored edits
   std::size_t file_bytes = 0;                  // the database file (without its -wal file)
   float delta_lo_m = 0.0f, delta_hi_m = 0.0f;  // bounds of the height deltas
@@ -91,9 +97,15 @@ struct WorldLogEntry {
   std::string description;     // the committer's one line
 };
 
+// The layers of a commit; nullptr keeps that layer as the newest commit has it.
+struct WorldEdits {
+  std::shared_ptr<const HeightEditSnapshot> heights;
+  std::shared_ptr<const BlockEditSnapshot> blocks;
+};
+
 struct WorldCommit {
   std::uint64_t seq = 0;          // the commit's number
-  std::size_t tiles_written = 0;  // chunks whose blob was written
+  std::size_t tiles_written = 0;  // chunks whose blob was written (height tiles, block columns)
   std::size_t tiles_deleted = 0;  // chunks whose edits went back to none
   std::size_t bytes_written = 0;  // compressed bytes written
 };
@@ -121,6 +133,9 @@ class WorldStore {
   const WorldInfo& info() const;
   // The height edits as of the newest commit (or the open).
   const HeightEditSnapshot& height_edits() const;
+  // The block overrides as of the newest commit, with the block size, chunk size and palette
+  // size of the preset's voxel section (a BlockEdits starts from it).
+  const BlockEditSnapshot& block_edits() const;
 
   // Commits a new state of the height edits in one transaction: the chunks whose tile differs
   // from the newest commit's are written (a tile object unchanged since then is skipped
@@ -134,6 +149,12 @@ class WorldStore {
   // the store keeps as height_edits() instead of copying its map of tiles: with thousands of
   // edited chunks the copy would cost more than the commit.
   WorldCommit commit(std::shared_ptr<const HeightEditSnapshot> edits, std::string_view description);
+  // Commits new states of any layers in one transaction (nullptr: the layer as committed). The
+  // block layer is written per block chunk column (cx, cz): a column with a changed chunk is
+  // written whole. Block overrides must have the world's block size, chunk size and palette
+  // size (else Error(invalid_argument)). The first commit with block overrides raises the
+  // file's schema version to 2.
+  WorldCommit commit(const WorldEdits& edits, std::string_view description);
 
   // The newest `count` log entries, newest last.
   std::vector<WorldLogEntry> log(std::size_t count) const;

@@ -475,18 +475,36 @@ class BlockWorldGenerator {
   // windows that contain it (voxel.lake_tile + 2 * voxel.lake_margin blocks), and so the chunks
   // there. Throws Error(invalid_argument) for a key beyond the coordinate limit or edits of
   // another cell size, Error(cancelled).
+  // `blocks` (nullptr or empty: none) are block overrides (edit.hpp), applied last, over the
+  // generated blocks of the chunk and its padding: kDugBlock becomes what fills empty space
+  // there (the sea's or a lake's water, else air). They must have the world's block size, chunk
+  // size and palette size (else Error(invalid_argument)).
   void generate(const BlockChunkKey& key, BlockChunkData& out, BlockScratch* scratch = nullptr,
-                const ExecContext& ctx = {}, const HeightEditSnapshot* edits = nullptr) const;
+                const ExecContext& ctx = {}, const HeightEditSnapshot* edits = nullptr,
+                const BlockEditSnapshot* blocks = nullptr) const;
   // The blocks of a world box (x fastest, then z, then y), generated chunk by chunk. Throws
   // Error(limit) over 2^28 blocks.
   void generate_region(std::int64_t x0, std::int64_t y0, std::int64_t z0, int size_x, int size_y,
                        int size_z, BlockRegion& out, const ExecContext& ctx = {},
-                       const HeightEditSnapshot* edits = nullptr) const;
+                       const HeightEditSnapshot* edits = nullptr,
+                       const BlockEditSnapshot* blocks = nullptr) const;
+
+  // Whether chunk (key) has the same blocks under the layers (heights_a, blocks_a) as under
+  // (heights_b, blocks_b) because it reads the same parts of them: the same height edit tiles
+  // (those under its columns, the density lattice's, the trees' and, with lakes, every lake
+  // window containing it) and the same block override chunks (its own and its 26 neighbours').
+  // Layers are copy-on-write, so a tile or chunk a stroke did not change is the same object.
+  // False means it may differ. nullptr: no layer. What BlockStreamer::set_edits regenerates by.
+  bool reads_same_edits(const BlockChunkKey& key, const HeightEditSnapshot* heights_a,
+                        const BlockEditSnapshot* blocks_a, const HeightEditSnapshot* heights_b,
+                        const BlockEditSnapshot* blocks_b) const;
+  // Throws Error(invalid_argument) for height edits of another cell size than the world's, or
+  // block overrides of another block size, chunk size or palette size (generate's check).
+  void check_edits(const HeightEditSnapshot* edits, const BlockEditSnapshot* blocks) const;
 
   struct Impl;
 
  private:
-  void check_edits(const HeightEditSnapshot* edits) const;
   std::unique_ptr<Impl> impl_;
 };
 

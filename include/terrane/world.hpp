@@ -480,7 +480,11 @@ struct BlockChunkResident {
   std::size_t bytes() const;
 };
 
-enum class BlockEventKind { ready, evicted };
+enum class BlockEventKind {
+  ready,
+  evicted,
+  updated,  // regenerated after set_edits: same key and chunk pointer, new blocks and mesh
+};
 struct BlockChunkEvent {
   BlockEventKind kind = BlockEventKind::ready;
   BlockChunkKey key;
@@ -496,7 +500,9 @@ struct BlockStreamerStats {
   std::size_t holes = 0;           // wanted chunks not resident
   bool view_complete = false;      // every wanted chunk is resident
   std::uint64_t generated = 0, cancelled = 0, dropped = 0, evicted = 0;
-  std::size_t quads = 0;  // resident opaque + translucent quads
+  std::size_t quads = 0;            // resident opaque + translucent quads
+  std::uint64_t updated = 0;        // resident chunks regenerated after set_edits
+  std::size_t updates_pending = 0;  // chunks of the pending update not swapped in yet
 };
 
 // Streams block chunks around viewers with the pattern of Streamer: the owner calls, once per
@@ -516,6 +522,17 @@ class BlockStreamer {
   BlockStreamer& operator=(const BlockStreamer&) = delete;
 
   void set_viewers(std::span<const Viewer> viewers);  // throws as Streamer::set_viewers
+  // The world's edits (edit.hpp; nullptr: none), owner thread: every later job generates with
+  // them, and so do the jobs still queued. The resident chunks that read a changed part of them
+  // (BlockWorldGenerator::reads_same_edits against the previous layers: block overrides in the
+  // chunk or its neighbours, height edit tiles under its columns or, with lakes, under a lake
+  // window containing it) are regenerated on the workers, before other work, and swapped in
+  // together in one poll() once all are done (updated events), so the drawn chunks never mix
+  // an edit's old and new sides; until then the old ones stay. A call while an update is
+  // pending joins it. Jobs that finish on older layers are done again where those differ.
+  // Throws Error(invalid_argument) as BlockWorldGenerator::check_edits (nothing changes then).
+  void set_edits(std::shared_ptr<const HeightEditSnapshot> heights,
+                 std::shared_ptr<const BlockEditSnapshot> blocks);
   void update();
   // Takes finished chunks into the cache (ready events) within the budget. Returns the number
   // delivered; rethrows the first failed job once as Error ("block chunk generation failed: ...").

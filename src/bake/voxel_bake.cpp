@@ -131,7 +131,7 @@ VoxelBakeReport bake_voxel(const VoxelBakeRequest& request, const ExecContext& c
   }
   BlockRegion& region = report.region;
   gen.generate_region(request.x0, y0, request.z0, request.size_x, size_y, request.size_z, region,
-                      ctx, request.edits.get());
+                      ctx, request.edits.get(), request.block_edits.get());
   report.solid_blocks = std::size_t(std::count_if(region.blocks.begin(), region.blocks.end(),
                                                   [](std::uint16_t b) { return b != 0; }));
   report.generation_s =
@@ -176,11 +176,25 @@ VoxelBakeReport bake_voxel(const VoxelBakeRequest& request, const ExecContext& c
                    {"colour", {t.colour[0], t.colour[1], t.colour[2]}}});
   }
   side["blocks"] = pal;
-  if (request.edits && !request.edits->empty()) {
-    char hash[17];
-    std::snprintf(hash, sizeof hash, "%016" PRIx64, request.edits->content_hash());
-    side["edits"] = {
-        {"source", request.edits_source}, {"tiles", request.edits->tile_count()}, {"hash", hash}};
+  const bool heights = request.edits && !request.edits->empty();
+  const bool overrides = request.block_edits && !request.block_edits->empty();
+  if (heights || overrides) {
+    const auto hex = [](std::uint64_t value) {
+      char hash[17];
+      std::snprintf(hash, sizeof hash, "%016" PRIx64, value);
+      return std::string(hash);
+    };
+    nlohmann::json e = {{"source", request.edits_source}};
+    if (heights) {
+      e["tiles"] = request.edits->tile_count();
+      e["hash"] = hex(request.edits->content_hash());
+    }
+    if (overrides) {
+      e["block_chunks"] = request.block_edits->chunk_count();
+      e["block_overrides"] = request.block_edits->override_count();
+      e["block_hash"] = hex(request.block_edits->content_hash());
+    }
+    side["edits"] = e;
   }
   nlohmann::json files = nlohmann::json::array();
   for (const BakedFile& f : report.files) files.push_back({{"name", f.name}, {"format", f.format}});

@@ -45,6 +45,41 @@ Contexts& contexts() {
   return ctx;
 }
 
+// Appends one zstd frame (with its content checksum) of `data` to `out`.
+void append_frame(std::vector<std::uint8_t>& out, std::span<const std::uint8_t> data) {
+  const std::size_t at = out.size();
+  out.resize(at + ZSTD_compressBound(data.size()));
+  const std::size_t written =
+      ZSTD_compress2(contexts().c, out.data() + at, out.size() - at, data.data(), data.size());
+  if (ZSTD_isError(written) != 0) {
+    throw Error(ErrorCategory::internal,
+                std::string("world: zstd compression failed: ") + ZSTD_getErrorName(written));
+  }
+  out.resize(at + written);
+}
+
+// Decodes the one frame `frame` into exactly out.size() bytes; else returns why not.
+std::string read_frame(std::span<const std::uint8_t> frame, std::span<std::uint8_t> out) {
+  const unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (content != out.size())
+    return "the frame does not hold the expected " + std::to_string(out.size()) + " bytes";
+  const std::size_t got =
+      ZSTD_decompressDCtx(contexts().d, out.data(), out.size(), frame.data(), frame.size());
+  if (ZSTD_isError(got) != 0) return ZSTD_getErrorName(got);
+  if (got != out.size()) return "short frame";
+  return {};
+}
+
+void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (int b = 0; b < 4; ++b) out.push_back(std::uint8_t(v >> (8 * b)));
+}
+
+std::uint64_t get_le(std::span<const std::uint8_t> bytes, std::size_t at, int n) {
+  std::uint64_t v = 0;
+  for (int b = 0; b < n; ++b) v |= std::uint64_t(bytes[at + std::size_t(b)]) << (8 * b);
+  return v;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> encode_height_tile(const HeightEditSnapshot::Tile& tile, int tile_cells) {
@@ -55,17 +90,9 @@ std::vector<std::uint8_t> encode_height_tile(const HeightEditSnapshot::Tile& til
     std::memcpy(&bits, &tile[k], 4);
     for (std::size_t b = 0; b < 4; ++b) planes[b * n + k] = std::uint8_t(bits >> (8 * b));
   }
-  std::vector<std::uint8_t> out(kHeader + ZSTD_compressBound(planes.size()));
-  std::memcpy(out.data(), kMagic, 4);
-  const auto side = std::uint32_t(tile_cells);
-  for (int b = 0; b < 4; ++b) out[4 + std::size_t(b)] = std::uint8_t(side >> (8 * b));
-  const std::size_t written = ZSTD_compress2(contexts().c, out.data() + kHeader,
-                                             out.size() - kHeader, planes.data(), planes.size());
-  if (ZSTD_isError(written) != 0) {
-    throw Error(ErrorCategory::internal,
-                std::string("world: zstd compression failed: ") + ZSTD_getErrorName(written));
-  }
-  out.resize(kHeader + written);
+  std::vector<std::uint8_t> out(kMagic, kMagic + 4);
+  put_u32(out, std::uint32_t(tile_cells));
+  append_frame(out, planes);
   return out;
 }
 
@@ -77,21 +104,15 @@ HeightEditSnapshot::Tile decode_height_tile(std::span<const std::uint8_t> blob, 
   if (blob.size() < kHeader || std::memcmp(blob.data(), kMagic, 4) != 0) {
     throw bad("not a height tile (no TRH1 header)");
   }
-  std::uint32_t side = 0;
-  for (int b = 0; b < 4; ++b) side |= std::uint32_t(blob[4 + std::size_t(b)]) << (8 * b);
+  const auto side = std::uint32_t(get_le(blob, 4, 4));
   if (side != std::uint32_t(tile_cells)) {
     throw bad("a tile of side " + std::to_string(side) + ", the world's is " +
               std::to_string(tile_cells));
   }
   const std::size_t n = std::size_t(tile_cells) * std::size_t(tile_cells);
-  const unsigned long long content =
-      ZSTD_getFrameContentSize(blob.data() + kHeader, blob.size() - kHeader);
-  if (content != n * 4) throw bad("the frame does not hold one tile");
   std::vector<std::uint8_t> planes(n * 4);
-  const std::size_t got = ZSTD_decompressDCtx(contexts().d, planes.data(), planes.size(),
-                                              blob.data() + kHeader, blob.size() - kHeader);
-  if (ZSTD_isError(got) != 0 || got != planes.size()) {
-    throw bad(ZSTD_isError(got) != 0 ? std::string(ZSTD_getErrorName(got)) : "short frame");
+  if (const std::string why = read_frame(blob.subspan(kHeader), planes); !why.empty()) {
+    throw bad(why);
   }
   HeightEditSnapshot::Tile tile(n);
   for (std::size_t k = 0; k < n; ++k) {
@@ -101,6 +122,82 @@ HeightEditSnapshot::Tile decode_height_tile(std::span<const std::uint8_t> blob, 
     if (!std::isfinite(tile[k])) throw bad("a delta that is not finite");
   }
   return tile;
+}
+
+}  // namespace terrane::store_detail
+
+namespace terrane::store_detail {
+namespace {
+
+constexpr std::uint8_t kBlockMagic[4] = {'T', 'R', 'B', '1'};
+constexpr std::size_t kBlockHeader = 12;
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_block_column(std::span<const BlockColumnChunk> chunks,
+                                              int chunk_size) {
+  const std::size_t per =
+      std::size_t(chunk_size) * std::size_t(chunk_size) * std::size_t(chunk_size);
+  const std::size_t n = per * chunks.size();
+  std::vector<std::uint8_t> planes(n * 2);
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const BlockEditSnapshot::Chunk& values = *chunks[c].values;
+    for (std::size_t k = 0; k < per; ++k) {
+      planes[c * per + k] = std::uint8_t(values[k]);
+      planes[n + c * per + k] = std::uint8_t(values[k] >> 8);
+    }
+  }
+  std::vector<std::uint8_t> out(kBlockMagic, kBlockMagic + 4);
+  put_u32(out, std::uint32_t(chunk_size));
+  put_u32(out, std::uint32_t(chunks.size()));
+  for (const BlockColumnChunk& c : chunks) {
+    const auto cy = std::uint64_t(c.cy);
+    for (int b = 0; b < 8; ++b) out.push_back(std::uint8_t(cy >> (8 * b)));
+  }
+  append_frame(out, planes);
+  return out;
+}
+
+std::vector<std::pair<std::int64_t, BlockEditSnapshot::Chunk>> decode_block_column(
+    std::span<const std::uint8_t> blob, int chunk_size, const std::string& where) {
+  auto bad = [&](const std::string& why) {
+    return Error(ErrorCategory::io, where + ": damaged block overrides: " + why);
+  };
+  if (blob.size() < kBlockHeader || std::memcmp(blob.data(), kBlockMagic, 4) != 0) {
+    throw bad("not a block column (no TRB1 header)");
+  }
+  const auto size = std::uint32_t(get_le(blob, 4, 4));
+  if (size != std::uint32_t(chunk_size)) {
+    throw bad("chunks of " + std::to_string(size) + " blocks, the world's are " +
+              std::to_string(chunk_size));
+  }
+  const std::uint64_t count = get_le(blob, 8, 4);
+  // A column holds at most the block world's 2^20 / 8 chunks of height (VoxelParams' y range).
+  if (count == 0 || count > (std::uint64_t{1} << 17) || blob.size() < kBlockHeader + count * 8) {
+    throw bad("a column of " + std::to_string(count) + " chunks in " + std::to_string(blob.size()) +
+              " bytes");
+  }
+  const std::size_t per =
+      std::size_t(chunk_size) * std::size_t(chunk_size) * std::size_t(chunk_size);
+  const std::size_t n = per * std::size_t(count);
+  std::vector<std::uint8_t> planes(n * 2);
+  if (const std::string why =
+          read_frame(blob.subspan(kBlockHeader + std::size_t(count) * 8), planes);
+      !why.empty()) {
+    throw bad(why);
+  }
+  std::vector<std::pair<std::int64_t, BlockEditSnapshot::Chunk>> out(
+      static_cast<std::size_t>(count));
+  for (std::size_t c = 0; c < out.size(); ++c) {
+    out[c].first = std::int64_t(get_le(blob, kBlockHeader + c * 8, 8));
+    if (c > 0 && out[c].first <= out[c - 1].first) throw bad("chunk rows out of order");
+    BlockEditSnapshot::Chunk& values = out[c].second;
+    values.resize(per);
+    for (std::size_t k = 0; k < per; ++k) {
+      values[k] = std::uint16_t(planes[c * per + k] | (planes[n + c * per + k] << 8));
+    }
+  }
+  return out;
 }
 
 }  // namespace terrane::store_detail

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "terrane/edit.hpp"
@@ -13,6 +14,8 @@ namespace terrane::store_detail {
 
 // Layers of the `chunks` table (its `layer` column).
 inline constexpr std::int64_t kHeightLayer = 1;
+// Block overrides: one row per block chunk column (cx, cz), holding its edited chunks.
+inline constexpr std::int64_t kBlockLayer = 2;
 
 // A height tile as a blob: the magic "TRH1", the tile side (u32 little-endian), then one zstd
 // frame (with its content checksum) of the tile's float bits split into four byte planes
@@ -22,5 +25,22 @@ std::vector<std::uint8_t> encode_height_tile(const HeightEditSnapshot::Tile& til
 // magic, size, a frame that fails to decode or its checksum, deltas that are not finite).
 HeightEditSnapshot::Tile decode_height_tile(std::span<const std::uint8_t> blob, int tile_cells,
                                             const std::string& where);
+
+// One edited chunk of a block column: its row cy and its override values.
+struct BlockColumnChunk {
+  std::int64_t cy = 0;
+  const BlockEditSnapshot::Chunk* values = nullptr;
+};
+// A block chunk column's overrides as a blob: the magic "TRB1", the chunk size (u32), the count
+// of chunks (u32), their rows cy (i64 each, ascending), all little-endian, then one zstd frame
+// (with its content checksum) of the chunks' values (u16, chunk after chunk in the order of
+// BlockEditSnapshot::Chunk) split into two byte planes, low bytes first.
+std::vector<std::uint8_t> encode_block_column(std::span<const BlockColumnChunk> chunks,
+                                              int chunk_size);
+// The (cy, values) of each chunk; throws Error(io) "`where`: damaged block overrides: ..." for
+// any blob that is not such a column of this chunk size. The values are checked by
+// BlockEditSnapshot's constructor.
+std::vector<std::pair<std::int64_t, BlockEditSnapshot::Chunk>> decode_block_column(
+    std::span<const std::uint8_t> blob, int chunk_size, const std::string& where);
 
 }  // namespace terrane::store_detail

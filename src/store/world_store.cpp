@@ -21,6 +21,7 @@
 namespace terrane {
 
 using store_detail::Db;
+using store_detail::kBlockLayer;
 using store_detail::kHeightLayer;
 using store_detail::Stmt;
 
@@ -66,6 +67,25 @@ std::filesystem::path with_suffix(const std::filesystem::path& p, const char* su
   return std::filesystem::path(p.string() + suffix);
 }
 
+// A block layer's chunks grouped by chunk column (cx, cz), rows ascending: the map's order.
+using BlockColumnKey = std::pair<std::int64_t, std::int64_t>;
+using BlockColumn = std::vector<std::pair<std::int64_t, const BlockEditSnapshot::Chunk*>>;
+std::map<BlockColumnKey, BlockColumn> block_columns(const BlockEditSnapshot& s) {
+  std::map<BlockColumnKey, BlockColumn> out;
+  for (const auto& [key, chunk] : s.chunks())
+    out[{key.cx, key.cz}].push_back({key.cy, chunk.get()});
+  return out;
+}
+
+bool same_column(const BlockColumn& a, const BlockColumn& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (a[k].first != b[k].first) return false;
+    if (a[k].second != b[k].second && *a[k].second != *b[k].second) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 struct WorldStore::Impl {
@@ -76,7 +96,9 @@ struct WorldStore::Impl {
   Preset preset;
   WorldInfo info;
   std::shared_ptr<const HeightEditSnapshot> committed;
+  std::shared_ptr<const BlockEditSnapshot> committed_blocks;
   std::map<HeightEditSnapshot::TileKey, std::size_t> blob_size;
+  std::map<BlockColumnKey, std::size_t> block_blob_size;
   std::unique_ptr<Stmt> upsert, erase, add_log, set_meta;
   // Declared after db: stopped (and its connection closed) before db closes, which then
   // checkpoints what is left and removes the WAL.
@@ -118,6 +140,9 @@ const WorldInfo& WorldStore::info() const {
 const HeightEditSnapshot& WorldStore::height_edits() const {
   return *impl_->committed;
 }
+const BlockEditSnapshot& WorldStore::block_edits() const {
+  return *impl_->committed_blocks;
+}
 
 bool is_world_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -158,8 +183,8 @@ WorldStore WorldStore::create(const std::filesystem::path& file, const Preset& p
       db.exec("PRAGMA journal_mode=WAL", "creating the file");
       db.exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str(),
               "creating the file");
-      db.exec(("PRAGMA user_version=" + std::to_string(kWorldSchemaVersion)).c_str(),
-              "creating the file");
+      // Version 1 until the first commit of block overrides (kWorldSchemaVersion).
+      db.exec("PRAGMA user_version=1", "creating the file");
       db.exec("BEGIN", "creating the file");
       db.exec(kSchema, "creating the file");
       Stmt meta(db, "INSERT INTO meta(key, value) VALUES(?, ?)");
@@ -353,6 +378,37 @@ WorldStore WorldStore::open(const std::filesystem::path& file, const WorldOpenOp
   info.height_tiles = impl->committed->tile_count();
   info.delta_lo_m = impl->committed->delta_lo();
   info.delta_hi_m = impl->committed->delta_hi();
+
+  // The block layer (schema 2): one blob per chunk column.
+  const VoxelParams& voxel = impl->preset.voxel;
+  BlockEditSnapshot::ChunkMap block_map;
+  if (schema >= 2) {
+    Stmt s(db, "SELECT cx, cz, blob FROM chunks WHERE layer = ?");
+    s.bind(1, kBlockLayer);
+    while (s.step("reading the block overrides")) {
+      const std::int64_t cx = s.int64(0), cz = s.int64(1);
+      const auto blob = s.blob(2);
+      auto chunks = store_detail::decode_block_column(blob, voxel.chunk_size,
+                                                      "world " + name + ": block column (" +
+                                                          std::to_string(cx) + ", " +
+                                                          std::to_string(cz) + ")");
+      for (auto& [cy, values] : chunks) {
+        block_map.emplace(BlockEditKey{cx, cy, cz},
+                          std::make_shared<const BlockEditSnapshot::Chunk>(std::move(values)));
+      }
+      impl->block_blob_size[{cx, cz}] = blob.size();
+      info.blob_bytes += blob.size();
+    }
+  }
+  try {
+    impl->committed_blocks = std::make_shared<const BlockEditSnapshot>(
+        voxel.block_size_m, voxel.chunk_size, int(voxel.palette.types.size()),
+        std::move(block_map));
+  } catch (const Error& e) {
+    throw Error(ErrorCategory::io, "world " + name + ": " + e.what() + " (the file is damaged)");
+  }
+  info.block_chunks = impl->committed_blocks->chunk_count();
+  info.block_overrides = impl->committed_blocks->override_count();
   impl->refresh_file_bytes();
 
   if (!options.read_only) {
@@ -381,11 +437,31 @@ WorldCommit WorldStore::commit(std::shared_ptr<const HeightEditSnapshot> shared,
   if (!shared) {
     throw Error(ErrorCategory::invalid_argument, "world " + impl_->info.path + ": no snapshot");
   }
-  const HeightEditSnapshot& edits = *shared;
+  return commit(WorldEdits{std::move(shared), nullptr}, description);
+}
+
+WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view description) {
   Impl& m = *impl_;
   const std::string& name = m.info.path;
   if (m.read_only) {
     throw Error(ErrorCategory::io, "world " + name + ": opened read-only, nothing is written");
+  }
+  std::shared_ptr<const HeightEditSnapshot> shared = layers.heights ? layers.heights : m.committed;
+  std::shared_ptr<const BlockEditSnapshot> shared_blocks =
+      layers.blocks ? layers.blocks : m.committed_blocks;
+  const HeightEditSnapshot& edits = *shared;
+  const BlockEditSnapshot& blocks = *shared_blocks;
+  const BlockEditSnapshot& world_blocks = *m.committed_blocks;
+  if (blocks.block_size_m() != world_blocks.block_size_m() ||
+      blocks.chunk_size() != world_blocks.chunk_size() ||
+      blocks.block_types() != world_blocks.block_types()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "world " + name + ": block overrides of " + real_text(blocks.block_size_m()) +
+                    " m blocks, chunks of " + std::to_string(blocks.chunk_size()) + " and " +
+                    std::to_string(blocks.block_types()) + " block types; the world's are " +
+                    real_text(world_blocks.block_size_m()) + " m, " +
+                    std::to_string(world_blocks.chunk_size()) + " and " +
+                    std::to_string(world_blocks.block_types()));
   }
   if (edits.cell_size_m() != m.info.cell_size_m || edits.tile_cells() != m.info.tile_cells) {
     throw Error(ErrorCategory::invalid_argument,
@@ -412,14 +488,40 @@ WorldCommit WorldStore::commit(std::shared_ptr<const HeightEditSnapshot> shared,
     if (same_key) ++old;
   }
   for (; old != before.end(); ++old) gone.push_back(old->first);
-  std::vector<std::vector<std::uint8_t>> blobs(changed.size());
-  parallel_for(ExecContext{.threads = changed.size() > 1 ? 0 : 1}, std::int64_t(changed.size()), 1,
+  // The block layer's changed and emptied columns (a chunk object shared with the newest
+  // commit is unchanged).
+  std::vector<std::pair<BlockColumnKey, BlockColumn>> changed_columns;
+  std::vector<BlockColumnKey> gone_columns;
+  if (shared_blocks != m.committed_blocks) {
+    auto before_columns = block_columns(*m.committed_blocks);
+    for (auto& [key, column] : block_columns(blocks)) {
+      const auto it = before_columns.find(key);
+      if (it == before_columns.end() || !same_column(it->second, column)) {
+        changed_columns.push_back({key, std::move(column)});
+      }
+      if (it != before_columns.end()) before_columns.erase(it);
+    }
+    for (const auto& entry : before_columns) gone_columns.push_back(entry.first);
+  }
+  const std::size_t jobs = changed.size() + changed_columns.size();
+  std::vector<std::vector<std::uint8_t>> blobs(jobs);
+  parallel_for(ExecContext{.threads = jobs > 1 ? 0 : 1}, std::int64_t(jobs), 1,
                [&](std::int64_t b, std::int64_t e) {
                  for (std::int64_t k = b; k < e; ++k) {
-                   blobs[std::size_t(k)] = store_detail::encode_height_tile(
-                       *changed[std::size_t(k)].second, m.info.tile_cells);
+                   const std::size_t j = std::size_t(k);
+                   if (j < changed.size()) {
+                     blobs[j] =
+                         store_detail::encode_height_tile(*changed[j].second, m.info.tile_cells);
+                     continue;
+                   }
+                   std::vector<store_detail::BlockColumnChunk> chunks;
+                   for (const auto& [cy, values] : changed_columns[j - changed.size()].second) {
+                     chunks.push_back({cy, values});
+                   }
+                   blobs[j] = store_detail::encode_block_column(chunks, blocks.chunk_size());
                  }
                });
+  const bool raise_schema = m.info.schema_version < 2 && !changed_columns.empty();
 
   WorldCommit result;
   result.seq = m.info.commits + 1;
@@ -435,13 +537,26 @@ WorldCommit WorldStore::commit(std::shared_ptr<const HeightEditSnapshot> shared,
       m.upsert->reset();
       result.bytes_written += blobs[k].size();
     }
-    for (const Key& key : gone) {
-      m.erase->bind(1, kHeightLayer);
+    for (std::size_t k = 0; k < changed_columns.size(); ++k) {
+      const std::vector<std::uint8_t>& blob = blobs[changed.size() + k];
+      m.upsert->bind(1, kBlockLayer);
+      m.upsert->bind(2, changed_columns[k].first.first);
+      m.upsert->bind(3, changed_columns[k].first.second);
+      m.upsert->bind_blob(4, blob);
+      m.upsert->step("writing the block overrides");
+      m.upsert->reset();
+      result.bytes_written += blob.size();
+    }
+    const auto erase = [&](std::int64_t layer, const Key& key) {
+      m.erase->bind(1, layer);
       m.erase->bind(2, key.first);
       m.erase->bind(3, key.second);
       m.erase->step("writing the edits");
       m.erase->reset();
-    }
+    };
+    for (const Key& key : gone) erase(kHeightLayer, key);
+    for (const BlockColumnKey& key : gone_columns) erase(kBlockLayer, key);
+    if (raise_schema) db.exec("PRAGMA user_version=2", "raising the schema version");
     m.add_log->bind(1, std::int64_t(result.seq));
     m.add_log->bind(2, std::int64_t(std::time(nullptr)));
     m.add_log->bind(3, description);
@@ -477,9 +592,23 @@ WorldCommit WorldStore::commit(std::shared_ptr<const HeightEditSnapshot> shared,
     m.info.blob_bytes -= it->second;
     m.blob_size.erase(it);
   }
-  result.tiles_written = changed.size();
-  result.tiles_deleted = gone.size();
+  for (std::size_t k = 0; k < changed_columns.size(); ++k) {
+    std::size_t& size = m.block_blob_size[changed_columns[k].first];
+    m.info.blob_bytes += blobs[changed.size() + k].size() - size;
+    size = blobs[changed.size() + k].size();
+  }
+  for (const BlockColumnKey& key : gone_columns) {
+    const auto it = m.block_blob_size.find(key);
+    m.info.blob_bytes -= it->second;
+    m.block_blob_size.erase(it);
+  }
+  if (raise_schema) m.info.schema_version = 2;
+  result.tiles_written = changed.size() + changed_columns.size();
+  result.tiles_deleted = gone.size() + gone_columns.size();
   m.committed = std::move(shared);
+  m.committed_blocks = std::move(shared_blocks);
+  m.info.block_chunks = blocks.chunk_count();
+  m.info.block_overrides = blocks.override_count();
   m.info.commits = result.seq;
   m.info.written_by = terrane_version();
   if (m.record_fingerprint) {
@@ -520,6 +649,26 @@ std::string WorldStore::check() const {
         store_detail::decode_height_tile(
             t.blob(2), impl_->info.tile_cells,
             "chunk (" + std::to_string(t.int64(0)) + ", " + std::to_string(t.int64(1)) + ")");
+      } catch (const Error& e) {
+        problems += std::string(e.what()) + "\n";
+      }
+    }
+    Stmt b(db, "SELECT cx, cz, blob FROM chunks WHERE layer = ?");
+    b.bind(1, kBlockLayer);
+    while (b.step("checking the block overrides")) {
+      try {
+        auto chunks =
+            store_detail::decode_block_column(b.blob(2), impl_->committed_blocks->chunk_size(),
+                                              "block column (" + std::to_string(b.int64(0)) + ", " +
+                                                  std::to_string(b.int64(1)) + ")");
+        BlockEditSnapshot::ChunkMap map;
+        for (auto& [cy, values] : chunks) {
+          map.emplace(BlockEditKey{b.int64(0), cy, b.int64(1)},
+                      std::make_shared<const BlockEditSnapshot::Chunk>(std::move(values)));
+        }
+        const BlockEditSnapshot& layer = *impl_->committed_blocks;
+        (void)BlockEditSnapshot(layer.block_size_m(), layer.chunk_size(), layer.block_types(),
+                                std::move(map));
       } catch (const Error& e) {
         problems += std::string(e.what()) + "\n";
       }

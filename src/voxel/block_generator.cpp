@@ -460,7 +460,18 @@ const std::vector<std::string>& BlockWorldGenerator::warnings() const {
 
 BlockWorldGenerator::~BlockWorldGenerator() = default;
 
-void BlockWorldGenerator::check_edits(const HeightEditSnapshot* edits) const {
+void BlockWorldGenerator::check_edits(const HeightEditSnapshot* edits,
+                                      const BlockEditSnapshot* blocks) const {
+  if (blocks != nullptr &&
+      (blocks->block_size_m() != impl_->bs || blocks->chunk_size() != impl_->S ||
+       blocks->block_types() != int(impl_->v.palette.types.size()))) {
+    throw Error(ErrorCategory::invalid_argument,
+                "block world: block overrides of " + std::to_string(blocks->block_size_m()) +
+                    " m blocks, chunks of " + std::to_string(blocks->chunk_size()) + " and " +
+                    std::to_string(blocks->block_types()) + " block types for a world of " +
+                    std::to_string(impl_->bs) + " m blocks, chunks of " + std::to_string(impl_->S) +
+                    " and " + std::to_string(impl_->v.palette.types.size()) + " types");
+  }
   if (edits == nullptr || edits->empty()) return;
   if (edits->cell_size_m() != impl_->world.cell_size_m) {
     throw Error(ErrorCategory::invalid_argument,
@@ -468,6 +479,27 @@ void BlockWorldGenerator::check_edits(const HeightEditSnapshot* edits) const {
                     " m cells for a world of " + std::to_string(impl_->world.cell_size_m) +
                     " m cells");
   }
+}
+
+bool BlockWorldGenerator::reads_same_edits(const BlockChunkKey& key,
+                                           const HeightEditSnapshot* heights_a,
+                                           const BlockEditSnapshot* blocks_a,
+                                           const HeightEditSnapshot* heights_b,
+                                           const BlockEditSnapshot* blocks_b) const {
+  const auto block_chunk = [](const BlockEditSnapshot* b, const BlockEditKey& k) {
+    return b != nullptr ? b->chunk(k) : nullptr;
+  };
+  if (blocks_a != blocks_b) {
+    for (std::int64_t y = key.cy - 1; y <= key.cy + 1; ++y) {
+      for (std::int64_t z = key.cz - 1; z <= key.cz + 1; ++z) {
+        for (std::int64_t x = key.cx - 1; x <= key.cx + 1; ++x) {
+          if (block_chunk(blocks_a, {x, y, z}) != block_chunk(blocks_b, {x, y, z})) return false;
+        }
+      }
+    }
+  }
+  return heights_a == heights_b || impl_->column_deps(key.cx, key.cz, heights_a) ==
+                                       impl_->column_deps(key.cx, key.cz, heights_b);
 }
 
 const VoxelParams& BlockWorldGenerator::params() const {
@@ -485,7 +517,8 @@ std::uint16_t BlockWorldGenerator::block_id(std::string_view name) const {
 
 void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out,
                                    BlockScratch* scratch, const ExecContext& ctx_in,
-                                   const HeightEditSnapshot* edits) const {
+                                   const HeightEditSnapshot* edits,
+                                   const BlockEditSnapshot* blocks) const {
   const Impl& m = *impl_;
   const int S = m.S, s = m.s, D = m.v.soil_depth;
   const double extent = double(S) * m.bs;
@@ -496,7 +529,7 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
                       std::to_string(key.cz) + ") lies beyond the block world's limit of 1e9 m");
     }
   }
-  check_edits(edits);
+  check_edits(edits, blocks);
   throw_if_cancelled(ctx_in);
   ExecContext ctx = ctx_in;
   ctx.threads = 1;
@@ -584,11 +617,24 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
   vol.blocks.assign(std::size_t(P) * std::size_t(P) * std::size_t(P), 0);
   const double sea = m.world.sea_level_m;
   const bool floating = m.v.remove_floating;
+  // What fills empty space at padded row y of column cidx: the sea's water (ice on its top row
+  // where it is cold) below sea level, a lake's water (likewise) in a lake's volume, else air.
+  auto empty_fill = [&](int y, std::size_t cidx) -> std::uint16_t {
+    const std::int64_t by = y0 - 1 + y;
+    const float yc = float((double(by) + 0.5) * m.bs), yc_above = float((double(by) + 1.5) * m.bs);
+    const bool cold = col.temperature_c[cidx] < float(m.v.ice_below_c);
+    if ((double(by) + 0.5) * m.bs < sea) {
+      const bool sea_top = (double(by) + 1.5) * m.bs >= sea;
+      return sea_top && cold ? m.ice : m.water;
+    }
+    if (yc >= col.height_m[cidx] && yc < col.lake_m[cidx]) {
+      return yc_above >= col.lake_m[cidx] && cold ? m.ice : m.water;
+    }
+    return 0;
+  };
   for (int y = 0; y < P; ++y) {
     const int j = y + 1;  // extended-box row
     const std::int64_t by = y0 - 1 + y;
-    const bool under_sea = (double(by) + 0.5) * m.bs < sea;
-    const bool sea_top = under_sea && (double(by) + 1.5) * m.bs >= sea;
     const float yc = float((double(by) + 0.5) * m.bs), yc_above = float((double(by) + 1.5) * m.bs);
     for (int z = 0; z < P; ++z) {
       const int k = z + 1;
@@ -604,14 +650,8 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
             !solid_at(i, j, k + 1)) {
           solid = false;
         }
-        const bool in_lake = yc >= col.height_m[cidx] && yc < col.lake_m[cidx];
         if (!solid) {
-          if (under_sea) {
-            id = sea_top && col.temperature_c[cidx] < float(m.v.ice_below_c) ? m.ice : m.water;
-          } else if (in_lake) {
-            const bool lake_top = yc_above >= col.lake_m[cidx];
-            id = lake_top && col.temperature_c[cidx] < float(m.v.ice_below_c) ? m.ice : m.water;
-          }
+          id = empty_fill(y, cidx);
         } else {
           int depth = 0;
           while (depth <= D && solid_at(i, j + 1 + depth, k)) ++depth;
@@ -660,8 +700,9 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
   for (int pass = 0; pass < 2; ++pass) {
     for (const Tree& t : col.trees) {
       const std::int64_t top = t.y + t.height - 1;
+      // The crown reaches from top - radius to top + radius + 1 (its row above).
       if (t.x + t.radius < x0 - 1 || t.x - t.radius > x0 + S || t.z + t.radius < z0 - 1 ||
-          t.z - t.radius > z0 + S || t.y > y0 + S || top + t.radius < y0 - 1) {
+          t.z - t.radius > z0 + S || t.y > y0 + S || top + t.radius + 1 < y0 - 1) {
         continue;
       }
       if (pass == 0) {
@@ -679,6 +720,47 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
         }
       } else {
         for (std::int64_t y = t.y; y <= top; ++y) put(t.x, y, t.z, t.trunk, true);
+      }
+    }
+  }
+
+  // Block overrides last, over everything generated, in the chunk and its padding (the 27
+  // override chunks around it).
+  if (blocks != nullptr && !blocks->empty()) {
+    const std::int64_t px0 = x0 - 1, py0 = y0 - 1, pz0 = z0 - 1;
+    for (std::int64_t oy = key.cy - 1; oy <= key.cy + 1; ++oy) {
+      for (std::int64_t oz = key.cz - 1; oz <= key.cz + 1; ++oz) {
+        for (std::int64_t ox = key.cx - 1; ox <= key.cx + 1; ++ox) {
+          const BlockEditSnapshot::Chunk* e = blocks->chunk({ox, oy, oz});
+          if (e == nullptr) continue;
+          // The overlap of override chunk (ox, oy, oz) and the padded box, in padded coordinates.
+          const auto span_of = [&](std::int64_t oc, std::int64_t p0, int& a, int& b) {
+            a = int(std::max<std::int64_t>(oc * S - p0, 0));
+            b = int(std::min<std::int64_t>(oc * S + S - p0, P));
+          };
+          int xa = 0, xb = 0, ya = 0, yb = 0, za = 0, zb = 0;
+          span_of(ox, px0, xa, xb);
+          span_of(oy, py0, ya, yb);
+          span_of(oz, pz0, za, zb);
+          for (int y = ya; y < yb; ++y) {
+            for (int z = za; z < zb; ++z) {
+              // The override of padded block (x, y, z) is src[x] (x in [xa, xb)).
+              const std::int64_t src =
+                  ((py0 + y - oy * S) * S + (pz0 + z - oz * S)) * S + (px0 - ox * S);
+              std::uint16_t* dst =
+                  vol.blocks.data() +
+                  (std::size_t(y) * std::size_t(P) + std::size_t(z)) * std::size_t(P);
+              for (int x = xa; x < xb; ++x) {
+                const std::uint16_t v = (*e)[std::size_t(src + x)];
+                if (v == kKeepBlock) continue;
+                dst[x] = v != kDugBlock
+                             ? v
+                             : empty_fill(y, std::size_t(z + 1 + m.margin) * std::size_t(col.w) +
+                                                 std::size_t(x + 1 + m.margin));
+              }
+            }
+          }
+        }
       }
     }
   }
@@ -704,8 +786,8 @@ void BlockWorldGenerator::generate(const BlockChunkKey& key, BlockChunkData& out
 
 void BlockWorldGenerator::generate_region(std::int64_t x0, std::int64_t y0, std::int64_t z0,
                                           int size_x, int size_y, int size_z, BlockRegion& out,
-                                          const ExecContext& ctx,
-                                          const HeightEditSnapshot* edits) const {
+                                          const ExecContext& ctx, const HeightEditSnapshot* edits,
+                                          const BlockEditSnapshot* blocks) const {
   if (size_x < 1 || size_y < 1 || size_z < 1) {
     throw Error(ErrorCategory::invalid_argument,
                 "block region: size " + std::to_string(size_x) + " x " + std::to_string(size_y) +
@@ -718,7 +800,7 @@ void BlockWorldGenerator::generate_region(std::int64_t x0, std::int64_t y0, std:
                                           " blocks is more than the limit of 2^28 (" +
                                           std::to_string(std::size_t{1} << 28) + ")");
   }
-  check_edits(edits);
+  check_edits(edits, blocks);
   out.x0 = x0, out.y0 = y0, out.z0 = z0;
   out.size_x = size_x, out.size_y = size_y, out.size_z = size_z;
   out.blocks.assign(out.block_count(), 0);
@@ -742,7 +824,7 @@ void BlockWorldGenerator::generate_region(std::int64_t x0, std::int64_t y0, std:
     for (std::int64_t c = b; c < e; ++c) {
       for (std::int64_t q = 0; q < per_column; ++q) {
         const BlockChunkKey& key = keys[std::size_t(c * per_column + q)];
-        generate(key, data, &scratch, ctx, edits);
+        generate(key, data, &scratch, ctx, edits, blocks);
         data.chunk.decode(ids);
         for (int y = 0; y < S; ++y) {
           const std::int64_t wy = key.cy * S + y - y0;

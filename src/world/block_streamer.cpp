@@ -77,15 +77,26 @@ struct BlockStreamer::Impl {
   double chunk_m = 0.0;
   std::int64_t cy_min = 0, cy_max = 0;
 
+  // The edit layers a job generates with (nullptr: none), numbered by set_edits.
+  struct Layers {
+    std::shared_ptr<const HeightEditSnapshot> heights;
+    std::shared_ptr<const BlockEditSnapshot> blocks;
+    std::uint64_t epoch = 0;
+  };
+
   // ---- shared with the workers (mutex)
   struct Job {
     BlockChunkKey key;
     double priority = 0.0;  // distance: smaller first
+    bool replace = false;   // regenerates a resident chunk after set_edits
+    Layers layers;
   };
   struct Done {
     BlockChunkKey key;
     std::unique_ptr<BlockChunkResident> chunk;
     std::exception_ptr error;
+    bool replace = false;
+    Layers layers;
   };
   std::mutex mutex;
   std::condition_variable cv;
@@ -101,6 +112,10 @@ struct BlockStreamer::Impl {
   std::unordered_set<BlockChunkKey, KeyHash> in_flight;  // queued or running or done
   std::unordered_map<BlockChunkKey, double, KeyHash> wanted;
   std::vector<BlockChunkEvent> events;
+  Layers layers;  // the newest (set_edits)
+  // The pending update: the resident chunks being regenerated, with their finished
+  // replacements (nullptr until done on the newest layers).
+  std::unordered_map<BlockChunkKey, std::unique_ptr<BlockChunkResident>, KeyHash> pending;
   std::vector<const BlockChunkResident*> resident_list;
   std::vector<std::unique_ptr<BlockChunkResident>> graveyard;  // evicted, freed next update
   std::size_t resident_bytes = 0;
@@ -121,14 +136,16 @@ struct BlockStreamer::Impl {
         std::unique_lock lock(mutex);
         cv.wait(lock, [&] { return stopping || !queue.empty(); });
         if (stopping) return;
-        job = queue.back();
+        job = std::move(queue.back());
         queue.pop_back();
         ++running;
       }
       Done d;
       d.key = job.key;
+      d.replace = job.replace;
       try {
-        gen->generate(job.key, data, &scratch, ctx);
+        gen->generate(job.key, data, &scratch, ctx, job.layers.heights.get(),
+                      job.layers.blocks.get());
         auto chunk = std::make_unique<BlockChunkResident>();
         chunk->key = job.key;
         build_block_mesh(data.volume, gen->palette(), chunk->mesh, &mesh_scratch, options);
@@ -144,6 +161,7 @@ struct BlockStreamer::Impl {
       } catch (...) {
         d.error = std::current_exception();
       }
+      d.layers = std::move(job.layers);
       const std::lock_guard lock(mutex);
       --running;
       done.push_back(std::move(d));
@@ -209,6 +227,7 @@ struct BlockStreamer::Impl {
         continue;
       }
       events.push_back({BlockEventKind::evicted, it->first, nullptr});
+      pending.erase(it->first);
       resident_bytes -= it->second->bytes();
       graveyard.push_back(std::move(it->second));
       it = resident.erase(it);
@@ -229,6 +248,10 @@ struct BlockStreamer::Impl {
       std::vector<Job> kept;
       kept.reserve(queue.size() + missing.size());
       for (Job& j : queue) {
+        if (j.replace) {  // kept while its chunk is resident (evicted: gone from pending)
+          if (pending.count(j.key) != 0) kept.push_back(std::move(j));
+          continue;
+        }
         const auto w = wanted.find(j.key);
         if (w == wanted.end()) {
           in_flight.erase(j.key);
@@ -242,10 +265,11 @@ struct BlockStreamer::Impl {
       for (const auto& [d, k] : missing) {
         if (committed + chunk_estimate > double(p.budget_bytes)) break;
         committed += chunk_estimate;
-        kept.push_back({k, d});
+        kept.push_back({k, d, false, layers});
         in_flight.insert(k);
       }
       std::sort(kept.begin(), kept.end(), [](const Job& a, const Job& b) {
+        if (a.replace != b.replace) return b.replace;                  // replacements last
         if (a.priority != b.priority) return a.priority > b.priority;  // nearest last
         return std::tie(a.key.cx, a.key.cy, a.key.cz) > std::tie(b.key.cx, b.key.cy, b.key.cz);
       });
@@ -276,9 +300,17 @@ struct BlockStreamer::Impl {
         break;
       }
       Done& d = taken[k];
+      if (d.replace) {
+        take_replacement(d);
+        continue;
+      }
       in_flight.erase(d.key);
       if (d.error) {
         if (!failure) failure = d.error;
+        continue;
+      }
+      if (d.layers.epoch != layers.epoch && !reads_same(d.key, d.layers, layers)) {
+        ++stats.dropped;  // generated on older edits that differ here; update() queues it again
         continue;
       }
       if (wanted.count(d.key) == 0) {
@@ -299,6 +331,7 @@ struct BlockStreamer::Impl {
       done.insert(done.begin(), std::make_move_iterator(taken.begin() + std::ptrdiff_t(k)),
                   std::make_move_iterator(taken.end()));
     }
+    swap_in_update();
     refresh();
     if (failure) {
       std::exception_ptr f = failure;
@@ -313,6 +346,76 @@ struct BlockStreamer::Impl {
       }
     }
     return delivered;
+  }
+
+  bool reads_same(const BlockChunkKey& key, const Layers& a, const Layers& b) const {
+    return gen->reads_same_edits(key, a.heights.get(), a.blocks.get(), b.heights.get(),
+                                 b.blocks.get());
+  }
+
+  // A finished replacement: kept when it is of the newest layers and its chunk still pending;
+  // one of older layers was queued again by set_edits.
+  void take_replacement(Done& d) {
+    if (d.error) {
+      if (!failure) failure = d.error;
+      return;
+    }
+    const auto it = pending.find(d.key);
+    if (it == pending.end() || d.layers.epoch != layers.epoch) return;
+    it->second = std::move(d.chunk);
+  }
+
+  // The pending update, once every replacement is done: each resident chunk takes its new
+  // contents in place (the pointer the events gave stays valid).
+  void swap_in_update() {
+    if (pending.empty()) return;
+    for (const auto& [key, chunk] : pending) {
+      if (!chunk) return;
+    }
+    for (auto& [key, chunk] : pending) {
+      BlockChunkResident& r = *resident.at(key);
+      resident_bytes -= r.bytes();
+      r = std::move(*chunk);
+      resident_bytes += r.bytes();
+      events.push_back({BlockEventKind::updated, key, &r});
+      ++stats.updated;
+    }
+    pending.clear();
+  }
+
+  void set_edits(Layers next) {
+    next.epoch = layers.epoch + 1;
+    const Layers before = std::move(layers);
+    layers = std::move(next);
+    // The update: what was pending plus the resident chunks that read a changed part, all
+    // regenerated on the new layers (a replacement done on older ones is stale).
+    for (auto& [key, chunk] : pending) chunk.reset();
+    for (const auto& [key, chunk] : resident) {
+      if (pending.count(key) == 0 && !reads_same(key, before, layers))
+        pending.emplace(key, nullptr);
+    }
+    {
+      const std::lock_guard lock(mutex);
+      std::erase_if(queue, [](const Job& j) { return j.replace; });
+      for (Job& j : queue) j.layers = layers;
+      std::vector<BlockChunkKey> keys;
+      keys.reserve(pending.size());
+      for (const auto& entry : pending) keys.push_back(entry.first);
+      // Nearest first among the replacements (the queue's end is taken first).
+      std::vector<std::pair<double, BlockChunkKey>> ranked;
+      for (const BlockChunkKey& key : keys) {
+        bool inside = false;
+        ranked.push_back({distance(key, 1.0, inside), key});
+      }
+      std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+        if (a.first != b.first) return a.first > b.first;
+        return std::tie(a.second.cx, a.second.cy, a.second.cz) >
+               std::tie(b.second.cx, b.second.cy, b.second.cz);
+      });
+      for (const auto& [d, key] : ranked) queue.push_back({key, d, true, layers});
+    }
+    cv.notify_all();
+    refresh();
   }
 
   void refresh() {
@@ -334,6 +437,7 @@ struct BlockStreamer::Impl {
     for (const auto& [k, d] : wanted) holes += resident.count(k) == 0 ? 1 : 0;
     stats.holes = holes;
     stats.view_complete = holes == 0;
+    stats.updates_pending = pending.size();
     stats.resident_bytes = resident_bytes + std::size_t(double(in_flight.size()) * chunk_estimate);
     {
       const std::lock_guard lock(mutex);
@@ -374,6 +478,11 @@ BlockStreamer::~BlockStreamer() {
 void BlockStreamer::set_viewers(std::span<const Viewer> viewers) {
   world_detail::validate_viewers(viewers);
   impl_->viewers.assign(viewers.begin(), viewers.end());
+}
+void BlockStreamer::set_edits(std::shared_ptr<const HeightEditSnapshot> heights,
+                              std::shared_ptr<const BlockEditSnapshot> blocks) {
+  generator_->check_edits(heights.get(), blocks.get());
+  impl_->set_edits({std::move(heights), std::move(blocks), 0});
 }
 void BlockStreamer::update() {
   impl_->update();

@@ -73,7 +73,8 @@ TEST_F(StoreTest, ACommittedWorldOpensWithTheSameEditsPresetAndLog) {
     EXPECT_EQ(w.info().preset_name, "default");
     EXPECT_EQ(w.info().cell_size_m, 1.0);
     EXPECT_EQ(w.info().tile_cells, 128);
-    EXPECT_EQ(w.info().schema_version, kWorldSchemaVersion);
+    EXPECT_EQ(w.info().schema_version, 1)
+        << "a new world is version 1 until it has block overrides";
     EXPECT_EQ(w.info().fingerprint, generator_fingerprint(preset_));
     EXPECT_TRUE(w.height_edits().empty());
   }
@@ -247,7 +248,7 @@ TEST_F(StoreTest, BadFilesAreRefusedWithTheirReason) {
                ErrorCategory::invalid_argument, {"tile_cells = 4", "8..1024"});
   sql(file(), "PRAGMA user_version = 7");
   expect_error([&] { WorldStore::open(file()); }, ErrorCategory::invalid_argument,
-               {"schema version 7", "reads versions 1 to 1", "newer terrane"});
+               {"schema version 7", "reads versions 1 to 2", "newer terrane"});
   sql(file(), "PRAGMA user_version = 1; DELETE FROM meta WHERE key = 'preset_json'");
   expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io, {"'preset_json' is missing"});
   // overwrite replaces it with a fresh world.
@@ -278,6 +279,129 @@ TEST_F(StoreTest, ADamagedBlobIsReportedNotRead) {
   sql(file(), "UPDATE chunks SET blob = x'00112233' WHERE cx = 0 AND cz = 0");
   expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
                {"chunk (0, 0)", "no TRH1 header"});
+}
+
+BlockBrush block_brush(BlockBrushKind kind, double x, double y, double z, double radius,
+                       std::uint16_t block = 0) {
+  BlockBrush b;
+  b.kind = kind;
+  b.x_m = x, b.y_m = y, b.z_m = z, b.radius_m = radius, b.block = block;
+  return b;
+}
+
+// Block overrides round-trip bit for bit beside the height edits; a world stays schema 1 until
+// its first commit of them and is schema 2 from then on.
+TEST_F(StoreTest, BlockOverridesRoundTripAndRaiseTheSchemaOnce) {
+  const std::uint16_t glass = 13;
+  ASSERT_EQ(preset_.voxel.palette.types[glass].name, "glass");
+  HeightEdits heights(1.0, 128);
+  heights.apply(brush(BrushKind::raise, 0.0, 0.0, 30.0), base_);
+  std::uint64_t hash = 0;
+  std::size_t chunks = 0, overrides = 0;
+  {
+    WorldStore w = WorldStore::create(file(), preset_);
+    EXPECT_EQ(w.info().schema_version, 1);
+    EXPECT_TRUE(w.block_edits().empty());
+    EXPECT_EQ(w.block_edits().chunk_size(), preset_.voxel.chunk_size);
+    w.commit(heights.snapshot(), "heights");
+    EXPECT_EQ(w.info().schema_version, 1) << "height edits alone keep version 1";
+    BlockEdits blocks(w.block_edits());
+    blocks.apply(block_brush(BlockBrushKind::dig, 3.0, 41.0, -7.0, 6.0));
+    blocks.apply(block_brush(BlockBrushKind::fill, -250.0, -3.0, 90.0, 4.0, glass));
+    const WorldCommit c = w.commit(WorldEdits{nullptr, blocks.snapshot()}, "blocks");
+    EXPECT_GT(c.tiles_written, 1u);
+    EXPECT_EQ(w.info().schema_version, 2);
+    hash = blocks.current().content_hash();
+    chunks = blocks.current().chunk_count();
+    overrides = blocks.current().override_count();
+    EXPECT_EQ(w.info().block_chunks, chunks);
+    EXPECT_EQ(w.info().block_overrides, overrides);
+    // 4/3 pi (6^3 + 4^3) = 1173 blocks of 1 m.
+    EXPECT_GT(overrides, 1100u);
+    EXPECT_LT(overrides, 1250u);
+  }
+  WorldStore w = WorldStore::open(file());
+  EXPECT_EQ(w.info().schema_version, 2);
+  EXPECT_EQ(w.block_edits().content_hash(), hash);
+  EXPECT_EQ(w.block_edits().chunk_count(), chunks);
+  EXPECT_EQ(w.block_edits().override_count(), overrides);
+  EXPECT_EQ(w.block_edits().at(3, 41, -7), kDugBlock);
+  EXPECT_EQ(w.block_edits().at(-251, -4, 90), glass);
+  EXPECT_EQ(w.block_edits().at(30, 41, -7), kKeepBlock);
+  EXPECT_EQ(edits_hash(w.height_edits()), edits_hash(heights.current()));
+  EXPECT_EQ(w.check(), "ok");
+  // A commit of heights alone keeps the block layer.
+  heights.apply(brush(BrushKind::lower, 300.0, 0.0, 20.0), base_);
+  w.commit(heights.snapshot(), "more heights");
+  EXPECT_EQ(WorldStore::open(file()).block_edits().content_hash(), hash);
+  // Overrides of another block world are refused and nothing is written.
+  BlockEdits other(preset_.voxel.block_size_m, 16, int(preset_.voxel.palette.types.size()));
+  other.apply(block_brush(BlockBrushKind::dig, 0.0, 0.0, 0.0, 2.0));
+  expect_error(
+      [&] {
+        w.commit(WorldEdits{nullptr, other.snapshot()}, "x");
+      },
+      ErrorCategory::invalid_argument, {"chunks of 16", "the world's are"});
+  EXPECT_EQ(WorldStore::open(file()).block_edits().content_hash(), hash);
+}
+
+TEST_F(StoreTest, BlockCommitsWriteOnlyTheColumnsThatChanged) {
+  WorldStore w = WorldStore::create(file(), preset_);
+  const int S = preset_.voxel.chunk_size;
+  const double mid = 0.5 * S;  // the centre of chunk 0 on each axis (1 m blocks)
+  BlockEdits blocks(w.block_edits());
+  blocks.apply(block_brush(BlockBrushKind::dig, mid, mid, mid, 3.0));  // chunk (0, 0, 0)
+  EXPECT_EQ(w.commit(WorldEdits{nullptr, blocks.snapshot()}, "a").tiles_written, 1u);
+  EXPECT_EQ(w.commit(WorldEdits{nullptr, blocks.snapshot()}, "same").tiles_written, 0u);
+  // Another chunk of the same column (cx, cz) = (0, 0): that column's blob is rewritten.
+  blocks.apply(block_brush(BlockBrushKind::dig, mid, mid + 5 * S, mid, 3.0));
+  WorldCommit c = w.commit(WorldEdits{nullptr, blocks.snapshot()}, "b");
+  EXPECT_EQ(c.tiles_written, 1u);
+  EXPECT_EQ(w.info().block_chunks, 2u);
+  // A chunk of column (6, 0).
+  blocks.apply(block_brush(BlockBrushKind::fill, mid + 6 * S, mid, mid, 3.0, 1));
+  EXPECT_EQ(w.commit(WorldEdits{nullptr, blocks.snapshot()}, "c").tiles_written, 1u);
+  // Undo the last two: column (0, 0) is rewritten with one chunk, column (6, 0) is deleted.
+  blocks.undo();
+  blocks.undo();
+  c = w.commit(WorldEdits{nullptr, blocks.snapshot()}, "undo");
+  EXPECT_EQ(c.tiles_written, 1u);
+  EXPECT_EQ(c.tiles_deleted, 1u);
+  EXPECT_EQ(w.info().block_chunks, 1u);
+  // Restoring the dig's blocks takes the world back to no overrides.
+  blocks.apply(block_brush(BlockBrushKind::restore, mid, mid, mid, 4.0));
+  EXPECT_TRUE(blocks.current().empty());
+  c = w.commit(WorldEdits{nullptr, blocks.snapshot()}, "restore");
+  EXPECT_EQ(c.tiles_deleted, 1u);
+  EXPECT_EQ(w.info().block_chunks, 0u);
+  EXPECT_EQ(w.info().blob_bytes, 0u);
+  const WorldStore reopened = WorldStore::open(file());
+  EXPECT_TRUE(reopened.block_edits().empty());
+  EXPECT_EQ(reopened.info().schema_version, 2) << "a world once at version 2 stays there";
+}
+
+TEST_F(StoreTest, ADamagedBlockColumnIsReportedNotRead) {
+  {
+    WorldStore w = WorldStore::create(file(), preset_);
+    BlockEdits blocks(w.block_edits());
+    blocks.apply(block_brush(BlockBrushKind::dig, 5.0, 5.0, 5.0, 3.0));
+    w.commit(WorldEdits{nullptr, blocks.snapshot()}, "a");
+  }
+  // The frame's content checksum (its last 4 bytes) no longer matches.
+  sql(file(),
+      "UPDATE chunks SET blob = substr(blob, 1, length(blob) - 4) || x'00000000' "
+      "WHERE layer = 2 AND cx = 0 AND cz = 0");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
+               {"block column (0, 0)", "damaged block overrides"});
+  sql(file(), "UPDATE chunks SET blob = x'00112233' WHERE layer = 2 AND cx = 0 AND cz = 0");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
+               {"block column (0, 0)", "no TRB1 header"});
+  // A header that claims another chunk size.
+  sql(file(),
+      "UPDATE chunks SET blob = x'5452423110000000010000000000000000000000' "
+      "WHERE layer = 2 AND cx = 0 AND cz = 0");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
+               {"block column (0, 0)", "chunks of 16 blocks"});
 }
 
 // Truncations and random byte damage of a world file: open() and check() either work or throw

@@ -274,9 +274,7 @@ TEST_F(BrushTest, WindowDragIsOneUndoStep) {
       "xdotool key ctrl+s; sleep 0.5; xdotool key ctrl+z; sleep 0.5; "
       "xdotool key ctrl+s; sleep 0.5; xdotool key ctrl+y; sleep 0.3; xdotool key ctrl+z; "
       "sleep 0.5; xdotool key Escape; wait $pid";
-  const std::string cmd = kLeakSuppressions + TERRANE_XVFB_RUN +
-                          " -a -s '-screen 0 1024x768x24' sh -c '" + script + "' > " +
-                          log.string() + " 2>&1";
+  const std::string cmd = xvfb_run() + "sh -c '" + script + "' > " + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   const std::string text = read_text(log);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;

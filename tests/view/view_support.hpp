@@ -72,14 +72,22 @@ class ViewTest : public ::testing::Test {
     if (!HasFailure()) fs::remove_all(dir_);
   }
 
+  // The start of a command line run under a virtual display of its own: xvfb-run picks a free
+  // display number and keeps its X authority file in the test's directory. Without -f, xvfb-run
+  // makes a temporary directory for it and, when removing that directory fails on exit, exits 5
+  // in place of the command's status (seen once on CI, with the viewer's own exit status lost).
+  std::string xvfb_run() const {
+    return kLeakSuppressions + TERRANE_XVFB_RUN " -a -f " + (dir_ / "Xauthority").string() +
+           " -s '-screen 0 1024x768x24' ";
+  }
+
   // Runs terrane-view offscreen under xvfb-run with `args` and reads its picture and stats.
   Shot render(const std::string& args, const std::string& env = "") {
     Shot s;
     const fs::path png = dir_ / "shot.png", json = dir_ / "stats.json", log = dir_ / "log.txt";
-    const std::string cmd =
-        kLeakSuppressions + env + " " TERRANE_XVFB_RUN " -a -s '-screen 0 1024x768x24' " +
-        TERRANE_VIEW_PATH + " " + args + " --offscreen --screenshot " + png.string() + " --stats " +
-        json.string() + " > " + log.string() + " 2>&1";
+    const std::string cmd = env + " " + xvfb_run() + TERRANE_VIEW_PATH + " " + args +
+                            " --offscreen --screenshot " + png.string() + " --stats " +
+                            json.string() + " > " + log.string() + " 2>&1";
     const int status = std::system(cmd.c_str());
     s.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     s.log = read_text(log);

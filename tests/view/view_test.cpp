@@ -168,8 +168,7 @@ TEST_F(ViewTest, LakesAndRiversAroundTheCamera) {
 // rebuilt with both overrides and its first view arrives (docs/PERFORMANCE.md has the time).
 TEST_F(ViewTest, LiveEditRebuildsTheWorld) {
   const fs::path png = dir_ / "edit.png", log = dir_ / "log.txt";
-  const std::string cmd = kLeakSuppressions + TERRANE_XVFB_RUN + " -a -s '-screen 0 1024x768x24' " +
-                          TERRANE_VIEW_PATH +
+  const std::string cmd = xvfb_run() + TERRANE_VIEW_PATH +
                           " default --size 640x360 --hide scatter --frames 200 --edit-at-frame 20"
                           " --edit graph.nodes.hills.frequency=0.0002 --edit seed=7 --screenshot " +
                           png.string() + " > " + log.string() + " 2>&1";
@@ -200,9 +199,7 @@ TEST_F(ViewTest, PresetEditedIntoAnInvalidStateKeepsTheLastWorld) {
                              png.string() + " & pid=$!; sleep 2; cp " + broken.string() + " " +
                              preset.string() + "; sleep 2; cp " + fixed.string() + " " +
                              preset.string() + "; wait $pid";
-  const std::string cmd = kLeakSuppressions + TERRANE_XVFB_RUN +
-                          " -a -s '-screen 0 1024x768x24' sh -c '" + script + "' > " +
-                          log.string() + " 2>&1";
+  const std::string cmd = xvfb_run() + "sh -c '" + script + "' > " + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   const std::string text = read_text(log);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;

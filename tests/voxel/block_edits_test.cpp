@@ -236,5 +236,120 @@ TEST(BlockEdits, APitDugAboveSeaLevelFillsWithALakeThatHoldsItsWater) {
   RecordProperty("lake_blocks", std::to_string(lake_blocks));
 }
 
+// The first column found, searching outwards from the origin, whose ground lies in `range`.
+std::array<double, 2> column_where(float lo, float hi) {
+  const CompiledGraph g = compile(preset());
+  for (int r = 0; r < 64; ++r) {
+    for (int k = 0; k < 8 * r + 1; ++k) {
+      const double a = double(k) / double(8 * r + 1) * 6.283185307179586;
+      const double x = std::round(64.0 * r * std::cos(a)), z = std::round(64.0 * r * std::sin(a));
+      const float h = evaluate_at(g, x, z);
+      if (h > lo && h < hi) return {x, z};
+    }
+  }
+  return {0.0, 0.0};
+}
+
+// Block overrides: inside a dug sphere every block is what fills empty space there (air on
+// land, the sea's water under the sea), inside a filled one the fill's block; every other block
+// of the box keeps its generated bits; a chunk generated alone has the region's blocks in its
+// interior and in its padding (so the mesher sees the neighbours' overrides); and overrides of
+// another block world are refused.
+TEST(BlockEdits, OverridesReplaceTheGeneratedBlocksInsideTheirSpheresOnly) {
+  const BlockWorldGenerator& gen = default_generator();
+  const CompiledGraph base = compile(preset());
+  const float sea = float(preset().world.sea_level_m);
+  const auto land = column_where(sea + 40.0f, 300.0f);
+  const auto ocean = column_where(-1e9f, sea - 30.0f);
+  const std::uint16_t water = gen.block_id("water"), glass = gen.block_id("glass");
+  const VoxelParams& vp = preset().voxel;
+  for (const auto& [x, z] : {land, ocean}) {
+    const bool wet = evaluate_at(base, x, z) < sea;
+    const double ground = double(evaluate_at(base, x, z));
+    BlockEdits blocks(vp.block_size_m, vp.chunk_size, int(vp.palette.types.size()));
+    BlockBrush dig;
+    dig.kind = BlockBrushKind::dig;
+    dig.x_m = x, dig.y_m = ground - 2.0, dig.z_m = z, dig.radius_m = 7.0;
+    blocks.apply(dig);
+    BlockBrush fill = dig;
+    fill.kind = BlockBrushKind::fill;
+    fill.x_m = x + 9.0, fill.y_m = ground + 6.0, fill.radius_m = 4.0, fill.block = glass;
+    blocks.apply(fill);
+    const BlockEditSnapshot& snap = blocks.current();
+
+    // Three chunks a side around the dig.
+    const std::int64_t cx0 = std::int64_t(std::floor(x / 32.0)) - 1,
+                       cy0 = std::int64_t(std::floor((ground - 2.0) / 32.0)) - 1,
+                       cz0 = std::int64_t(std::floor(z / 32.0)) - 1;
+    const int n = 96;
+    BlockRegion procedural, edited;
+    gen.generate_region(cx0 * 32, cy0 * 32, cz0 * 32, n, n, n, procedural,
+                        ExecContext{.threads = 2});
+    gen.generate_region(cx0 * 32, cy0 * 32, cz0 * 32, n, n, n, edited, ExecContext{.threads = 2},
+                        nullptr, &snap);
+    std::size_t dug = 0, solid_before = 0, filled = 0, kept = 0;
+    for (int b = 0; b < n; ++b) {
+      for (int c = 0; c < n; ++c) {
+        for (int a = 0; a < n; ++a) {
+          const std::int64_t bx = cx0 * 32 + a, by = cy0 * 32 + b, bz = cz0 * 32 + c;
+          const std::uint16_t o = snap.at(bx, by, bz), was = procedural.at(a, b, c),
+                              now = edited.at(a, b, c);
+          if (o == kKeepBlock) {
+            ++kept;
+            ASSERT_EQ(now, was) << "block " << bx << ", " << by << ", " << bz;
+          } else if (o == kDugBlock) {
+            ++dug;
+            solid_before += solid(gen.palette(), was) ? 1 : 0;
+            // The sea lies far above the dig's top row: no ice; on land, nothing but air.
+            ASSERT_EQ(now, wet && (double(by) + 0.5) < double(sea) ? water : 0)
+                << "block " << bx << ", " << by << ", " << bz;
+          } else {
+            ++filled;
+            ASSERT_EQ(now, glass);
+          }
+        }
+      }
+    }
+    EXPECT_GT(dug, 1300u);  // 4/3 pi 7^3 = 1437
+    EXPECT_GT(solid_before, dug / 3) << "the dig should reach into the ground";
+    EXPECT_GT(filled, 200u);
+    EXPECT_GT(kept, std::size_t(n) * n * n - 2000);
+
+    // Each chunk alone: interior and padding are the region's (the border chunks' outer
+    // padding lies outside the region).
+    BlockScratch scratch;
+    for (int a = 0; a < 3; ++a) {
+      for (int b = 0; b < 3; ++b) {
+        for (int c = 0; c < 3; ++c) {
+          BlockChunkData data;
+          gen.generate({cx0 + a, cy0 + b, cz0 + c}, data, &scratch, {}, nullptr, &snap);
+          for (int yy = 0; yy < 34; ++yy) {
+            for (int zz = 0; zz < 34; ++zz) {
+              for (int xx = 0; xx < 34; ++xx) {
+                const int ra = a * 32 + xx - 1, rb = b * 32 + yy - 1, rc = c * 32 + zz - 1;
+                if (ra < 0 || rb < 0 || rc < 0 || ra >= n || rb >= n || rc >= n) continue;
+                ASSERT_EQ(data.volume.at(xx, yy, zz), edited.at(ra, rb, rc))
+                    << "chunk (" << a << ", " << b << ", " << c << ") padded block " << xx << ", "
+                    << yy << ", " << zz;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Overrides of another block world: 16-block chunks for a world of 32.
+  BlockEdits other(vp.block_size_m, 16, int(vp.palette.types.size()));
+  BlockChunkData data;
+  try {
+    gen.generate({0, 0, 0}, data, nullptr, {}, nullptr, &other.current());
+    ADD_FAILURE() << "overrides of another chunk size were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("chunks of 16"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace terrane
