@@ -9,8 +9,12 @@
 namespace terrane::view {
 
 Session::Session(Preset preset, const WorldOptions& options,
-                 std::shared_ptr<const HeightEditSnapshot> edits)
-    : preset_(std::move(preset)), options_(options), edits_(std::move(edits)) {
+                 std::shared_ptr<const HeightEditSnapshot> edits,
+                 std::shared_ptr<const BlockEditSnapshot> blocks)
+    : preset_(std::move(preset)),
+      options_(options),
+      edits_(std::move(edits)),
+      block_edits_(std::move(blocks)) {
   StreamerParams params;
   params.chunk.cells = options.cells;
   params.chunk.surface = true;
@@ -33,6 +37,7 @@ Session::Session(Preset preset, const WorldOptions& options,
     blocks_ = std::make_unique<BlockStreamer>(preset_, bp);
     block_renderer_ = std::make_unique<BlockRenderer>(blocks_->generator(), bp.view_distance_m,
                                                       bp.ambient_occlusion);
+    if (edits_ != nullptr || block_edits_ != nullptr) blocks_->set_edits(edits_, block_edits_);
   }
   if (edits_ != nullptr) {
     // Nothing is resident yet: the rectangle only has to cover the edits.
@@ -47,6 +52,7 @@ void Session::set_edits(std::shared_ptr<const HeightEditSnapshot> edits,
   streamer_->set_edits(edits, changed);
   water_->set_edits(edits);
   if (nav_ != nullptr) nav_->set_edits(edits, changed);
+  if (blocks_ != nullptr) blocks_->set_edits(edits, block_edits_);
   edits_ = std::move(edits);
 }
 
@@ -64,7 +70,9 @@ bool Session::view_complete() {
   const StreamerStats s = streamer_->stats();
   if (!s.view_complete || s.updates_pending > 0) return false;
   if (nav_ != nullptr && !nav_->complete()) return false;
-  return blocks_ == nullptr || (blocks_->stats().view_complete && block_renderer_->pending() == 0);
+  if (blocks_ == nullptr) return true;
+  const BlockStreamerStats b = blocks_->stats();
+  return b.view_complete && b.updates_pending == 0 && block_renderer_->pending() == 0;
 }
 
 void Session::flush_block_uploads(const Camera& camera) {

@@ -50,9 +50,12 @@ struct FrameTimes {
 class Session {
  public:
   // Throws terrane::Error for a preset the streamer refuses, or height edits of another cell
-  // size. `edits` (optional): the world starts with these height edits (a world file's).
+  // size. `edits` (optional): the world starts with these height edits (a world file's);
+  // `blocks` (optional): the block world (--blocks) starts with these block overrides (a world
+  // file's). Block overrides of another block world throw Error too.
   Session(Preset preset, const WorldOptions& options,
-          std::shared_ptr<const HeightEditSnapshot> edits = nullptr);
+          std::shared_ptr<const HeightEditSnapshot> edits = nullptr,
+          std::shared_ptr<const BlockEditSnapshot> blocks = nullptr);
 
   const Preset& preset() const { return preset_; }
   Streamer& streamer() { return *streamer_; }
@@ -67,7 +70,8 @@ class Session {
   // lattice vertices that differ from the previous snapshot (HeightEdits::apply's rectangle).
   // The streamer regenerates the resident chunks they touch (Streamer::set_edits), the navmesh
   // rebuilds its tiles in place (EditedNavTerrain::set_edits + NavWorld::invalidate), the lakes
-  // and rivers are computed again. The block world does not read edits yet (docs/EDIT.md).
+  // and rivers are computed again, and the block world (--blocks) regenerates the block chunks
+  // whose ground they change (BlockStreamer::set_edits, with the session's block overrides).
   void set_edits(std::shared_ptr<const HeightEditSnapshot> edits, const LatticeRect& changed);
   const std::shared_ptr<const HeightEditSnapshot>& edits() const { return edits_; }
   // Both streamers have every wanted chunk and every chunk regenerated after set_edits is in,
@@ -100,6 +104,7 @@ class Session {
   Preset preset_;
   WorldOptions options_;
   std::shared_ptr<const HeightEditSnapshot> edits_;
+  std::shared_ptr<const BlockEditSnapshot> block_edits_;
   std::unique_ptr<Streamer> streamer_;
   std::unique_ptr<WorldRenderer> renderer_;
   std::unique_ptr<WaterLayer> water_;

@@ -39,6 +39,10 @@ std::unique_ptr<BrushTool> WorldFile::make_tool() const {
   return std::make_unique<BrushTool>(stored);
 }
 
+std::shared_ptr<const BlockEditSnapshot> WorldFile::block_edits() const {
+  return std::make_shared<const BlockEditSnapshot>(store_.block_edits());
+}
+
 std::string WorldFile::save(BrushTool& tool) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t strokes = tool.strokes_since_save();

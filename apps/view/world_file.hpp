@@ -26,6 +26,9 @@ class WorldFile {
   const Preset& preset() const { return store_.preset(); }
   const WorldInfo& info() const { return store_.info(); }
 
+  // The stored block overrides (a copy the block world shares; `world edit --brush dig|fill`
+  // makes them: the viewer has no block brush yet).
+  std::shared_ptr<const BlockEditSnapshot> block_edits() const;
   // A brush tool on the stored edits (saved), of the stored tile size.
   std::unique_ptr<BrushTool> make_tool() const;
   // Commits the tool's edits and marks them saved. Returns the status line ("saved commit #3

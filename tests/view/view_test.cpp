@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "terrane/edit.hpp"
+#include "terrane/preset.hpp"
+#include "terrane/store.hpp"
 #include "view/view_support.hpp"
 
 namespace {
@@ -308,6 +311,64 @@ TEST_F(ViewTest, BlockAmbientOcclusionDarkensInnerCorners) {
       b_occ, b_baked, b_flat, difference(occupancy, baked), difference(flat, baked));
   EXPECT_EQ(occupancy.stats.value("gl_errors", -1), 0);
   EXPECT_EQ(baked.stats.value("gl_errors", -1), 0);
+}
+
+// A world file's block overrides in the block world: a stone sphere filled on the camera's axis
+// turns the middle of the picture grey (its upper half: a tree stands in front of the lower), and
+// nothing moves at the top of the sky.
+TEST_F(ViewTest, BlockWorldShowsAWorldFilesBlockOverrides) {
+  const fs::path world = dir_ / "w.world";
+  {
+    terrane::WorldStore w = terrane::WorldStore::create(world, terrane::load_preset("default"));
+    terrane::BlockEdits blocks(w.block_edits());
+    terrane::BlockBrush fill;
+    fill.kind = terrane::BlockBrushKind::fill;
+    fill.x_m = 64.0, fill.y_m = 394.0, fill.z_m = 54.0, fill.radius_m = 6.0;
+    fill.block = 1;  // stone
+    blocks.apply(fill);
+    w.commit(terrane::WorldEdits{nullptr, blocks.snapshot()}, "a stone ball");
+  }
+  // 30 m from the camera along its axis (pitch -30 degrees).
+  const std::string args =
+      " --blocks --block-view 96 --size 480x270 --camera 64,409,28 --look 0,-30 --hide scatter";
+  const Shot edited = render(world.string() + args);
+  ASSERT_EQ(edited.rc, 0) << edited.log;
+  const Shot plain = render("default" + args);
+  ASSERT_EQ(plain.rc, 0) << plain.log;
+  EXPECT_EQ(edited.stats.value("gl_errors", -1), 0) << edited.log;
+  EXPECT_TRUE(edited.stats["blocks"].value("view_complete", false)) << edited.stats.dump();
+  EXPECT_NE(edited.stats["blocks"].value("quads", 0), plain.stats["blocks"].value("quads", 0));
+  // Share of grey pixels (channels within 24 of each other, not the sky) and of changed pixels
+  // in a box of the picture (fractions of it).
+  const auto share = [](const Shot& s, double x0, double x1, double y0, double y1, auto&& test) {
+    std::size_t n = 0, all = 0;
+    for (int y = int(y0 * s.height); y < int(y1 * s.height); ++y) {
+      for (int x = int(x0 * s.width); x < int(x1 * s.width); ++x) {
+        n += test(x, y) ? 1 : 0;
+        ++all;
+      }
+    }
+    return double(n) / double(std::max<std::size_t>(all, 1));
+  };
+  const auto grey = [](const Shot& s) {
+    return [&s](int x, int y) {
+      const unsigned char* p = s.at(x, y);
+      const int hi = std::max({p[0], p[1], p[2]}), lo = std::min({p[0], p[1], p[2]});
+      return hi - lo < 24 && hi < 200;
+    };
+  };
+  const auto differ = [&](int x, int y) {
+    const unsigned char *p = edited.at(x, y), *q = plain.at(x, y);
+    return std::abs(p[0] - q[0]) + std::abs(p[1] - q[1]) + std::abs(p[2] - q[2]) > 24;
+  };
+  const double grey_edited = share(edited, 0.42, 0.58, 0.36, 0.52, grey(edited)),
+               grey_plain = share(plain, 0.42, 0.58, 0.36, 0.52, grey(plain));
+  std::printf("grey share in the middle: %.3f with the ball, %.3f without\n", grey_edited,
+              grey_plain);
+  EXPECT_GT(grey_edited, 0.6) << "no stone ball in the middle";
+  EXPECT_LT(grey_plain, 0.2);
+  EXPECT_GT(share(edited, 0.42, 0.58, 0.36, 0.52, differ), 0.6);
+  EXPECT_LT(share(edited, 0.0, 1.0, 0.0, 0.05, differ), 0.02) << "the sky changed";
 }
 
 TEST_F(ViewTest, BlockWorldOptionsAreChecked) {
