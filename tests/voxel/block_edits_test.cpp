@@ -31,18 +31,23 @@ const BlockWorldGenerator& default_generator() {
   return g;
 }
 
-// A land column well above sea level and below 300 m (the search starts at the origin).
-std::array<double, 2> land_at() {
+// The first column found, searching outwards from the origin, whose ground lies in (lo, hi).
+std::array<double, 2> column_where(float lo, float hi) {
   const CompiledGraph g = compile(preset());
   for (int r = 0; r < 64; ++r) {
     for (int k = 0; k < 8 * r + 1; ++k) {
       const double a = double(k) / double(8 * r + 1) * 6.283185307179586;
       const double x = std::round(64.0 * r * std::cos(a)), z = std::round(64.0 * r * std::sin(a));
       const float h = evaluate_at(g, x, z);
-      if (h > float(preset().world.sea_level_m) + 40.0f && h < 300.0f) return {x, z};
+      if (h > lo && h < hi) return {x, z};
     }
   }
   return {0.0, 0.0};
+}
+
+// A land column well above sea level and below 300 m.
+std::array<double, 2> land_at() {
+  return column_where(float(preset().world.sea_level_m) + 40.0f, 300.0f);
 }
 
 HeightBrush stroke(BrushKind kind, double x, double z, double radius, double strength,
@@ -236,20 +241,6 @@ TEST(BlockEdits, APitDugAboveSeaLevelFillsWithALakeThatHoldsItsWater) {
   RecordProperty("lake_blocks", std::to_string(lake_blocks));
 }
 
-// The first column found, searching outwards from the origin, whose ground lies in `range`.
-std::array<double, 2> column_where(float lo, float hi) {
-  const CompiledGraph g = compile(preset());
-  for (int r = 0; r < 64; ++r) {
-    for (int k = 0; k < 8 * r + 1; ++k) {
-      const double a = double(k) / double(8 * r + 1) * 6.283185307179586;
-      const double x = std::round(64.0 * r * std::cos(a)), z = std::round(64.0 * r * std::sin(a));
-      const float h = evaluate_at(g, x, z);
-      if (h > lo && h < hi) return {x, z};
-    }
-  }
-  return {0.0, 0.0};
-}
-
 // Block overrides: inside a dug sphere every block is what fills empty space there (air on
 // land, the sea's water under the sea), inside a filled one the fill's block; every other block
 // of the box keeps its generated bits; a chunk generated alone has the region's blocks in its
@@ -259,7 +250,7 @@ TEST(BlockEdits, OverridesReplaceTheGeneratedBlocksInsideTheirSpheresOnly) {
   const BlockWorldGenerator& gen = default_generator();
   const CompiledGraph base = compile(preset());
   const float sea = float(preset().world.sea_level_m);
-  const auto land = column_where(sea + 40.0f, 300.0f);
+  const auto land = land_at();
   const auto ocean = column_where(-1e9f, sea - 30.0f);
   const std::uint16_t water = gen.block_id("water"), glass = gen.block_id("glass");
   const VoxelParams& vp = preset().voxel;
