@@ -490,10 +490,39 @@ bool BlockWorldGenerator::reads_same_edits(const BlockChunkKey& key,
     return b != nullptr ? b->chunk(k) : nullptr;
   };
   if (blocks_a != blocks_b) {
-    for (std::int64_t y = key.cy - 1; y <= key.cy + 1; ++y) {
-      for (std::int64_t z = key.cz - 1; z <= key.cz + 1; ++z) {
-        for (std::int64_t x = key.cx - 1; x <= key.cx + 1; ++x) {
-          if (block_chunk(blocks_a, {x, y, z}) != block_chunk(blocks_b, {x, y, z})) return false;
+    const int S = impl_->S;
+    // Override chunks that are different objects (copy-on-write: a changed chunk) are compared
+    // where the padded box reads them: on each axis index S - 1 of the chunk below, 0 of the
+    // one above, all of its own. A dig next to a chunk face thus updates the chunks across
+    // that face, not all 26 neighbours.
+    const auto range = [S](int d, int& lo, int& hi) {
+      lo = d < 0 ? S - 1 : 0;
+      hi = d > 0 ? 1 : S;
+    };
+    for (int dy = -1; dy <= 1; ++dy) {
+      for (int dz = -1; dz <= 1; ++dz) {
+        for (int dx = -1; dx <= 1; ++dx) {
+          const BlockEditKey k{key.cx + dx, key.cy + dy, key.cz + dz};
+          const BlockEditSnapshot::Chunk *a = block_chunk(blocks_a, k),
+                                         *b = block_chunk(blocks_b, k);
+          if (a == b) continue;
+          int x0 = 0, x1 = 0, y0 = 0, y1 = 0, z0 = 0, z1 = 0;
+          range(dx, x0, x1);
+          range(dy, y0, y1);
+          range(dz, z0, z1);
+          for (int y = y0; y < y1; ++y) {
+            for (int z = z0; z < z1; ++z) {
+              for (int x = x0; x < x1; ++x) {
+                const std::size_t i =
+                    (std::size_t(y) * std::size_t(S) + std::size_t(z)) * std::size_t(S) +
+                    std::size_t(x);
+                if ((a != nullptr ? (*a)[i] : kKeepBlock) !=
+                    (b != nullptr ? (*b)[i] : kKeepBlock)) {
+                  return false;
+                }
+              }
+            }
+          }
         }
       }
     }
