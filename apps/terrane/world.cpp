@@ -1,18 +1,22 @@
 // `terrane world new | edit | info` (docs/EDIT.md): world files of the store module
 // (terrane/store.hpp). `edit` applies brush strokes given on the command line (each starting
 // with --brush) or in a JSON list, and commits them together: height brushes (raise, lower,
-// smooth, flatten, noise) at X,Z and block brushes (dig, fill, restore) at X,Y,Z.
+// smooth, flatten, noise) at X,Z, block brushes (dig, fill, restore) at X,Y,Z and scatter
+// instance brushes (fell, plant, regrow) at X,Z.
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "commands.hpp"
 #include "terrane/schema.hpp"
 #include "terrane/store.hpp"
+#include "terrane/world.hpp"
 
 namespace terrane::cli {
 namespace {
@@ -33,14 +37,33 @@ std::string hex64(std::uint64_t v) {
 
 // A stroke of either layer: a height brush, or a block brush (its block named, resolved against
 // the world's palette once the world is open).
+// An instance brush: fell (remove the instances within the radius, regrowing after `regrow_s`
+// when > 0), plant (add one of `species` at the centre), regrow (drop the overrides within the
+// radius: the procedural instances again).
+struct InstanceStroke {
+  std::string kind;  // "fell", "plant", "regrow"
+  double x_m = 0.0, z_m = 0.0;
+  double radius_m = 10.0;
+  double regrow_s = 0.0;
+  double yaw_deg = 0.0;
+  std::string species;
+};
+
+bool is_instance_brush(const std::string& name) {
+  return name == "fell" || name == "plant" || name == "regrow";
+}
+
 struct Stroke {
   bool block = false;
+  bool instance = false;
   HeightBrush height;
   BlockBrush blocks;
   std::string block_name;
+  InstanceStroke instances;
 };
 
 const char* kind_name(const Stroke& s) {
+  if (s.instance) return s.instances.kind.c_str();
   return s.block ? to_string(s.blocks.kind) : to_string(s.height.kind);
 }
 
@@ -58,9 +81,14 @@ void set_field(Stroke& stroke, const std::string& key, const std::string& value,
                const std::string& where) {
   HeightBrush& b = stroke.height;
   if (key == "brush") {
+    stroke.instance = false;
     if (const auto kind = parse_brush_kind(value)) {
       stroke.block = false;
       b.kind = *kind;
+    } else if (is_instance_brush(value)) {
+      stroke.block = false;
+      stroke.instance = true;
+      stroke.instances.kind = value;
     } else if (const auto block_kind = parse_block_brush_kind(value)) {
       stroke.block = true;
       stroke.blocks.kind = *block_kind;
@@ -68,9 +96,39 @@ void set_field(Stroke& stroke, const std::string& key, const std::string& value,
       throw Error(ErrorCategory::invalid_argument,
                   where + ": '" + value +
                       "' is not a brush; expected raise, lower, smooth, flatten, noise (height) "
-                      "or dig, fill, restore (blocks)");
+                      "or dig, fill, restore (blocks) or fell, plant, regrow (scatter instances)");
     }
     return;
+  }
+  if (stroke.instance) {
+    InstanceStroke& t = stroke.instances;
+    if (key == "at") {
+      const std::size_t comma = value.find(',');
+      if (comma == std::string::npos || value.find(',', comma + 1) != std::string::npos) {
+        throw Error(ErrorCategory::invalid_argument,
+                    where + ": --at '" + value + "': an instance brush's centre is X,Z");
+      }
+      t.x_m = parse_real(value.substr(0, comma), where + ": --at");
+      t.z_m = parse_real(value.substr(comma + 1), where + ": --at");
+    } else if (key == "radius" && t.kind != "plant") {
+      t.radius_m = parse_real(value, where + ": --radius");
+    } else if (key == "regrow" && t.kind == "fell") {
+      t.regrow_s = parse_real(value, where + ": --regrow");
+    } else if (key == "species" && t.kind == "plant") {
+      t.species = value;
+    } else if (key == "yaw" && t.kind == "plant") {
+      t.yaw_deg = parse_real(value, where + ": --yaw");
+    } else {
+      throw Error(ErrorCategory::invalid_argument,
+                  where + ": --" + key + " has no meaning for the instance brush " + t.kind +
+                      " (fell takes --at X,Z, --radius, --regrow; plant --at X,Z, --species, "
+                      "--yaw; regrow --at X,Z, --radius)");
+    }
+    return;
+  }
+  if (key == "species" || key == "yaw" || key == "regrow") {
+    throw Error(ErrorCategory::invalid_argument,
+                where + ": --" + key + " belongs to the instance brushes (fell, plant, regrow)");
   }
   if (stroke.block) {
     BlockBrush& k = stroke.blocks;
@@ -194,9 +252,9 @@ std::vector<Stroke> strokes_from_json(const std::string& path) {
           if (!text.empty()) text += ',';
           text += format_number(v.get<double>());
         }
-      } else if (key == "block" && value.is_string()) {
+      } else if ((key == "block" || key == "species") && value.is_string()) {
         text = value.get<std::string>();
-      } else if (key != "at" && key != "block" && value.is_number()) {
+      } else if (key != "at" && key != "block" && key != "species" && value.is_number()) {
         text = format_number(value.get<double>());
       } else {
         throw Error(ErrorCategory::parse, where + ": \"" + key + "\" has the wrong type");
@@ -212,6 +270,18 @@ std::vector<Stroke> strokes_from_json(const std::string& path) {
 }
 
 json stroke_json(const Stroke& stroke) {
+  if (stroke.instance) {
+    const InstanceStroke& t = stroke.instances;
+    json s = {{"brush", t.kind}, {"at", {t.x_m, t.z_m}}};
+    if (t.kind == "plant") {
+      s["species"] = t.species;
+      s["yaw"] = t.yaw_deg;
+    } else {
+      s["radius"] = t.radius_m;
+    }
+    if (t.kind == "fell") s["regrow"] = t.regrow_s;
+    return s;
+  }
   if (stroke.block) {
     const BlockBrush& k = stroke.blocks;
     json s = {{"brush", to_string(k.kind)}, {"at", {k.x_m, k.y_m, k.z_m}}, {"radius", k.radius_m}};
@@ -230,6 +300,53 @@ json stroke_json(const Stroke& stroke) {
     s["noise_seed"] = b.noise.seed;
   }
   return s;
+}
+
+// Applies an instance stroke over the world's instances as its edits leave them so far; returns
+// whether anything changed.
+bool apply_instance_stroke(const WorldStore& w, const InstanceStroke& t, const HeightEdits& heights,
+                           InstanceEdits& instances, std::unique_ptr<ChunkGenerator>& generator) {
+  const Preset& preset = w.preset();
+  if (preset.surface.species.empty()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "the preset '" + preset.name + "' scatters no species: nothing to " + t.kind);
+  }
+  if (!generator) {
+    ChunkSettings cs;
+    cs.cells = w.info().tile_cells;
+    cs.surface = true;
+    generator = std::make_unique<ChunkGenerator>(preset, cs);
+  }
+  if (t.kind == "plant") {
+    ScatterInstance p;
+    p.x_m = t.x_m;
+    p.z_m = t.z_m;
+    p.yaw_deg = float(t.yaw_deg);
+    if (t.species.empty())
+      throw Error(ErrorCategory::invalid_argument, "plant needs --species NAME");
+    std::string names;
+    p.species = -1;
+    for (std::size_t k = 0; k < preset.surface.species.size(); ++k) {
+      if (preset.surface.species[k].name == t.species) p.species = int(k);
+      names += (k ? ", " : "") + preset.surface.species[k].name;
+    }
+    if (p.species < 0) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "--species '" + t.species + "' is not a species of the preset (" + names + ")");
+    }
+    return !instances.add(p).empty();
+  }
+  const std::vector<ScatterInstance> near =
+      generator->instances_near(t.x_m, t.z_m, t.radius_m, &heights.current(), &instances.current());
+  if (t.kind == "fell") return !instances.remove(near, t.regrow_s).empty();
+  // regrow: every override whose position lies within the radius.
+  std::vector<std::uint64_t> ids;
+  for (const auto& entry : instances.current().chunks()) {
+    for (const InstanceOverride& o : *entry.second) {
+      if (std::hypot(o.x_m - t.x_m, o.z_m - t.z_m) <= t.radius_m) ids.push_back(o.id);
+    }
+  }
+  return !instances.restore(ids).empty();
 }
 
 void print_info(const WorldStore& w, bool as_json, std::size_t log_count) {
@@ -254,6 +371,8 @@ void print_info(const WorldStore& w, bool as_json, std::size_t log_count) {
                     {"edited_chunks", i.height_tiles},
                     {"block_chunks", i.block_chunks},
                     {"block_overrides", i.block_overrides},
+                    {"instance_chunks", i.instance_chunks},
+                    {"instance_overrides", i.instance_overrides},
                     {"edit_bytes", i.blob_bytes},
                     {"file_bytes", i.file_bytes},
                     {"delta_min_m", i.delta_lo_m},
@@ -276,6 +395,11 @@ void print_info(const WorldStore& w, bool as_json, std::size_t log_count) {
       metres(i.delta_lo_m).c_str(), metres(i.delta_hi_m).c_str());
   std::printf("  blocks      %zu overridden blocks in %zu block chunks\n", i.block_overrides,
               i.block_chunks);
+  const InstanceEditSnapshot& inst = w.instance_edits();
+  std::printf(
+      "  instances   %zu overrides (%zu removed, %zu with a state, %zu added) in %zu chunks\n",
+      i.instance_overrides, inst.count(InstanceChange::removed), inst.count(InstanceChange::state),
+      inst.count(InstanceChange::added), i.instance_chunks);
   std::printf("  file        %zu bytes, schema %d, %llu commits\n", i.file_bytes, i.schema_version,
               static_cast<unsigned long long>(i.commits));
   for (const WorldLogEntry& e : log) {
@@ -335,13 +459,18 @@ int run_world(const WorldOptions& opt) {
   const CompiledGraph base = compile(w.preset());
   HeightEdits edits(w.height_edits());
   BlockEdits blocks(w.block_edits());
+  InstanceEdits instances(w.instance_edits());
+  // The world's level-0 chunks with their scatter (made on the first instance stroke).
+  std::unique_ptr<ChunkGenerator> generator;
   const BlockPalette& palette = w.preset().voxel.palette;
   json list = json::array();
   std::size_t touched = 0;
   for (std::size_t k = 0; k < strokes.size(); ++k) {
     try {
       Stroke& s = strokes[k];
-      if (!s.block) {
+      if (s.instance) {
+        touched += apply_instance_stroke(w, s.instances, edits, instances, generator) ? 1 : 0;
+      } else if (!s.block) {
         touched += edits.apply(s.height, base).empty() ? 0 : 1;
       } else {
         if (s.blocks.kind == BlockBrushKind::fill) {
@@ -376,15 +505,16 @@ int run_world(const WorldOptions& opt) {
     list.push_back(stroke_json(strokes[k]));
   }
   const std::string description = opt.message.empty() ? list.dump() : opt.message;
-  const WorldCommit c = w.commit(WorldEdits{edits.snapshot(), blocks.snapshot()}, description);
+  const WorldCommit c =
+      w.commit(WorldEdits{edits.snapshot(), blocks.snapshot(), instances.snapshot()}, description);
   std::printf(
       "world %s: commit #%llu, %zu stroke(s) (%zu changed the ground): %zu chunk(s) written "
       "(%zu bytes), %zu cleared; %zu edited chunks in all, deltas %s..%s m; %zu overridden "
-      "blocks\n",
+      "blocks, %zu instance overrides\n",
       opt.file.c_str(), static_cast<unsigned long long>(c.seq), strokes.size(), touched,
       c.tiles_written, c.bytes_written, c.tiles_deleted, w.info().height_tiles,
       metres(w.info().delta_lo_m).c_str(), metres(w.info().delta_hi_m).c_str(),
-      w.info().block_overrides);
+      w.info().block_overrides, w.info().instance_overrides);
   return 0;
 }
 

@@ -83,9 +83,10 @@ int main(int argc, char** argv) {
   std::unique_ptr<Session> session;
   try {
     editing.tool = editing.file != nullptr ? editing.file->make_tool() : make_unsaved_tool(preset);
-    session =
-        std::make_unique<Session>(preset, o.world, editing.tool->snapshot(),
-                                  editing.file != nullptr ? editing.file->block_edits() : nullptr);
+    session = std::make_unique<Session>(
+        preset, o.world, editing.tool->snapshot(),
+        editing.file != nullptr ? editing.file->block_edits() : nullptr,
+        editing.file != nullptr ? editing.file->instance_edits() : nullptr);
   } catch (const std::exception& e) {
     fail(e.what());
   }

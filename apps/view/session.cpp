@@ -10,7 +10,8 @@ namespace terrane::view {
 
 Session::Session(Preset preset, const WorldOptions& options,
                  std::shared_ptr<const HeightEditSnapshot> edits,
-                 std::shared_ptr<const BlockEditSnapshot> blocks)
+                 std::shared_ptr<const BlockEditSnapshot> blocks,
+                 std::shared_ptr<const InstanceEditSnapshot> instances)
     : preset_(std::move(preset)),
       options_(options),
       edits_(std::move(edits)),
@@ -44,6 +45,8 @@ Session::Session(Preset preset, const WorldOptions& options,
     streamer_->set_edits(edits_, tiles_rect(*edits_));
     water_->set_edits(edits_);
   }
+  // A world file's instance overrides (felled trees, placed instances): nothing is resident yet.
+  if (instances != nullptr && !instances->empty()) streamer_->set_instance_edits(instances, {});
   set_nav(options.nav);
 }
 

@@ -55,7 +55,8 @@ class Session {
   // file's). Block overrides of another block world throw Error too.
   Session(Preset preset, const WorldOptions& options,
           std::shared_ptr<const HeightEditSnapshot> edits = nullptr,
-          std::shared_ptr<const BlockEditSnapshot> blocks = nullptr);
+          std::shared_ptr<const BlockEditSnapshot> blocks = nullptr,
+          std::shared_ptr<const InstanceEditSnapshot> instances = nullptr);
 
   const Preset& preset() const { return preset_; }
   Streamer& streamer() { return *streamer_; }

@@ -39,6 +39,10 @@ std::unique_ptr<BrushTool> WorldFile::make_tool() const {
   return std::make_unique<BrushTool>(stored);
 }
 
+std::shared_ptr<const InstanceEditSnapshot> WorldFile::instance_edits() const {
+  return store_.instance_snapshot();
+}
+
 std::shared_ptr<const BlockEditSnapshot> WorldFile::block_edits() const {
   return std::make_shared<const BlockEditSnapshot>(store_.block_edits());
 }

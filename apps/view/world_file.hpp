@@ -29,6 +29,8 @@ class WorldFile {
   // The stored block overrides (a copy the block world shares; `world edit --brush dig|fill`
   // makes them: the viewer has no block brush yet).
   std::shared_ptr<const BlockEditSnapshot> block_edits() const;
+  // The stored scatter instance overrides (felled, placed instances).
+  std::shared_ptr<const InstanceEditSnapshot> instance_edits() const;
   // A brush tool on the stored edits (saved), of the stored tile size.
   std::unique_ptr<BrushTool> make_tool() const;
   // Commits the tool's edits and marks them saved. Returns the status line ("saved commit #3

@@ -1,12 +1,14 @@
 // terrane edit: a user's changes to the procedural terrain, as sparse layers over the base
-// (module `edit`; depends on core, noise and graph). Issue 16.
+// (module `edit`; depends on core, noise, graph and surface). Issue 16.
 //
 // What is here so far: height edits on the level-0 lattice, the brushes that make them, undo and
 // redo, and immutable snapshots for readers on other threads; block overrides for voxel mode
-// (BlockEdits, read by BlockWorldGenerator and BlockStreamer in voxel.hpp / world.hpp).
-// ChunkGenerator::generate, TerrainQuery and Streamer::set_edits read a snapshot (world.hpp), and
-// so does nav's EditedNavTerrain, and the store (store.hpp) saves and loads them; voxel does not
-// yet (issue 16 is open: docs/EDIT.md says what is built and what is not). A height edit is a float
+// (BlockEdits, read by BlockWorldGenerator and BlockStreamer in voxel.hpp / world.hpp); scatter
+// instance overrides (InstanceEdits: removed, with a state, added; timers), read by
+// ChunkGenerator::generate and Streamer::set_instance_edits. ChunkGenerator::generate,
+// TerrainQuery and Streamer::set_edits read a height snapshot (world.hpp), and so do nav's
+// EditedNavTerrain and the block world, and the store (store.hpp) saves and loads every layer
+// (issue 16 is open: docs/EDIT.md says what is built and what is not). A height edit is a float
 // delta per level-0 lattice vertex (x = i * cell, z = j * cell, the vertices of the world's level-0
 // chunks), stored in dense tiles of tile_cells^2 vertices that exist only where something was
 // edited. A coarser level's vertices are level-0 vertices too (spacing cell * 2^L), so every level
@@ -21,6 +23,8 @@
 // are shared copy-on-write).
 #pragma once
 
+#include <array>
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -33,6 +37,7 @@
 #include "terrane/core.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/noise.hpp"
+#include "terrane/surface.hpp"
 
 namespace terrane {
 
@@ -307,6 +312,162 @@ class BlockEdits {
 
   BlockEditSnapshot now_;
   std::vector<Step> undo_, redo_;
+};
+
+// ---- Scatter instance overrides ----------------------------------------------------------------
+//
+// A sparse layer over the scatter's instances (surface.hpp's ScatterInstance, named by its stable
+// id): an instance removed (a felled tree), one that carries a state (a harvested bush), and
+// instances added (placed by the player, or moved: removed where the scatter put it and added
+// where it went, under the same id). Each override may have a timer: advance() counts it down and
+// the override lapses at zero, so a felled tree regrows, a state reverts and an added instance
+// goes. ChunkGenerator::generate applies the overrides to a level-0 chunk's scatter: an override
+// belongs to the chunk whose rectangle [cx * side, (cx + 1) * side) x [...) holds its position,
+// the rule by which the scatter gives each instance to one chunk. The layer stores overrides in
+// chunks of its own side (any; the world's chunk side is the natural one), so it does not depend
+// on the generator's chunk size.
+
+enum class InstanceChange : std::uint8_t {
+  removed,  // the scatter's instance `id` at (x_m, z_m) is gone
+  state,    // the scatter's instance `id` at (x_m, z_m) stays and carries `state`
+  added,    // an instance `id` of `species` stands at (x_m, z_m) with the pose given
+};
+
+// "removed", "state", "added".
+const char* to_string(InstanceChange change);
+
+struct InstanceOverride {
+  std::uint64_t id = 0;
+  InstanceChange change = InstanceChange::removed;
+  std::uint64_t state = 0;      // the game's value (state, added; 0 for removed)
+  double timer_s = 0.0;         // seconds until the override lapses; 0: never [Limit: [0, 1e12]]
+  double x_m = 0.0, z_m = 0.0;  // the instance's position [Units: m] [Limit: |.| <= 2^40]
+  // The pose of an added instance (its height and normal come from the ground it stands on).
+  float yaw_deg = 0.0f;                   // [Limit: finite]
+  float scale_xz = 1.0f, scale_y = 1.0f;  // [Limit: (0, 1e4]]
+  std::int32_t species = 0;               // [Limit: 0..65535, and below the preset's count]
+  friend bool operator==(const InstanceOverride&, const InstanceOverride&) = default;
+};
+
+// A chunk of the override layer: positions in [cx * side, (cx + 1) * side) x [...).
+struct InstanceEditKey {
+  std::int64_t cx = 0, cz = 0;
+  friend auto operator<=>(const InstanceEditKey&, const InstanceEditKey&) = default;
+};
+
+// The positions an operation changed overrides at (the old and new place of a moved instance):
+// what Streamer::set_instance_edits regenerates (the level-0 chunks holding one of them).
+struct InstanceChanges {
+  std::vector<std::array<double, 2>> at;  // (x_m, z_m)
+  bool empty() const { return at.empty(); }
+};
+
+// An immutable view of the instance overrides at one moment (cheap to copy: shared chunks).
+class InstanceEditSnapshot {
+ public:
+  // A chunk's overrides, sorted by id, one per id.
+  using Chunk = std::vector<InstanceOverride>;
+  using ChunkMap = std::map<InstanceEditKey, std::shared_ptr<const Chunk>>;
+
+  InstanceEditSnapshot() = default;
+  // A snapshot of given chunks (the store's loader). Throws Error(invalid_argument) for a chunk
+  // side outside [1, 1e5] m, a null or empty chunk, ids not increasing, an override outside its
+  // chunk or with a field outside its limit.
+  InstanceEditSnapshot(double chunk_size_m, ChunkMap chunks);
+
+  double chunk_size_m() const { return side_; }
+  bool empty() const { return chunks_.empty(); }
+  // The chunk holding world (x, z): cx * side <= x < (cx + 1) * side as that product rounds.
+  InstanceEditKey key_at(double x_m, double z_m) const;
+  const Chunk* chunk(const InstanceEditKey& key) const;
+  const ChunkMap& chunks() const { return chunks_; }
+  // The override of `id` in the chunk holding (x, z), or nullptr.
+  const InstanceOverride* find(std::uint64_t id, double x_m, double z_m) const;
+  std::size_t override_count() const;
+  std::size_t count(InstanceChange change) const;
+  // The largest species of an added instance; -1 when there is none.
+  int max_species() const;
+  std::size_t bytes() const;
+  // FNV-1a 64 over every chunk's key and overrides' fields, in key order.
+  std::uint64_t content_hash() const;
+
+  // Applies the overrides whose position lies in [x0, x1) x [z0, z1) to `instances`, the
+  // scatter of that rectangle: a removed instance is erased, a state override sets its `state`,
+  // and the added instances are appended in (chunk, id) order with y_m = 0 and an up normal (the
+  // caller stands them on its ground: ChunkGenerator does). The order of the others is kept.
+  // Returns the number appended.
+  std::size_t apply_to(double x0_m, double z0_m, double x1_m, double z1_m,
+                       std::vector<ScatterInstance>& instances) const;
+
+ private:
+  friend class InstanceEdits;
+  double side_ = 128.0;
+  ChunkMap chunks_;
+};
+
+// The owner's instance override layer, with undo and redo (one owner thread; snapshots go to
+// any). Every operation but advance() is one undo step and returns where it changed something
+// (empty: nothing changed, no step). The instances given are the ones a chunk holds (id,
+// position, species, pose, state as ChunkData::scatter has them, overrides applied).
+class InstanceEdits {
+ public:
+  // chunk_size_m: the layer's chunk side, [1, 1e5] m (else Error(invalid_argument)).
+  explicit InstanceEdits(double chunk_size_m);
+  // Starts from a snapshot (a world opened from the store), with no undo step.
+  explicit InstanceEdits(const InstanceEditSnapshot& start);
+
+  // Removes the instances; with regrow_s > 0 they come back after that many seconds of
+  // advance(). An added instance is dropped from the layer (it does not come back).
+  InstanceChanges remove(std::span<const ScatterInstance> instances, double regrow_s = 0.0);
+  // Gives the instances a state (0 with timer 0: the procedural instance again); with timer_s > 0
+  // it reverts to 0 after that long.
+  InstanceChanges set_state(std::span<const ScatterInstance> instances, std::uint64_t state,
+                            double timer_s = 0.0);
+  // Moves an instance to (x, z) with a yaw, keeping its id, species, scales and state.
+  InstanceChanges move(const ScatterInstance& instance, double x_m, double z_m, float yaw_deg);
+  // Adds an instance (species, position, pose and state from `placed`; its id is ignored) that
+  // goes again after timer_s > 0 seconds. Its id (returned in *id when given) is a hash of its
+  // position, species and a counter, unique among the layer's overrides.
+  InstanceChanges add(const ScatterInstance& placed, double timer_s = 0.0,
+                      std::uint64_t* id = nullptr);
+  // Drops every override of these ids (the procedural instance again, where there is one).
+  InstanceChanges restore(std::span<const std::uint64_t> ids);
+  // Counts every timer down by `seconds` (>= 0, finite); the overrides that reach 0 lapse.
+  // Time moves on: the undo and redo steps are dropped when anything lapsed.
+  InstanceChanges advance(double seconds);
+
+  InstanceChanges undo();
+  InstanceChanges redo();
+  std::size_t undo_steps() const { return undo_.size(); }
+  std::size_t redo_steps() const { return redo_.size(); }
+
+  const InstanceEditSnapshot& current() const { return now_; }
+  std::shared_ptr<const InstanceEditSnapshot> snapshot() const {
+    return std::make_shared<const InstanceEditSnapshot>(now_);
+  }
+
+ private:
+  struct Step {
+    InstanceChanges changes;
+    std::vector<
+        std::pair<InstanceEditKey, std::pair<std::shared_ptr<const InstanceEditSnapshot::Chunk>,
+                                             std::shared_ptr<const InstanceEditSnapshot::Chunk>>>>
+        chunks;
+  };
+  class Builder;
+  InstanceChanges commit(Builder& b);
+  void set_chunks(const Step& step, bool after);
+
+  InstanceEditSnapshot now_;
+  std::vector<Step> undo_, redo_;
+};
+
+// Every layer of a world's edits; nullptr: none (or, for WorldStore::commit, the layer as the
+// newest commit has it).
+struct WorldEdits {
+  std::shared_ptr<const HeightEditSnapshot> heights;
+  std::shared_ptr<const BlockEditSnapshot> blocks;
+  std::shared_ptr<const InstanceEditSnapshot> instances;
 };
 
 }  // namespace terrane

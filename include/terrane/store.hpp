@@ -35,10 +35,11 @@
 namespace terrane {
 
 // The newest schema this terrane writes; it reads this one and older ones, and refuses a newer
-// world. Version 1: the height layer. Version 2 adds the block layer: a world is created as
-// version 1 and becomes version 2 with its first commit of block overrides, so a world without
-// them still opens in a terrane that reads only version 1.
-inline constexpr int kWorldSchemaVersion = 2;
+// world. Version 1: the height layer. Version 2 adds the block layer, version 3 the instance
+// layer: a world is created as version 1 and becomes version 2 with its first commit of block
+// overrides, version 3 with its first commit of instance overrides, so a world without them
+// still opens in a terrane that reads only the older versions.
+inline constexpr int kWorldSchemaVersion = 3;
 
 // A 64-bit hash of the base terrain the edits sit on: the preset's compiled graph evaluated on
 // 17 x 17 lattice vertices at five places (the origin and +-2^20 cells out on each axis), plus
@@ -86,6 +87,8 @@ struct WorldInfo {
   std::size_t height_tiles = 0;                // edited chunks of the height layer
   std::size_t block_chunks = 0;                // edited block chunks of the block layer
   std::size_t block_overrides = 0;             // overridden blocks
+  std::size_t instance_chunks = 0;             // chunks of the instance layer
+  std::size_t instance_overrides = 0;          // instance overrides (removed, state, added)
   std::size_t blob_bytes = 0;                  // compressed bytes of the stored edits
   std::size_t file_bytes = 0;                  // the database file (without its -wal file)
   float delta_lo_m = 0.0f, delta_hi_m = 0.0f;  // bounds of the height deltas
@@ -97,11 +100,8 @@ struct WorldLogEntry {
   std::string description;     // the committer's one line
 };
 
-// The layers of a commit; nullptr keeps that layer as the newest commit has it.
-struct WorldEdits {
-  std::shared_ptr<const HeightEditSnapshot> heights;
-  std::shared_ptr<const BlockEditSnapshot> blocks;
-};
+// A commit takes the layers of a WorldEdits (edit.hpp); nullptr keeps that layer as the newest
+// commit has it.
 
 struct WorldCommit {
   std::uint64_t seq = 0;          // the commit's number
@@ -136,6 +136,10 @@ class WorldStore {
   // The block overrides as of the newest commit, with the block size, chunk size and palette
   // size of the preset's voxel section (a BlockEdits starts from it).
   const BlockEditSnapshot& block_edits() const;
+  // The scatter instance overrides as of the newest commit, in chunks of the world's chunk side
+  // (tile_cells x cell_size_m; an InstanceEdits starts from it), and the same shared.
+  const InstanceEditSnapshot& instance_edits() const;
+  std::shared_ptr<const InstanceEditSnapshot> instance_snapshot() const;
 
   // Commits a new state of the height edits in one transaction: the chunks whose tile differs
   // from the newest commit's are written (a tile object unchanged since then is skipped

@@ -280,6 +280,10 @@ struct ScatterInstance {
   // instance has the same id in every chunk, map and run, on every machine, so a save can name
   // it (a felled tree); distinct instances collide with a probability of about n^2 / 2^65.
   std::uint64_t id = 0;
+  // The game's state of the instance: 0 as the scatter makes it; an instance override
+  // (edit.hpp's InstanceEdits) sets it. 64 bits, so the struct has no padding (tests compare
+  // instances with memcmp).
+  std::uint64_t state = 0;
 };
 
 // The triangles scattered points sit on: the level-0 meshes of the heights (build_region_mesh

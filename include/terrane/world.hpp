@@ -175,9 +175,30 @@ class ChunkGenerator {
   // normals, bounds and surface data are made, at every level (a coarser node reads the deltas
   // of the level-0 vertices it shares); nullptr or an empty snapshot = the procedural chunk,
   // the same bytes. The snapshot's cell must be the world's (else Error(invalid_argument)).
+  // instances: scatter instance overrides (edit.hpp) applied to a level-0 chunk's scatter
+  // (InstanceEditSnapshot::apply_to over the chunk's rectangle; added instances stand on the
+  // chunk's edited level-0 triangles, their normal aligned as their species says); nullptr or
+  // empty: the procedural instances. Throws Error(invalid_argument) when an added instance's
+  // species is not one of the preset's (check_instance_edits).
   void generate(const ChunkKey& key, const std::array<int, 4>& stitch, ChunkData& out,
                 const ExecContext& ctx = {}, ChunkScratch* scratch = nullptr,
-                const HeightEditSnapshot* edits = nullptr) const;
+                const HeightEditSnapshot* edits = nullptr,
+                const InstanceEditSnapshot* instances = nullptr) const;
+  // Throws Error(invalid_argument) when instance overrides add a species the preset lacks (or
+  // the world has no surface data and the layer holds any override).
+  void check_instance_edits(const InstanceEditSnapshot& instances) const;
+  // How far beyond a level-0 chunk's own rectangle its scatter reads the heights (the scatter's
+  // margin plus the lattice's own reach) [Units: level-0 cells]; 0 without surface data. A height
+  // edit this near a chunk may move its instances.
+  std::int64_t scatter_reach_cells() const { return scatter_reach_cells_; }
+  // The level-0 instances (overrides applied) whose position lies within radius_m of (x, z):
+  // the level-0 chunks under the disc generated with the edits given, in chunk order, then
+  // scatter order. What a brush that fells or restores instances takes. Throws as generate and
+  // Error(invalid_argument) for a radius outside (0, 1e4] m or a centre that is not finite.
+  std::vector<ScatterInstance> instances_near(double x_m, double z_m, double radius_m,
+                                              const HeightEditSnapshot* edits = nullptr,
+                                              const InstanceEditSnapshot* instances = nullptr,
+                                              const ExecContext& ctx = {}) const;
 
  private:
   void generate_surface(ChunkData& out, const ExecContext& ctx, ChunkScratch& scratch) const;
@@ -191,6 +212,7 @@ class ChunkGenerator {
   std::shared_ptr<const SurfaceParams> surface_;
   std::shared_ptr<const ClimateSources> climate_sources_;
   std::size_t scatter_capacity_ = 0;  // per level-0 chunk
+  std::int64_t scatter_reach_cells_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -410,6 +432,12 @@ class Streamer {
   // running on the old snapshot are dropped and redone. Throws Error(invalid_argument) for a
   // snapshot of another cell size.
   void set_edits(std::shared_ptr<const HeightEditSnapshot> edits, const LatticeRect& changed);
+  // Scatter instance overrides (edit.hpp), owner thread: every later job generates with them
+  // (nullptr: none). The resident level-0 chunks whose rectangle holds a position of `changed`
+  // (what InstanceEdits returned) are regenerated and swapped in together, as set_edits does.
+  // Throws Error(invalid_argument) as ChunkGenerator::check_instance_edits (nothing changes).
+  void set_instance_edits(std::shared_ptr<const InstanceEditSnapshot> instances,
+                          const InstanceChanges& changed);
 
   struct Impl;
 

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "terrane/schema.hpp"
+
 namespace terrane::store_detail {
 namespace {
 
@@ -196,6 +198,96 @@ std::vector<std::pair<std::int64_t, BlockEditSnapshot::Chunk>> decode_block_colu
     for (std::size_t k = 0; k < per; ++k) {
       values[k] = std::uint16_t(planes[c * per + k] | (planes[n + c * per + k] << 8));
     }
+  }
+  return out;
+}
+
+}  // namespace terrane::store_detail
+
+namespace terrane::store_detail {
+namespace {
+
+constexpr std::uint8_t kInstanceMagic[4] = {'T', 'R', 'I', '1'};
+constexpr std::size_t kInstanceHeader = 16;
+constexpr std::size_t kRecord = 57;  // u64 id, u8 change, u64 state, 3 f64, 3 f32, i32 species
+
+template <class T>
+void put_bits(std::vector<std::uint8_t>& out, T v) {
+  std::uint64_t u = 0;
+  std::memcpy(&u, &v, sizeof(T));
+  for (std::size_t b = 0; b < sizeof(T); ++b) out.push_back(std::uint8_t(u >> (8 * b)));
+}
+
+template <class T>
+T get_bits(std::span<const std::uint8_t> bytes, std::size_t at) {
+  const std::uint64_t u = get_le(bytes, at, int(sizeof(T)));
+  T v;
+  std::memcpy(&v, &u, sizeof(T));
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_instance_chunk(const InstanceEditSnapshot::Chunk& chunk,
+                                                double chunk_size_m) {
+  std::vector<std::uint8_t> records;
+  records.reserve(chunk.size() * kRecord);
+  for (const InstanceOverride& o : chunk) {
+    put_bits(records, o.id);
+    records.push_back(std::uint8_t(o.change));
+    put_bits(records, o.state);
+    put_bits(records, o.timer_s);
+    put_bits(records, o.x_m);
+    put_bits(records, o.z_m);
+    put_bits(records, o.yaw_deg);
+    put_bits(records, o.scale_xz);
+    put_bits(records, o.scale_y);
+    put_bits(records, o.species);
+  }
+  std::vector<std::uint8_t> out(kInstanceMagic, kInstanceMagic + 4);
+  put_bits(out, chunk_size_m);
+  put_u32(out, std::uint32_t(chunk.size()));
+  append_frame(out, records);
+  return out;
+}
+
+InstanceEditSnapshot::Chunk decode_instance_chunk(std::span<const std::uint8_t> blob,
+                                                  double chunk_size_m, const std::string& where) {
+  auto bad = [&](const std::string& why) {
+    return Error(ErrorCategory::io, where + ": damaged instance overrides: " + why);
+  };
+  if (blob.size() < kInstanceHeader || std::memcmp(blob.data(), kInstanceMagic, 4) != 0) {
+    throw bad("not an instance chunk (no TRI1 header)");
+  }
+  const auto side = get_bits<double>(blob, 4);
+  if (side != chunk_size_m) {
+    throw bad("chunks of " + format_number(side) + " m, the world's are " +
+              format_number(chunk_size_m) + " m");
+  }
+  const std::uint64_t count = get_le(blob, 12, 4);
+  // A chunk holds at most 2^24 overrides (far beyond any scatter density).
+  if (count == 0 || count > (std::uint64_t{1} << 24)) {
+    throw bad("a chunk of " + std::to_string(count) + " overrides");
+  }
+  std::vector<std::uint8_t> records(std::size_t(count) * kRecord);
+  if (const std::string why = read_frame(blob.subspan(kInstanceHeader), records); !why.empty()) {
+    throw bad(why);
+  }
+  InstanceEditSnapshot::Chunk out(static_cast<std::size_t>(count));
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::span<const std::uint8_t> r(records.data() + k * kRecord, kRecord);
+    InstanceOverride& o = out[k];
+    o.id = get_bits<std::uint64_t>(r, 0);
+    if (r[8] > std::uint8_t(InstanceChange::added)) throw bad("an unknown change kind");
+    o.change = InstanceChange(r[8]);
+    o.state = get_bits<std::uint64_t>(r, 9);
+    o.timer_s = get_bits<double>(r, 17);
+    o.x_m = get_bits<double>(r, 25);
+    o.z_m = get_bits<double>(r, 33);
+    o.yaw_deg = get_bits<float>(r, 41);
+    o.scale_xz = get_bits<float>(r, 45);
+    o.scale_y = get_bits<float>(r, 49);
+    o.species = get_bits<std::int32_t>(r, 53);
   }
   return out;
 }

@@ -16,6 +16,8 @@ namespace terrane::store_detail {
 inline constexpr std::int64_t kHeightLayer = 1;
 // Block overrides: one row per block chunk column (cx, cz), holding its edited chunks.
 inline constexpr std::int64_t kBlockLayer = 2;
+// Scatter instance overrides: one row per instance chunk (cx, cz) of the world's chunk side.
+inline constexpr std::int64_t kInstanceLayer = 3;
 
 // A height tile as a blob: the magic "TRH1", the tile side (u32 little-endian), then one zstd
 // frame (with its content checksum) of the tile's float bits split into four byte planes
@@ -42,5 +44,16 @@ std::vector<std::uint8_t> encode_block_column(std::span<const BlockColumnChunk> 
 // BlockEditSnapshot's constructor.
 std::vector<std::pair<std::int64_t, BlockEditSnapshot::Chunk>> decode_block_column(
     std::span<const std::uint8_t> blob, int chunk_size, const std::string& where);
+
+// An instance chunk's overrides as a blob: the magic "TRI1", the chunk side (f64 bits), the count
+// of overrides (u32), all little-endian, then one zstd frame (with its content checksum) of the
+// overrides in id order, 57 bytes each: id (u64), change (u8), state (u64), timer_s, x_m, z_m
+// (f64), yaw_deg, scale_xz, scale_y (f32), species (i32).
+std::vector<std::uint8_t> encode_instance_chunk(const InstanceEditSnapshot::Chunk& chunk,
+                                                double chunk_size_m);
+// Throws Error(io) "`where`: damaged instance overrides: ..." for any blob that is not such a
+// chunk of this side. The fields are checked by InstanceEditSnapshot's constructor.
+InstanceEditSnapshot::Chunk decode_instance_chunk(std::span<const std::uint8_t> blob,
+                                                  double chunk_size_m, const std::string& where);
 
 }  // namespace terrane::store_detail

@@ -22,6 +22,7 @@ namespace terrane {
 
 using store_detail::Db;
 using store_detail::kBlockLayer;
+using store_detail::kInstanceLayer;
 using store_detail::kHeightLayer;
 using store_detail::Stmt;
 
@@ -97,8 +98,10 @@ struct WorldStore::Impl {
   WorldInfo info;
   std::shared_ptr<const HeightEditSnapshot> committed;
   std::shared_ptr<const BlockEditSnapshot> committed_blocks;
+  std::shared_ptr<const InstanceEditSnapshot> committed_instances;
   std::map<HeightEditSnapshot::TileKey, std::size_t> blob_size;
   std::map<BlockColumnKey, std::size_t> block_blob_size;
+  std::map<InstanceEditKey, std::size_t> instance_blob_size;
   std::unique_ptr<Stmt> upsert, erase, add_log, set_meta;
   // Declared after db: stopped (and its connection closed) before db closes, which then
   // checkpoints what is left and removes the WAL.
@@ -143,6 +146,12 @@ const HeightEditSnapshot& WorldStore::height_edits() const {
 const BlockEditSnapshot& WorldStore::block_edits() const {
   return *impl_->committed_blocks;
 }
+const InstanceEditSnapshot& WorldStore::instance_edits() const {
+  return *impl_->committed_instances;
+}
+std::shared_ptr<const InstanceEditSnapshot> WorldStore::instance_snapshot() const {
+  return impl_->committed_instances;
+}
 
 bool is_world_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -183,7 +192,7 @@ WorldStore WorldStore::create(const std::filesystem::path& file, const Preset& p
       db.exec("PRAGMA journal_mode=WAL", "creating the file");
       db.exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str(),
               "creating the file");
-      // Version 1 until the first commit of block overrides (kWorldSchemaVersion).
+      // Version 1 until the first commit of block (2) or instance (3) overrides.
       db.exec("PRAGMA user_version=1", "creating the file");
       db.exec("BEGIN", "creating the file");
       db.exec(kSchema, "creating the file");
@@ -409,6 +418,34 @@ WorldStore WorldStore::open(const std::filesystem::path& file, const WorldOpenOp
   }
   info.block_chunks = impl->committed_blocks->chunk_count();
   info.block_overrides = impl->committed_blocks->override_count();
+
+  // The instance layer (schema 3): one blob per instance chunk, of the world's chunk side.
+  const double instance_side = double(info.tile_cells) * info.cell_size_m;
+  InstanceEditSnapshot::ChunkMap instance_map;
+  if (schema >= 3) {
+    Stmt s(db, "SELECT cx, cz, blob FROM chunks WHERE layer = ?");
+    s.bind(1, kInstanceLayer);
+    while (s.step("reading the instance overrides")) {
+      const InstanceEditKey key{s.int64(0), s.int64(1)};
+      const auto blob = s.blob(2);
+      instance_map.emplace(
+          key,
+          std::make_shared<const InstanceEditSnapshot::Chunk>(store_detail::decode_instance_chunk(
+              blob, instance_side,
+              "world " + name + ": instance chunk (" + std::to_string(key.cx) + ", " +
+                  std::to_string(key.cz) + ")")));
+      impl->instance_blob_size[key] = blob.size();
+      info.blob_bytes += blob.size();
+    }
+  }
+  try {
+    impl->committed_instances =
+        std::make_shared<const InstanceEditSnapshot>(instance_side, std::move(instance_map));
+  } catch (const Error& e) {
+    throw Error(ErrorCategory::io, "world " + name + ": " + e.what() + " (the file is damaged)");
+  }
+  info.instance_chunks = impl->committed_instances->chunks().size();
+  info.instance_overrides = impl->committed_instances->override_count();
   impl->refresh_file_bytes();
 
   if (!options.read_only) {
@@ -449,6 +486,15 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
   std::shared_ptr<const HeightEditSnapshot> shared = layers.heights ? layers.heights : m.committed;
   std::shared_ptr<const BlockEditSnapshot> shared_blocks =
       layers.blocks ? layers.blocks : m.committed_blocks;
+  std::shared_ptr<const InstanceEditSnapshot> shared_instances =
+      layers.instances ? layers.instances : m.committed_instances;
+  const InstanceEditSnapshot& instances = *shared_instances;
+  if (instances.chunk_size_m() != m.committed_instances->chunk_size_m()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "world " + name + ": instance overrides in chunks of " +
+                    real_text(instances.chunk_size_m()) + " m; the world's are " +
+                    real_text(m.committed_instances->chunk_size_m()) + " m (tile_cells x cell)");
+  }
   const HeightEditSnapshot& edits = *shared;
   const BlockEditSnapshot& blocks = *shared_blocks;
   const BlockEditSnapshot& world_blocks = *m.committed_blocks;
@@ -503,7 +549,23 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
     }
     for (const auto& entry : before_columns) gone_columns.push_back(entry.first);
   }
-  const std::size_t jobs = changed.size() + changed_columns.size();
+  // The instance layer's changed and emptied chunks.
+  std::vector<std::pair<InstanceEditKey, const InstanceEditSnapshot::Chunk*>> changed_instances;
+  std::vector<InstanceEditKey> gone_instances;
+  if (shared_instances != m.committed_instances) {
+    const auto& was = m.committed_instances->chunks();
+    for (const auto& [key, chunk] : instances.chunks()) {
+      const auto it = was.find(key);
+      if (it == was.end() || (it->second != chunk && *it->second != *chunk)) {
+        changed_instances.push_back({key, chunk.get()});
+      }
+    }
+    for (const auto& entry : was) {
+      if (!instances.chunks().contains(entry.first)) gone_instances.push_back(entry.first);
+    }
+  }
+  const std::size_t first_instance = changed.size() + changed_columns.size();
+  const std::size_t jobs = first_instance + changed_instances.size();
   std::vector<std::vector<std::uint8_t>> blobs(jobs);
   parallel_for(ExecContext{.threads = jobs > 1 ? 0 : 1}, std::int64_t(jobs), 1,
                [&](std::int64_t b, std::int64_t e) {
@@ -514,6 +576,11 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
                          store_detail::encode_height_tile(*changed[j].second, m.info.tile_cells);
                      continue;
                    }
+                   if (j >= first_instance) {
+                     blobs[j] = store_detail::encode_instance_chunk(
+                         *changed_instances[j - first_instance].second, instances.chunk_size_m());
+                     continue;
+                   }
                    std::vector<store_detail::BlockColumnChunk> chunks;
                    for (const auto& [cy, values] : changed_columns[j - changed.size()].second) {
                      chunks.push_back({cy, values});
@@ -521,7 +588,11 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
                    blobs[j] = store_detail::encode_block_column(chunks, blocks.chunk_size());
                  }
                });
-  const bool raise_schema = m.info.schema_version < 2 && !changed_columns.empty();
+  // The schema this commit needs: 2 for block overrides, 3 for instance overrides.
+  int schema = m.info.schema_version;
+  if (!changed_columns.empty()) schema = std::max(schema, 2);
+  if (!changed_instances.empty()) schema = std::max(schema, 3);
+  const bool raise_schema = schema > m.info.schema_version;
 
   WorldCommit result;
   result.seq = m.info.commits + 1;
@@ -547,6 +618,16 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
       m.upsert->reset();
       result.bytes_written += blob.size();
     }
+    for (std::size_t k = 0; k < changed_instances.size(); ++k) {
+      const std::vector<std::uint8_t>& blob = blobs[first_instance + k];
+      m.upsert->bind(1, kInstanceLayer);
+      m.upsert->bind(2, changed_instances[k].first.cx);
+      m.upsert->bind(3, changed_instances[k].first.cz);
+      m.upsert->bind_blob(4, blob);
+      m.upsert->step("writing the instance overrides");
+      m.upsert->reset();
+      result.bytes_written += blob.size();
+    }
     const auto erase = [&](std::int64_t layer, const Key& key) {
       m.erase->bind(1, layer);
       m.erase->bind(2, key.first);
@@ -556,7 +637,11 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
     };
     for (const Key& key : gone) erase(kHeightLayer, key);
     for (const BlockColumnKey& key : gone_columns) erase(kBlockLayer, key);
-    if (raise_schema) db.exec("PRAGMA user_version=2", "raising the schema version");
+    for (const InstanceEditKey& key : gone_instances) erase(kInstanceLayer, {key.cx, key.cz});
+    if (raise_schema) {
+      db.exec(("PRAGMA user_version=" + std::to_string(schema)).c_str(),
+              "raising the schema version");
+    }
     m.add_log->bind(1, std::int64_t(result.seq));
     m.add_log->bind(2, std::int64_t(std::time(nullptr)));
     m.add_log->bind(3, description);
@@ -602,11 +687,24 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
     m.info.blob_bytes -= it->second;
     m.block_blob_size.erase(it);
   }
-  if (raise_schema) m.info.schema_version = 2;
-  result.tiles_written = changed.size() + changed_columns.size();
-  result.tiles_deleted = gone.size() + gone_columns.size();
+  for (std::size_t k = 0; k < changed_instances.size(); ++k) {
+    std::size_t& size = m.instance_blob_size[changed_instances[k].first];
+    m.info.blob_bytes += blobs[first_instance + k].size() - size;
+    size = blobs[first_instance + k].size();
+  }
+  for (const InstanceEditKey& key : gone_instances) {
+    const auto it = m.instance_blob_size.find(key);
+    m.info.blob_bytes -= it->second;
+    m.instance_blob_size.erase(it);
+  }
+  m.info.schema_version = schema;
+  result.tiles_written = changed.size() + changed_columns.size() + changed_instances.size();
+  result.tiles_deleted = gone.size() + gone_columns.size() + gone_instances.size();
   m.committed = std::move(shared);
   m.committed_blocks = std::move(shared_blocks);
+  m.committed_instances = std::move(shared_instances);
+  m.info.instance_chunks = instances.chunks().size();
+  m.info.instance_overrides = instances.override_count();
   m.info.block_chunks = blocks.chunk_count();
   m.info.block_overrides = blocks.override_count();
   m.info.commits = result.seq;
@@ -669,6 +767,21 @@ std::string WorldStore::check() const {
         const BlockEditSnapshot& layer = *impl_->committed_blocks;
         (void)BlockEditSnapshot(layer.block_size_m(), layer.chunk_size(), layer.block_types(),
                                 std::move(map));
+      } catch (const Error& e) {
+        problems += std::string(e.what()) + "\n";
+      }
+    }
+    Stmt i(db, "SELECT cx, cz, blob FROM chunks WHERE layer = ?");
+    i.bind(1, kInstanceLayer);
+    while (i.step("checking the instance overrides")) {
+      try {
+        const InstanceEditKey key{i.int64(0), i.int64(1)};
+        const double side = impl_->committed_instances->chunk_size_m();
+        auto chunk =
+            std::make_shared<const InstanceEditSnapshot::Chunk>(store_detail::decode_instance_chunk(
+                i.blob(2), side,
+                "instance chunk (" + std::to_string(key.cx) + ", " + std::to_string(key.cz) + ")"));
+        (void)InstanceEditSnapshot(side, {{key, std::move(chunk)}});
       } catch (const Error& e) {
         problems += std::string(e.what()) + "\n";
       }

@@ -72,6 +72,50 @@ std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
   return r < 0 ? r + b : r;
 }
 
+// The plane of the level-0 mesh triangle under (x, z) over `heights`, whose cells are split as
+// `mesh` (resolved: cells_x != 0) says, with the cell, split and arithmetic of TerrainQuery.
+SurfaceSample sample_mesh(const Field2D& h, const ScatterMesh& mesh, double x, double z) {
+  const GridSpec& g = h.grid;
+  const double s = g.spacing_m;
+  // The lattice cell holding (x, z): x_m(gi) <= x < x_m(gi + 1) as the grid computes x_m.
+  const auto cell = [s](double v, double origin) {
+    auto k = std::int64_t(std::floor((v - origin) / s));
+    if (v < origin + double(k) * s) {
+      --k;
+    } else if (v >= origin + double(k + 1) * s) {
+      ++k;
+    }
+    return k;
+  };
+  const std::int64_t gi =
+      std::clamp<std::int64_t>(cell(x, g.origin_x_m), g.index_x0, g.index_x0 + g.width - 2);
+  const std::int64_t gj =
+      std::clamp<std::int64_t>(cell(z, g.origin_z_m), g.index_z0, g.index_z0 + g.height - 2);
+  const double x0 = g.origin_x_m + double(gi) * s, z0 = g.origin_z_m + double(gj) * s;
+  const double sx = (g.origin_x_m + double(gi + 1) * s) - x0;
+  const double sz = (g.origin_z_m + double(gj + 1) * s) - z0;
+  const bool main = mesh_detail::main_diagonal(int(floor_mod(gi - mesh.index_x0, mesh.cells_x)),
+                                               int(floor_mod(gj - mesh.index_z0, mesh.cells_z)),
+                                               mesh.cells_x, mesh.cells_z);
+  const double u = (x - x0) / sx, v = (z - z0) / sz;
+  const int tri = mesh_detail::cell_triangle(main, u, v);
+  const std::size_t W = std::size_t(g.width);
+  const std::size_t c00 = std::size_t(gj - g.index_z0) * W + std::size_t(gi - g.index_x0);
+  const std::array<std::size_t, 4> at = {c00, c00 + 1, c00 + W, c00 + W + 1};
+  std::array<double, 4> corner{0.0, 0.0, 0.0, 0.0};
+  for (int k : mesh_detail::cell_triangle_corners(main, tri)) {
+    corner[std::size_t(k)] = double(h.data[at[std::size_t(k)]]);
+  }
+  const mesh_detail::CellPlane p = mesh_detail::cell_triangle_plane(main, tri, corner);
+  SurfaceSample out;
+  out.y = p.at(u, v);
+  out.dhdx = p.du / sx;
+  out.dhdz = p.dv / sz;
+  out.normal = mesh_detail::cell_plane_normal(p, sx, sz);
+  out.nearest = at[std::size_t((v >= 0.5 ? 2 : 0) + (u >= 0.5 ? 1 : 0))];
+  return out;
+}
+
 // The surface of the level-0 mesh (ScatterInput::mesh) over the input grid: the plane of the
 // triangle under (x, z), with the cell, split and arithmetic of TerrainQuery (so that a point's
 // height is the mesh's, and for the streamed world bit-identical to TerrainQuery::height_at).
@@ -102,44 +146,7 @@ class InputSampler {
   }
 
   SurfaceSample at(double x, double z, const ScatterMesh& mesh) const {
-    const double s = g_.spacing_m;
-    // The lattice cell holding (x, z): x_m(gi) <= x < x_m(gi + 1) as the grid computes x_m.
-    const auto cell = [s](double v, double origin) {
-      auto k = std::int64_t(std::floor((v - origin) / s));
-      if (v < origin + double(k) * s) {
-        --k;
-      } else if (v >= origin + double(k + 1) * s) {
-        ++k;
-      }
-      return k;
-    };
-    const std::int64_t gi =
-        std::clamp<std::int64_t>(cell(x, g_.origin_x_m), g_.index_x0, g_.index_x0 + g_.width - 2);
-    const std::int64_t gj =
-        std::clamp<std::int64_t>(cell(z, g_.origin_z_m), g_.index_z0, g_.index_z0 + g_.height - 2);
-    const double x0 = g_.origin_x_m + double(gi) * s, z0 = g_.origin_z_m + double(gj) * s;
-    const double sx = (g_.origin_x_m + double(gi + 1) * s) - x0;
-    const double sz = (g_.origin_z_m + double(gj + 1) * s) - z0;
-    const bool main = mesh_detail::main_diagonal(int(floor_mod(gi - mesh.index_x0, mesh.cells_x)),
-                                                 int(floor_mod(gj - mesh.index_z0, mesh.cells_z)),
-                                                 mesh.cells_x, mesh.cells_z);
-    const double u = (x - x0) / sx, v = (z - z0) / sz;
-    const int tri = mesh_detail::cell_triangle(main, u, v);
-    const std::size_t W = std::size_t(g_.width);
-    const std::size_t c00 = std::size_t(gj - g_.index_z0) * W + std::size_t(gi - g_.index_x0);
-    const std::array<std::size_t, 4> at = {c00, c00 + 1, c00 + W, c00 + W + 1};
-    std::array<double, 4> h{0.0, 0.0, 0.0, 0.0};
-    for (int k : mesh_detail::cell_triangle_corners(main, tri)) {
-      h[std::size_t(k)] = double(h_.data[at[std::size_t(k)]]);
-    }
-    const mesh_detail::CellPlane p = mesh_detail::cell_triangle_plane(main, tri, h);
-    SurfaceSample out;
-    out.y = p.at(u, v);
-    out.dhdx = p.du / sx;
-    out.dhdz = p.dv / sz;
-    out.normal = mesh_detail::cell_plane_normal(p, sx, sz);
-    out.nearest = at[std::size_t((v >= 0.5 ? 2 : 0) + (u >= 0.5 ? 1 : 0))];
-    return out;
+    return sample_mesh(h_, mesh, x, z);
   }
 
   const Field2D& h_;
@@ -421,6 +428,13 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
 
 }  // namespace
 
+surface_detail::MeshPoint surface_detail::mesh_point(const Field2D& heights,
+                                                     const ScatterMesh& mesh, double x_m,
+                                                     double z_m) {
+  const SurfaceSample at = sample_mesh(heights, mesh, x_m, z_m);
+  return {float(at.y), at.normal};
+}
+
 double scatter_margin_m(const SurfaceParams& params) {
   params.validate();
   double m = 0.0;
@@ -507,6 +521,16 @@ void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std:
                    double x0_m, double z0_m, double x1_m, double z1_m, int chunk_cells,
                    std::vector<ScatterInstance>& out, const ExecContext& ctx,
                    const ClimateSources* sources, ScatterScratch* scratch) {
+  surface_detail::scatter_chunk_adjusted(graph, params, seed, x0_m, z0_m, x1_m, z1_m, chunk_cells,
+                                         out, ctx, sources, scratch, {});
+}
+
+void surface_detail::scatter_chunk_adjusted(const CompiledGraph& graph, const SurfaceParams& params,
+                                            std::uint64_t seed, double x0_m, double z0_m,
+                                            double x1_m, double z1_m, int chunk_cells,
+                                            std::vector<ScatterInstance>& out,
+                                            const ExecContext& ctx, const ClimateSources* sources,
+                                            ScatterScratch* scratch, const HeightsHook& adjust) {
   if (chunk_cells < 1) {
     fail("scatter_chunk", "chunk_cells " + std::to_string(chunk_cells) + " must be >= 1");
   }
@@ -533,6 +557,7 @@ void scatter_chunk(const CompiledGraph& graph, const SurfaceParams& params, std:
   m.heights.grid = grid;
   resize_exact(m.heights.data, grid.sample_count());
   evaluate(graph, grid, m.heights.data, ctx);
+  if (adjust) adjust(grid, m.heights.data);
   compute_climate(params.climate, seed, m.heights, {}, m.climate, ctx, sources);
   compute_biome_weights(params, m.heights, m.climate, m.biomes, ctx);
   scatter_region(

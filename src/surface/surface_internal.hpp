@@ -2,7 +2,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <functional>
+#include <span>
 #include <string>
 
 #include "terrane/schema.hpp"
@@ -64,5 +67,26 @@ inline constexpr std::uint64_t kTagCluster = 0x636C'7374ull;
 inline std::string format_number(double v) {
   return terrane::format_number(v);
 }
+
+// The height and normal of the level-0 mesh triangle under (x, z) over `heights`, its cells split
+// as `mesh` says (cells_x >= 1): where a scattered point stands (the same bits), for instances a
+// chunk adds to its scatter (edit.hpp's instance overrides).
+struct MeshPoint {
+  float y_m = 0.0f;
+  std::array<float, 3> normal{0.0f, 1.0f, 0.0f};
+};
+MeshPoint mesh_point(const Field2D& heights, const ScatterMesh& mesh, double x_m, double z_m);
+
+// Changes the heights scatter_chunk evaluates (on its grid: the level-0 lattice around the
+// region, origin 0) before climate, biomes and scatter read them: the world's height edits.
+using HeightsHook = std::function<void(const GridSpec&, std::span<float>)>;
+
+// scatter_chunk over the graph's heights as `adjust` changes them (none when empty); the world's
+// chunk generator passes its height edits, so instances stand on the edited ground.
+void scatter_chunk_adjusted(const CompiledGraph& graph, const SurfaceParams& params,
+                            std::uint64_t seed, double x0_m, double z0_m, double x1_m, double z1_m,
+                            int chunk_cells, std::vector<ScatterInstance>& out,
+                            const ExecContext& ctx, const ClimateSources* sources,
+                            ScatterScratch* scratch, const HeightsHook& adjust);
 
 }  // namespace terrane::surface_detail

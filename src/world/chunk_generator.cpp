@@ -5,7 +5,9 @@
 #include <cmath>
 #include <string>
 
+#include "surface/surface_internal.hpp"
 #include "terrane/field.hpp"
+#include "terrane/schema.hpp"
 #include "terrane/world.hpp"
 
 namespace terrane {
@@ -89,6 +91,12 @@ std::uint64_t ChunkData::content_hash() const {
     h = hash_bytes(f, sizeof(f), h);
     h = hash_bytes(&p.species, sizeof(p.species), h);
   }
+  // States (instance overrides), only where set: a chunk without them hashes as before.
+  for (std::size_t k = 0; k < scatter.size(); ++k) {
+    if (scatter[k].state == 0) continue;
+    const std::uint64_t ks[2] = {k, scatter[k].state};
+    h = hash_bytes(ks, sizeof(ks), h);
+  }
   const double origin[3] = {mesh.origin_x_m, mesh.origin_y_m, mesh.origin_z_m};
   return hash_bytes(origin, sizeof(origin), h);
 }
@@ -126,6 +134,8 @@ ChunkGenerator::ChunkGenerator(const Preset& preset, const ChunkSettings& settin
                       " instances per chunk (at most 1e7); use smaller chunks or lower densities");
     }
     scatter_capacity_ = std::size_t(bound);
+    // scatter_chunk's lattice: the margin, floor/ceil of it in cells, then 2 more cells.
+    scatter_reach_cells_ = std::int64_t(std::ceil(scatter_margin_m(*params) / cell_size_m_)) + 3;
     surface_ = std::move(params);
   }
 }
@@ -202,8 +212,10 @@ std::size_t ChunkGenerator::scratch_bytes() const {
 
 void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& stitch, ChunkData& out,
                               const ExecContext& ctx, ChunkScratch* scratch,
-                              const HeightEditSnapshot* edits) const {
+                              const HeightEditSnapshot* edits,
+                              const InstanceEditSnapshot* instances) const {
   validate_key(key);
+  if (instances != nullptr && !instances->empty()) check_instance_edits(*instances);
   if (edits != nullptr && !edits->empty() && edits->cell_size_m() != cell_size_m_) {
     throw Error(ErrorCategory::invalid_argument,
                 "height edits of cell " + std::to_string(edits->cell_size_m()) +
@@ -244,14 +256,81 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
   }
   out.height_min_m = lo;
   out.height_max_m = hi;
-  if (surface_) {
-    if (scratch != nullptr) {
-      generate_surface(out, ctx, *scratch);
-    } else {
-      ChunkScratch local;
-      generate_surface(out, ctx, local);
+  if (!surface_) return;
+  ChunkScratch local;  // empty vectors: allocates nothing unless used
+  ChunkScratch& s = scratch != nullptr ? *scratch : local;
+  generate_surface(out, ctx, s);
+  // Scatter of a level-0 chunk over the edited heights (the same edits as its mesh), so trees
+  // stand on the edited ground; coarser levels hold no instances.
+  if (out.scatter.capacity() < scatter_capacity_) out.scatter.reserve(scatter_capacity_);
+  out.scatter.clear();
+  if (out.key.level != 0) return;
+  const double size = chunk_size_m(0);
+  const double x0 = double(out.key.cx) * size;
+  const double z0 = double(out.key.cz) * size;
+  surface_detail::HeightsHook adjust;
+  if (edits != nullptr && !edits->empty()) {
+    adjust = [edits](const GridSpec& grid, std::span<float> heights) {
+      edits->add_to(grid, heights);
+    };
+  }
+  surface_detail::scatter_chunk_adjusted(graph_, *surface_, seed_, x0, z0, x0 + size, z0 + size,
+                                         settings_.cells, out.scatter, ctx, climate_sources_.get(),
+                                         &s.scatter, adjust);
+  if (instances == nullptr) return;
+  // The overrides: removed and state ones in place, added ones appended and stood on this
+  // chunk's level-0 triangles (the heights above: edited, with the halo), as scatter stands its
+  // points on them.
+  const std::size_t added = instances->apply_to(x0, z0, x0 + size, z0 + size, out.scatter);
+  const ScatterMesh mesh{0, 0, settings_.cells, settings_.cells};
+  for (std::size_t k = out.scatter.size() - added; k < out.scatter.size(); ++k) {
+    ScatterInstance& inst = out.scatter[k];
+    const surface_detail::MeshPoint on =
+        surface_detail::mesh_point(out.heights, mesh, inst.x_m, inst.z_m);
+    inst.y_m = on.y_m;
+    if (surface_->species[std::size_t(inst.species)].align_to_normal) inst.normal = on.normal;
+  }
+}
+
+void ChunkGenerator::check_instance_edits(const InstanceEditSnapshot& instances) const {
+  if (instances.empty()) return;
+  const int species = surface_ ? int(surface_->species.size()) : 0;
+  if (!surface_) {
+    throw Error(ErrorCategory::invalid_argument,
+                "instance edits on a world without surface data (ChunkSettings::surface is off)");
+  }
+  const int top = instances.max_species();
+  if (top >= species) {
+    throw Error(ErrorCategory::invalid_argument,
+                "instance edits add species " + std::to_string(top) + "; the preset has " +
+                    std::to_string(species) + " species (0.." + std::to_string(species - 1) + ")");
+  }
+}
+
+std::vector<ScatterInstance> ChunkGenerator::instances_near(double x_m, double z_m, double radius_m,
+                                                            const HeightEditSnapshot* edits,
+                                                            const InstanceEditSnapshot* instances,
+                                                            const ExecContext& ctx) const {
+  check_range("instances_near: x_m", x_m, Range::closed(-kMaxWorldCoordinate, kMaxWorldCoordinate));
+  check_range("instances_near: z_m", z_m, Range::closed(-kMaxWorldCoordinate, kMaxWorldCoordinate));
+  check_range("instances_near: radius_m", radius_m, Range::open_lo(0.0, 1e4));
+  std::vector<ScatterInstance> found;
+  if (!surface_) return found;
+  const ChunkKey lo = key_at(x_m - radius_m, z_m - radius_m, 0);
+  const ChunkKey hi = key_at(x_m + radius_m, z_m + radius_m, 0);
+  ChunkData data;
+  ChunkScratch scratch;
+  const double r2 = radius_m * radius_m;
+  for (std::int64_t cz = lo.cz; cz <= hi.cz; ++cz) {
+    for (std::int64_t cx = lo.cx; cx <= hi.cx; ++cx) {
+      generate(ChunkKey{cx, cz, 0}, {0, 0, 0, 0}, data, ctx, &scratch, edits, instances);
+      for (const ScatterInstance& p : data.scatter) {
+        const double dx = p.x_m - x_m, dz = p.z_m - z_m;
+        if (dx * dx + dz * dz <= r2) found.push_back(p);
+      }
     }
   }
+  return found;
 }
 
 void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx,
@@ -268,15 +347,6 @@ void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx,
   out.splat_layers = s.splat.layer_count;
   splat_to_u8(s.splat, out.splat, ctx);
   out.biome.assign(s.biomes.dominant.begin(), s.biomes.dominant.end());
-  if (out.scatter.capacity() < scatter_capacity_) out.scatter.reserve(scatter_capacity_);
-  out.scatter.clear();
-  if (out.key.level == 0) {
-    const double size = chunk_size_m(0);
-    const double x0 = double(out.key.cx) * size;
-    const double z0 = double(out.key.cz) * size;
-    scatter_chunk(graph_, params, seed_, x0, z0, x0 + size, z0 + size, settings_.cells, out.scatter,
-                  ctx, climate_sources_.get(), &s.scatter);
-  }
 }
 
 }  // namespace terrane

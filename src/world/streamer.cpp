@@ -56,6 +56,7 @@ struct Slot {
   // The edits the job generates with (set by the owner before the job is queued, or while it
   // is queued, under the queue mutex).
   std::shared_ptr<const HeightEditSnapshot> edits;
+  std::shared_ptr<const InstanceEditSnapshot> instances;
   // A replacement: the resident slot whose chunk this job regenerates after set_edits (not in
   // by_key; -1 for an ordinary job).
   int replaces = -1;
@@ -63,13 +64,15 @@ struct Slot {
 };
 
 // Whether the height grid of `key` (with its halo) samples a lattice vertex of `r`: a multiple
-// of the level's step inside both ranges.
-bool grid_touches(const ChunkKey& key, int cells, const LatticeRect& r) {
+// of the level's step inside both ranges. A level-0 chunk also reads the heights `reach` cells
+// around it for its scatter (ChunkGenerator::scatter_reach_cells), all of them.
+bool grid_touches(const ChunkKey& key, int cells, const LatticeRect& r, std::int64_t reach) {
   if (r.empty()) return false;
   const std::int64_t step = std::int64_t{1} << key.level;
+  const std::int64_t halo = key.level == 0 ? std::max<std::int64_t>(1, reach) : 1;
   auto axis = [&](std::int64_t c, std::int64_t lo_r, std::int64_t hi_r) {
-    const std::int64_t lo = std::max(lo_r, (c * cells - 1) * step);
-    const std::int64_t hi = std::min(hi_r, (c * cells + cells + 1) * step);
+    const std::int64_t lo = std::max(lo_r, (c * cells - halo) * step);
+    const std::int64_t hi = std::min(hi_r, (c * cells + cells + halo) * step);
     if (lo > hi) return false;
     const std::int64_t first = lo >= 0 ? (lo + step - 1) / step * step : -((-lo) / step) * step;
     return first <= hi;
@@ -188,6 +191,7 @@ struct Streamer::Impl {
   // Edits (owner thread): the current snapshot, the resident slots waiting for a replacement
   // job, the replacement jobs in flight and the finished ones held until all are done.
   std::shared_ptr<const HeightEditSnapshot> edits;
+  std::shared_ptr<const InstanceEditSnapshot> instances;
   std::vector<std::pair<int, ChunkKey>> refresh_pending;
   // Per slot: whether refresh_pending holds (slot, pending_key[slot]) (so set_edits need not
   // search it), and scratch for schedule_refresh: whether a replacement job in flight already
@@ -332,7 +336,8 @@ struct Streamer::Impl {
         ctx.threads = 1;
         ctx.cancel = &slot.cancel;
         ctx.simd = simd;
-        gen.generate(slot.key, {0, 0, 0, 0}, slot.data, ctx, &own, slot.edits.get());
+        gen.generate(slot.key, {0, 0, 0, 0}, slot.data, ctx, &own, slot.edits.get(),
+                     slot.instances.get());
       } catch (const Error& e) {
         slot.failed = true;
         // A cancellation is not an error (the flag may already be cleared again: the owner
@@ -367,6 +372,7 @@ struct Streamer::Impl {
     slot.state = SlotState::free;
     slot.cancel.store(false, std::memory_order_relaxed);
     slot.edits.reset();
+    slot.instances.reset();
     slot.replaces = -1;
     slot.stale = false;
     free_slots.push_back(s);
@@ -378,13 +384,38 @@ struct Streamer::Impl {
   void set_edits(std::shared_ptr<const HeightEditSnapshot> next, const LatticeRect& changed) {
     edits = std::move(next);
     const int cells = gen.settings().cells;
-    std::lock_guard lock(queue_mutex);  // queued jobs take the new snapshot
+    const std::int64_t reach = gen.scatter_reach_cells();
+    mark_touched([&](const ChunkKey& key) { return grid_touches(key, cells, changed, reach); });
+  }
+
+  void set_instance_edits(std::shared_ptr<const InstanceEditSnapshot> next,
+                          const InstanceChanges& changed) {
+    instances = std::move(next);
+    if (changed.empty()) return;
+    const double size = gen.chunk_size_m(0);
+    mark_touched([&](const ChunkKey& key) {
+      if (key.level != 0) return false;
+      const double x0 = double(key.cx) * size, z0 = double(key.cz) * size;
+      const double x1 = double(key.cx + 1) * size, z1 = double(key.cz + 1) * size;
+      for (const auto& [x, z] : changed.at) {
+        if (x >= x0 && x < x1 && z >= z0 && z < z1) return true;
+      }
+      return false;
+    });
+  }
+
+  // After new edits: every slot whose chunk `touched` says reads a change takes them (queued),
+  // is redone (running, done, or a held replacement) or gets a replacement (resident).
+  template <class Touched>
+  void mark_touched(const Touched& touched) {
+    std::lock_guard lock(queue_mutex);  // queued jobs take the new snapshots
     for (std::size_t i = 0; i < slot_count; ++i) {
       Slot& sl = slots[i];
       const SlotState st = sl.state.load(std::memory_order_relaxed);
-      if (st == SlotState::free || !grid_touches(sl.key, cells, changed)) continue;
+      if (st == SlotState::free || !touched(sl.key)) continue;
       if (st == SlotState::queued) {
         sl.edits = edits;
+        sl.instances = instances;
       } else if (st == SlotState::running || st == SlotState::done) {
         sl.stale = true;  // dropped when delivered (a replacement is queued again)
       } else if (sl.replaces >= 0) {
@@ -451,6 +482,7 @@ struct Streamer::Impl {
       sl.replaces = r;
       sl.stale = false;
       sl.edits = edits;
+      sl.instances = instances;
       sl.last_used = frame;
       sl.cancel.store(false, std::memory_order_relaxed);
       sl.state = SlotState::queued;
@@ -822,6 +854,7 @@ struct Streamer::Impl {
         Slot& sl = slots[std::size_t(slot)];
         sl.key = s.nodes[std::size_t(c.slot)].key;
         sl.edits = edits;
+        sl.instances = instances;
         sl.replaces = -1;
         sl.stale = false;
         sl.state = SlotState::queued;
@@ -937,6 +970,12 @@ void Streamer::set_edits(std::shared_ptr<const HeightEditSnapshot> edits,
     query_ = std::move(q);
   }
   impl_->set_edits(std::move(edits), changed);
+}
+
+void Streamer::set_instance_edits(std::shared_ptr<const InstanceEditSnapshot> instances,
+                                  const InstanceChanges& changed) {
+  if (instances != nullptr) generator_->check_instance_edits(*instances);
+  impl_->set_instance_edits(std::move(instances), changed);
 }
 
 namespace world_detail {

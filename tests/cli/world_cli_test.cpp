@@ -17,6 +17,7 @@
 #include "terrane/erosion.hpp"
 #include "terrane/io.hpp"
 #include "terrane/store.hpp"
+#include "terrane/world.hpp"
 
 namespace terrane {
 namespace {
@@ -228,6 +229,80 @@ TEST_F(WorldCliTest, AVoxelBakeOfAWorldStandsOnItsEdits) {
 // `world info` counts them, and the world's block bake carries them (its sidecar names them; its
 // blocks differ from the procedural bake's). What the generator does with overrides is tested in
 // tests/voxel/block_edits_test.cpp.
+// Instance brushes: fell takes every instance of the disc (on the world's edited ground), plant
+// adds one of a named species, regrow gives the disc back to the scatter; the overrides are in
+// the file and in `world info`; bad instance strokes are named and commit nothing.
+TEST_F(WorldCliTest, InstanceBrushesFellPlantAndRegrow) {
+  ASSERT_EQ(run("world new " + world_ + " --set world.cell_size_m=1").code, 0);
+  const Preset preset = WorldStore::open(world_).preset();
+  ASSERT_FALSE(preset.surface.species.empty());
+  const std::string species = preset.surface.species.back().name;
+  auto r = run("world edit " + world_ +
+               " --brush raise --at 0,0 --radius 40 --strength 3 --brush fell --at 0,0 --radius 25 "
+               "--regrow 600 --brush plant --at 5,-4 --species " +
+               species + " --yaw 30");
+  ASSERT_EQ(r.code, 0) << r.out;
+  ChunkSettings cs;
+  cs.cells = 128;
+  cs.surface = true;
+  const ChunkGenerator gen(preset, cs);
+  std::size_t felled = 0;
+  {
+    const WorldStore w = WorldStore::open(world_);
+    const InstanceEditSnapshot& inst = w.instance_edits();
+    felled = inst.count(InstanceChange::removed);
+    EXPECT_GT(felled, 0u);
+    EXPECT_EQ(inst.count(InstanceChange::added), 1u);
+    for (const auto& entry : inst.chunks()) {
+      for (const InstanceOverride& o : *entry.second) {
+        if (o.change == InstanceChange::removed) {
+          EXPECT_EQ(o.timer_s, 600.0);
+        }
+      }
+    }
+    // What stands in the disc now: the planted instance only, on the raised ground.
+    const auto near = gen.instances_near(0.0, 0.0, 25.0, &w.height_edits(), &inst);
+    ASSERT_EQ(near.size(), 1u);
+    EXPECT_EQ(near[0].x_m, 5.0);
+    EXPECT_EQ(near[0].yaw_deg, 30.0f);
+    EXPECT_EQ(near[0].species, int(preset.surface.species.size()) - 1);
+    EXPECT_EQ(near[0].y_m,
+              float(TerrainQuery(std::make_shared<const ChunkGenerator>(preset, cs),
+                                 std::make_shared<const HeightEditSnapshot>(w.height_edits()))
+                        .height_at(5.0, -4.0)));
+    // Procedurally the disc (on the same ground) holds the felled ones.
+    EXPECT_EQ(gen.instances_near(0.0, 0.0, 25.0, &w.height_edits()).size(), felled);
+  }
+  r = test::run_command(std::string(TERRANE_CLI_PATH) + " world info " + world_ + " --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json info = nlohmann::json::parse(r.out);
+  EXPECT_EQ(info["schema_version"], 3);
+  EXPECT_EQ(info["instance_overrides"].get<std::size_t>(), felled + 1);
+  r = run("world info " + world_);
+  EXPECT_NE(r.out.find("instances   " + std::to_string(felled + 1) + " overrides (" +
+                       std::to_string(felled) + " removed, 0 with a state, 1 added)"),
+            std::string::npos)
+      << r.out;
+
+  const std::uint64_t before = commits();
+  for (const std::string& bad :
+       {std::string("--brush plant --at 1,1"),
+        std::string("--brush plant --at 1,1 --species oak_x"),
+        std::string("--brush fell --at 1,1 --species " + species),
+        std::string("--brush fell --at 1,1 --radius 0"), std::string("--brush fell --at 1,1,1"),
+        std::string("--brush fell --at 1,1 --regrow -5"),
+        std::string("--brush raise --at 1,1 --yaw 3")}) {
+    r = run("world edit " + world_ + " " + bad);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find("stroke 1"), std::string::npos) << bad << ": " << r.out;
+  }
+  EXPECT_EQ(commits(), before);
+
+  r = run("world edit " + world_ + " --brush regrow --at 0,0 --radius 30");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(WorldStore::open(world_).instance_edits().empty());
+}
+
 TEST_F(WorldCliTest, BlockBrushesAreCommittedAndTheBlockBakeCarriesThem) {
   ASSERT_EQ(run("world new " + world_ + " --set world.cell_size_m=1").code, 0);
   const fs::path procedural = dir_ / "procedural", edited = dir_ / "edited";
@@ -257,7 +332,7 @@ TEST_F(WorldCliTest, BlockBrushesAreCommittedAndTheBlockBakeCarriesThem) {
                         " --json --check 2>/dev/null");
   ASSERT_EQ(r.code, 0) << r.out;
   const nlohmann::json info = nlohmann::json::parse(r.out);
-  EXPECT_EQ(info["schema_version"], kWorldSchemaVersion);
+  EXPECT_EQ(info["schema_version"], 2);  // block overrides: version 2 (instances raise it to 3)
   // 4/3 pi (27 + 64) = 381 blocks.
   EXPECT_GT(info["block_overrides"].get<int>(), 340);
   EXPECT_LT(info["block_overrides"].get<int>(), 420);

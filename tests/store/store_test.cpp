@@ -248,7 +248,7 @@ TEST_F(StoreTest, BadFilesAreRefusedWithTheirReason) {
                ErrorCategory::invalid_argument, {"tile_cells = 4", "8..1024"});
   sql(file(), "PRAGMA user_version = 7");
   expect_error([&] { WorldStore::open(file()); }, ErrorCategory::invalid_argument,
-               {"schema version 7", "reads versions 1 to 2", "newer terrane"});
+               {"schema version 7", "reads versions 1 to 3", "newer terrane"});
   sql(file(), "PRAGMA user_version = 1; DELETE FROM meta WHERE key = 'preset_json'");
   expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io, {"'preset_json' is missing"});
   // overwrite replaces it with a fresh world.
@@ -402,6 +402,96 @@ TEST_F(StoreTest, ADamagedBlockColumnIsReportedNotRead) {
       "WHERE layer = 2 AND cx = 0 AND cz = 0");
   expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
                {"block column (0, 0)", "chunks of 16 blocks"});
+}
+
+ScatterInstance stored_instance(std::uint64_t id, double x, double z) {
+  ScatterInstance p;
+  p.id = id;
+  p.x_m = x;
+  p.z_m = z;
+  p.yaw_deg = 33.0f;
+  p.scale_xz = 1.25f;
+  p.scale_y = 0.75f;
+  return p;
+}
+
+// Instance overrides: a round trip to the bit (every field of every kind, timers included), the
+// schema raised to 3 by the first commit holding them, only changed chunks written, emptied ones
+// deleted, a damaged chunk reported with its chunk, overrides of another chunk side refused.
+TEST_F(StoreTest, InstanceOverridesRoundTripAndRaiseTheSchema) {
+  std::uint64_t hash = 0;
+  {
+    WorldStore w = WorldStore::create(file(), preset_);
+    const double side = double(w.info().tile_cells) * w.info().cell_size_m;
+    EXPECT_EQ(w.instance_edits().chunk_size_m(), side);
+    InstanceEdits inst(w.instance_edits());
+    const ScatterInstance a = stored_instance(101, 3.5, -7.25), b = stored_instance(102, 5.0, 9.0);
+    inst.remove({&a, 1}, 600.0);
+    inst.set_state({&b, 1}, 42, 30.0);
+    inst.move(stored_instance(103, 10.0, 10.0), -300.5, 1000.25, 270.0f);
+    ScatterInstance placed = stored_instance(0, 77.0, 78.0);
+    placed.species = 1;
+    placed.state = 5;
+    inst.add(placed, 12.5);
+    const WorldCommit c = w.commit(WorldEdits{nullptr, nullptr, inst.snapshot()}, "instances");
+    EXPECT_EQ(c.tiles_written, 3u);  // chunks (0, -1), (0, 0) and (-3, 7) of 128 m
+    EXPECT_EQ(w.info().schema_version, 3);
+    EXPECT_EQ(w.info().instance_overrides, 5u);
+    hash = inst.current().content_hash();
+    EXPECT_EQ(w.commit(WorldEdits{nullptr, nullptr, inst.snapshot()}, "same").tiles_written, 0u);
+    // Undo the add: its chunk is rewritten.
+    inst.undo();
+    EXPECT_EQ(w.commit(WorldEdits{nullptr, nullptr, inst.snapshot()}, "undo").tiles_written, 1u);
+    inst.redo();
+    w.commit(WorldEdits{nullptr, nullptr, inst.snapshot()}, "redo");
+  }
+  {
+    WorldStore w = WorldStore::open(file());
+    EXPECT_EQ(w.info().schema_version, 3);
+    EXPECT_EQ(w.instance_edits().content_hash(), hash);
+    EXPECT_EQ(w.info().instance_overrides, 5u);
+    EXPECT_EQ(w.check(), "ok");
+    const InstanceOverride* m = w.instance_edits().find(103, -300.5, 1000.25);
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(m->change, InstanceChange::added);
+    EXPECT_EQ(m->yaw_deg, 270.0f);
+    EXPECT_EQ(m->scale_y, 0.75f);
+    // Everything restored: every chunk deleted, the blob bytes back to none.
+    InstanceEdits inst(w.instance_edits());
+    std::vector<std::uint64_t> left;
+    for (const auto& entry : inst.current().chunks()) {
+      for (const InstanceOverride& o : *entry.second) left.push_back(o.id);
+    }
+    inst.restore(left);
+    EXPECT_TRUE(inst.current().empty());
+    const WorldCommit c = w.commit(WorldEdits{nullptr, nullptr, inst.snapshot()}, "restore");
+    EXPECT_GE(c.tiles_deleted, 2u);
+    EXPECT_EQ(w.info().instance_chunks, 0u);
+    EXPECT_EQ(w.info().blob_bytes, 0u);
+    // Another chunk side is refused.
+    const InstanceEdits other(7.0);
+    expect_error(
+        [&] {
+          w.commit(WorldEdits{nullptr, nullptr, other.snapshot()}, "x");
+        },
+        ErrorCategory::invalid_argument, {"instance overrides in chunks of 7 m"});
+  }
+  // A damaged chunk.
+  {
+    WorldStore w = WorldStore::open(file());
+    InstanceEdits inst(w.instance_edits());
+    const ScatterInstance a = stored_instance(7, 1.0, 1.0);
+    inst.remove({&a, 1});
+    w.commit(WorldEdits{nullptr, nullptr, inst.snapshot()}, "one");
+  }
+  sql(file(),
+      "UPDATE chunks SET blob = substr(blob, 1, length(blob) - 4) || x'00000000' "
+      "WHERE layer = 3 AND cx = 0 AND cz = 0");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
+               {"instance chunk (0, 0)", "damaged instance overrides"});
+  sql(file(), "UPDATE chunks SET blob = x'0011223344' WHERE layer = 3 AND cx = 0 AND cz = 0");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
+               {"instance chunk (0, 0)", "no TRI1 header"});
 }
 
 // Truncations and random byte damage of a world file: open() and check() either work or throw

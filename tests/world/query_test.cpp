@@ -466,9 +466,143 @@ TEST(TerrainQueryTest, SameAnswersFromSeveralThreads) {
     EXPECT_TRUE(same(got[std::size_t(t)], ref[std::size_t(t)])) << t;
 }
 
-// Regression (issue 10, fixed): the world bound is printed with 10 significant digits,
-// "[-1.099511628e+12, 1.099511628e+12] m", which is 224 m beyond the real limit
-// kMaxWorldCoordinate = 2^40 = 1099511627776 m: a refused x = 1.0995116278e12 reads as inside.
+// Scatter reads the height edits: a streamed chunk's instances stand on the edited ground (y is
+// the edited query's height bit for bit, the aligned normal its normal), some moved with the
+// brush, and an empty snapshot gives the same instances as no edits.
+TEST(ScatterTest, InstancesStandOnTheEditedGround) {
+  ChunkSettings cs;
+  cs.cells = 32;
+  cs.geomorph = false;
+  cs.surface = true;
+  const Preset preset = default_preset({});
+  const auto gen = std::make_shared<const ChunkGenerator>(preset, cs);
+  const double s = gen->cell_size_m();
+  HeightEdits e(s, cs.cells);
+  HeightBrush up;
+  up.x_m = 16.0 * s, up.z_m = 16.0 * s, up.radius_m = 30.0 * s, up.strength_m = 6.0;
+  e.apply(up, gen->graph());
+  const auto snap = e.snapshot();
+  const TerrainQuery edited(gen, snap), base(gen);
+  std::size_t checked = 0, moved = 0;
+  for (const ChunkKey key : {ChunkKey{0, 0, 0}, ChunkKey{-1, 0, 0}, ChunkKey{0, -1, 0}}) {
+    ChunkData d;
+    gen->generate(key, {0, 0, 0, 0}, d, {}, nullptr, snap.get());
+    for (const ScatterInstance& p : d.scatter) {
+      ASSERT_EQ(p.y_m, float(edited.height_at(p.x_m, p.z_m))) << p.x_m << ", " << p.z_m;
+      if (preset.surface.species[std::size_t(p.species)].align_to_normal) {
+        EXPECT_EQ(p.normal, edited.normal_at(p.x_m, p.z_m)) << p.x_m << ", " << p.z_m;
+      }
+      moved += p.y_m != float(base.height_at(p.x_m, p.z_m));
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 50u);
+  EXPECT_GT(moved, 20u);
+  const auto empty = HeightEdits(s, cs.cells).snapshot();
+  ChunkData plain, with_empty;
+  gen->generate({0, 0, 0}, {0, 0, 0, 0}, plain);
+  gen->generate({0, 0, 0}, {0, 0, 0, 0}, with_empty, {}, nullptr, empty.get());
+  EXPECT_EQ(plain.content_hash(), with_empty.content_hash());
+}
+
+// Instance overrides (edit.hpp) read by the chunk generator: a removed instance is gone, a state
+// is carried, a moved one leaves its chunk and stands in the next one under its id, an added one
+// stands on the edited ground (y and aligned normal: the edited query's, bit for bit); every
+// other instance keeps its bytes and order; instances_near sees the overrides; undo gives the
+// procedural chunk back; a species the preset lacks is refused.
+TEST(ScatterTest, InstanceOverridesChangeTheChunksScatter) {
+  ChunkSettings cs;
+  cs.cells = 32;
+  cs.geomorph = false;
+  cs.surface = true;
+  const Preset preset = default_preset({});
+  const auto gen = std::make_shared<const ChunkGenerator>(preset, cs);
+  const double side = gen->chunk_size_m(0);
+  HeightEdits h(gen->cell_size_m(), cs.cells);
+  HeightBrush up;
+  up.x_m = 8.0, up.z_m = 8.0, up.radius_m = 12.0, up.strength_m = 5.0;
+  h.apply(up, gen->graph());
+  const auto heights = h.snapshot();
+  const TerrainQuery query(gen, heights);
+  ChunkData d0, w0;
+  gen->generate({0, 0, 0}, {0, 0, 0, 0}, d0, {}, nullptr, heights.get());
+  gen->generate({-1, 0, 0}, {0, 0, 0, 0}, w0, {}, nullptr, heights.get());
+  ASSERT_GE(d0.scatter.size(), 4u);
+  const std::vector<ScatterInstance> base = d0.scatter;
+
+  InstanceEdits e(side);
+  e.remove({&base[0], 1});
+  e.set_state({&base[1], 1}, 9);
+  e.move(base[2], -0.25 * side, 0.5 * side, 45.0f);
+  ScatterInstance placed;
+  placed.x_m = 8.5, placed.z_m = 7.25, placed.species = int(preset.surface.species.size()) - 1;
+  std::uint64_t added = 0;
+  e.add(placed, 0.0, &added);
+  const auto inst = e.snapshot();
+
+  ChunkData d1, w1;
+  gen->generate({0, 0, 0}, {0, 0, 0, 0}, d1, {}, nullptr, heights.get(), inst.get());
+  gen->generate({-1, 0, 0}, {0, 0, 0, 0}, w1, {}, nullptr, heights.get(), inst.get());
+  // d1 = base without [0] and [2], [1] with state 9, then the added instance.
+  ASSERT_EQ(d1.scatter.size(), base.size() - 1);
+  EXPECT_EQ(d1.scatter[0].id, base[1].id);
+  EXPECT_EQ(d1.scatter[0].state, 9u);
+  for (std::size_t k = 3; k < base.size(); ++k) {
+    const ScatterInstance& a = d1.scatter[k - 2];
+    const ScatterInstance& b = base[k];
+    EXPECT_TRUE(a.id == b.id && a.x_m == b.x_m && a.z_m == b.z_m && a.y_m == b.y_m &&
+                a.normal == b.normal && a.yaw_deg == b.yaw_deg && a.state == 0)
+        << k;
+  }
+  const auto stands = [&](const ScatterInstance& p) {
+    EXPECT_EQ(p.y_m, float(query.height_at(p.x_m, p.z_m))) << p.x_m << ", " << p.z_m;
+    if (preset.surface.species[std::size_t(p.species)].align_to_normal) {
+      EXPECT_EQ(p.normal, query.normal_at(p.x_m, p.z_m));
+    } else {
+      EXPECT_EQ(p.normal, (std::array<float, 3>{0.0f, 1.0f, 0.0f}));
+    }
+  };
+  const ScatterInstance& a = d1.scatter.back();
+  EXPECT_EQ(a.id, added);
+  EXPECT_EQ(a.species, placed.species);
+  stands(a);
+  EXPECT_NE(a.y_m, float(TerrainQuery(gen).height_at(a.x_m, a.z_m)));  // on the raised ground
+  ASSERT_EQ(w1.scatter.size(), w0.scatter.size() + 1);
+  const ScatterInstance& m = w1.scatter.back();
+  EXPECT_EQ(m.id, base[2].id);
+  EXPECT_EQ(m.x_m, -0.25 * side);
+  EXPECT_EQ(m.yaw_deg, 45.0f);
+  EXPECT_EQ(m.scale_y, base[2].scale_y);
+  stands(m);
+  EXPECT_NE(d1.content_hash(), d0.content_hash());
+
+  // instances_near: the overrides applied, within the radius only.
+  const auto near = gen->instances_near(8.0, 8.0, 3.0, heights.get(), inst.get());
+  bool found_added = false;
+  for (const ScatterInstance& p : near) {
+    EXPECT_LE(std::hypot(p.x_m - 8.0, p.z_m - 8.0), 3.0);
+    EXPECT_NE(p.id, base[0].id);
+    found_added = found_added || p.id == added;
+  }
+  EXPECT_TRUE(found_added);
+
+  // Undo everything: the procedural (height-edited) chunks, same bytes.
+  while (!e.undo().empty()) {
+  }
+  ChunkData d2;
+  gen->generate({0, 0, 0}, {0, 0, 0, 0}, d2, {}, nullptr, heights.get(), e.snapshot().get());
+  EXPECT_EQ(d2.content_hash(), d0.content_hash());
+
+  placed.species = int(preset.surface.species.size());
+  e.add(placed);
+  const auto bad = e.snapshot();
+  test::expect_error(
+      [&] {
+        gen->generate({0, 0, 0}, {0, 0, 0, 0}, d2, {}, nullptr, nullptr, bad.get());
+      },
+      ErrorCategory::invalid_argument, {"instance edits add species"});
+}
+
 // Height edits (edit.hpp) read by the world: each chunk of every level is its procedural heights
 // plus the delta of each vertex, neighbours agree on their shared vertices, TerrainQuery
 // answers with the edited surface (vertices, triangles, normals), a ray finds a hill raised

@@ -257,6 +257,82 @@ TEST(StreamerTest, EditsRegenerateTheTouchedChunksTogether) {
                      {"set_edits: height edits of cell"});
 }
 
+// Instance overrides through the streamer: felling one instance regenerates exactly the level-0
+// chunk holding it (swapped in with an `updated` event), which then equals the generator's chunk
+// on the overrides; a height edit beyond a level-0 chunk's one-cell halo but within its scatter's
+// reach (scatter_reach_cells) regenerates it too, since its instances' spacing reads there.
+TEST(StreamerTest, InstanceEditsAndTheScatterReachRegenerateTheirChunks) {
+  StreamerParams p = small_params(2);
+  p.chunk.surface = true;
+  Streamer s(default_preset(), p);
+  const Viewer v{.x_m = 40.0, .z_m = -30.0};
+  s.set_viewers({&v, 1});
+  drain(s);
+  using Key = std::tuple<std::int64_t, std::int64_t, int>;
+  auto settle = [&] {
+    std::set<Key> updated;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (std::chrono::steady_clock::now() < give_up) {
+      s.update();
+      s.poll();
+      for (const ChunkEvent& e : s.events()) {
+        if (e.kind == ChunkEventKind::updated) updated.emplace(e.key.cx, e.key.cz, e.key.level);
+      }
+      if (s.stats().updates_pending == 0 && s.stats().view_complete) break;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    EXPECT_EQ(s.stats().updates_pending, 0u);
+    return updated;
+  };
+  const VisibleChunk* chunk = nullptr;
+  for (const VisibleChunk& c : s.visible()) {
+    if (c.key.level == 0 && !c.data->scatter.empty()) chunk = &c;
+  }
+  ASSERT_NE(chunk, nullptr);
+  const ChunkKey key = chunk->key;
+  const ScatterInstance felled = chunk->data->scatter.front();
+  InstanceEdits e(s.generator().chunk_size_m(0));
+  const InstanceChanges changed = e.remove({&felled, 1});
+  const auto snap = e.snapshot();
+  s.set_instance_edits(snap, changed);
+  EXPECT_EQ(settle(), (std::set<Key>{{key.cx, key.cz, 0}}));
+  for (const VisibleChunk& c : s.visible()) {
+    if (!(c.key == key)) continue;
+    ChunkData d;
+    s.generator().generate(key, {0, 0, 0, 0}, d, {}, nullptr, nullptr, snap.get());
+    EXPECT_EQ(c.data->content_hash(), d.content_hash());
+    for (const ScatterInstance& q : c.data->scatter) EXPECT_NE(q.id, felled.id);
+  }
+
+  // A raise just beyond the chunk's east halo, inside its scatter's reach.
+  const std::int64_t reach = s.generator().scatter_reach_cells();
+  const int n = s.generator().settings().cells;
+  ASSERT_GT(reach, 3);
+  HeightEdits h(s.generator().cell_size_m(), n);
+  HeightBrush b;
+  b.x_m = double((key.cx + 1) * n + 3) * s.generator().cell_size_m();
+  b.z_m = (double(key.cz) + 0.5) * s.generator().chunk_size_m(0);
+  b.radius_m = 1.0 * s.generator().cell_size_m();
+  b.strength_m = 4.0;
+  const LatticeRect r = h.apply(b, s.generator().graph());
+  ASSERT_GT(r.i0, (key.cx + 1) * n + 1);  // beyond the one-cell halo
+  s.set_edits(h.snapshot(), r);
+  EXPECT_TRUE(settle().contains({key.cx, key.cz, 0}));
+  for (const VisibleChunk& c : s.visible()) {
+    if (c.key.level != 0) continue;
+    ChunkData d;
+    s.generator().generate(c.key, {0, 0, 0, 0}, d, {}, nullptr, &h.current(), snap.get());
+    EXPECT_EQ(c.data->content_hash(), d.content_hash()) << c.key.cx << ", " << c.key.cz;
+  }
+
+  InstanceEdits alien(s.generator().chunk_size_m(0));
+  ScatterInstance unknown;
+  unknown.species = 999;
+  alien.add(unknown);
+  test::expect_error([&] { s.set_instance_edits(alien.snapshot(), {}); },
+                     ErrorCategory::invalid_argument, {"instance edits add species 999"});
+}
+
 TEST(StreamerTest, HysteresisStopsFlipsAtABandEdge) {
   for (double h : {0.2, 0.0}) {
     StreamerParams p = small_params(1);
