@@ -365,14 +365,15 @@ struct InstanceChanges {
 // An immutable view of the instance overrides at one moment (cheap to copy: shared chunks).
 class InstanceEditSnapshot {
  public:
-  // A chunk's overrides, sorted by id, one per id.
+  // A chunk's overrides, sorted by (id, added), one per (id, added): a scatter instance moved
+  // within its chunk has a removed entry (its old place) and an added one (its new place).
   using Chunk = std::vector<InstanceOverride>;
   using ChunkMap = std::map<InstanceEditKey, std::shared_ptr<const Chunk>>;
 
   InstanceEditSnapshot() = default;
   // A snapshot of given chunks (the store's loader). Throws Error(invalid_argument) for a chunk
-  // side outside [1, 1e5] m, a null or empty chunk, ids not increasing, an override outside its
-  // chunk or with a field outside its limit.
+  // side outside [1, 1e5] m, a null or empty chunk, (id, added) not increasing, an override outside
+  // its chunk or with a field outside its limit.
   InstanceEditSnapshot(double chunk_size_m, ChunkMap chunks);
 
   double chunk_size_m() const { return side_; }
@@ -381,7 +382,8 @@ class InstanceEditSnapshot {
   InstanceEditKey key_at(double x_m, double z_m) const;
   const Chunk* chunk(const InstanceEditKey& key) const;
   const ChunkMap& chunks() const { return chunks_; }
-  // The override of `id` in the chunk holding (x, z), or nullptr.
+  // The override of `id` standing at (x, z) (its position) in the chunk holding it (the added one
+  // where both are there), or nullptr.
   const InstanceOverride* find(std::uint64_t id, double x_m, double z_m) const;
   std::size_t override_count() const;
   std::size_t count(InstanceChange change) const;

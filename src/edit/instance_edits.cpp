@@ -49,8 +49,23 @@ void check_override(const InstanceOverride& o, const std::string& where) {
   }
 }
 
-bool by_id(const InstanceOverride& a, std::uint64_t id) {
-  return a.id < id;
+// A chunk's entries are ordered by (id, added): the scatter's instance moved within its chunk has
+// both a removed entry (its old place) and an added one (its new place) there.
+struct Slot {
+  std::uint64_t id = 0;
+  bool added = false;
+};
+
+bool is_added(const InstanceOverride& o) {
+  return o.change == InstanceChange::added;
+}
+
+bool before(const InstanceOverride& a, Slot s) {
+  return a.id != s.id ? a.id < s.id : int(is_added(a)) < int(s.added);
+}
+
+bool at_slot(const InstanceOverride& a, Slot s) {
+  return a.id == s.id && is_added(a) == s.added;
 }
 
 }  // namespace
@@ -76,9 +91,9 @@ InstanceEditSnapshot::InstanceEditSnapshot(double chunk_size_m, ChunkMap chunks)
       const InstanceOverride& o = (*chunk)[k];
       const std::string at = where + " override " + std::to_string(k);
       check_override(o, at);
-      if (k > 0 && !((*chunk)[k - 1].id < o.id)) {
+      if (k > 0 && !before((*chunk)[k - 1], Slot{o.id, is_added(o)})) {
         throw Error(ErrorCategory::invalid_argument,
-                    at + ": ids must increase (id " + std::to_string(o.id) + ")");
+                    at + ": (id, added) must increase (id " + std::to_string(o.id) + ")");
       }
       if (!(key_at(o.x_m, o.z_m) == key)) {
         throw Error(ErrorCategory::invalid_argument, at + ": position lies outside the chunk");
@@ -99,8 +114,13 @@ const InstanceEditSnapshot::Chunk* InstanceEditSnapshot::chunk(const InstanceEdi
 const InstanceOverride* InstanceEditSnapshot::find(std::uint64_t id, double x_m, double z_m) const {
   const Chunk* c = chunk(key_at(x_m, z_m));
   if (c == nullptr) return nullptr;
-  const auto it = std::lower_bound(c->begin(), c->end(), id, by_id);
-  return it != c->end() && it->id == id ? &*it : nullptr;
+  // At most two entries of the id (removed and added), told apart by position; added first.
+  const InstanceOverride* found = nullptr;
+  for (auto it = std::lower_bound(c->begin(), c->end(), Slot{id, false}, before);
+       it != c->end() && it->id == id; ++it) {
+    if (it->x_m == x_m && it->z_m == z_m) found = &*it;
+  }
+  return found;
 }
 
 std::size_t InstanceEditSnapshot::override_count() const {
@@ -222,17 +242,19 @@ class InstanceEdits::Builder {
  public:
   explicit Builder(const InstanceEditSnapshot& now) : now_(now) {}
 
-  const InstanceOverride* find(std::uint64_t id, double x, double z) {
+  // The entry (id, added) of the chunk holding (x, z), or nullptr.
+  const InstanceOverride* find(std::uint64_t id, bool added, double x, double z) {
     const InstanceEditSnapshot::Chunk* c = view(now_.key_at(x, z));
     if (c == nullptr) return nullptr;
-    const auto it = std::lower_bound(c->begin(), c->end(), id, by_id);
-    return it != c->end() && it->id == id ? &*it : nullptr;
+    const auto it = std::lower_bound(c->begin(), c->end(), Slot{id, added}, before);
+    return it != c->end() && at_slot(*it, {id, added}) ? &*it : nullptr;
   }
-  // Sets the override of o.id in the chunk of its position (replacing any there).
+  // Sets the entry (o.id, added or not) in the chunk of its position (replacing any there).
   void put(const InstanceOverride& o) {
     InstanceEditSnapshot::Chunk& c = edit(now_.key_at(o.x_m, o.z_m));
-    const auto it = std::lower_bound(c.begin(), c.end(), o.id, by_id);
-    if (it != c.end() && it->id == o.id) {
+    const Slot slot{o.id, is_added(o)};
+    const auto it = std::lower_bound(c.begin(), c.end(), slot, before);
+    if (it != c.end() && at_slot(*it, slot)) {
       if (*it == o) return;
       *it = o;
     } else {
@@ -240,11 +262,11 @@ class InstanceEdits::Builder {
     }
     changes.at.push_back({o.x_m, o.z_m});
   }
-  // Drops the override of id in the chunk of (x, z), if any.
-  void erase(std::uint64_t id, double x, double z) {
-    if (find(id, x, z) == nullptr) return;
+  // Drops the entry (id, added) of the chunk holding (x, z), if any.
+  void erase(std::uint64_t id, bool added, double x, double z) {
+    if (find(id, added, x, z) == nullptr) return;
     InstanceEditSnapshot::Chunk& c = edit(now_.key_at(x, z));
-    const auto it = std::lower_bound(c.begin(), c.end(), id, by_id);
+    const auto it = std::lower_bound(c.begin(), c.end(), Slot{id, added}, before);
     changes.at.push_back({it->x_m, it->z_m});
     c.erase(it);
   }
@@ -322,9 +344,8 @@ InstanceChanges InstanceEdits::remove(std::span<const ScatterInstance> instances
   for (const ScatterInstance& p : instances) check_instance(p, "instance remove: instance");
   Builder b(now_);
   for (const ScatterInstance& p : instances) {
-    const InstanceOverride* o = b.find(p.id, p.x_m, p.z_m);
-    if (o != nullptr && o->change == InstanceChange::added) {
-      b.erase(p.id, p.x_m, p.z_m);
+    if (b.find(p.id, true, p.x_m, p.z_m) != nullptr) {
+      b.erase(p.id, true, p.x_m, p.z_m);
       continue;
     }
     InstanceOverride r;
@@ -344,14 +365,13 @@ InstanceChanges InstanceEdits::set_state(std::span<const ScatterInstance> instan
   for (const ScatterInstance& p : instances) check_instance(p, "instance state: instance");
   Builder b(now_);
   for (const ScatterInstance& p : instances) {
-    const InstanceOverride* o = b.find(p.id, p.x_m, p.z_m);
-    if (o != nullptr && o->change == InstanceChange::added) {
+    if (const InstanceOverride* o = b.find(p.id, true, p.x_m, p.z_m)) {
       InstanceOverride a = *o;
       a.state = state;
       a.timer_s = timer_s;
       b.put(a);
     } else if (state == 0 && timer_s == 0.0) {
-      b.erase(p.id, p.x_m, p.z_m);
+      b.erase(p.id, false, p.x_m, p.z_m);
     } else {
       InstanceOverride s;
       s.id = p.id;
@@ -373,7 +393,7 @@ InstanceChanges InstanceEdits::move(const ScatterInstance& instance, double x_m,
   check_range("instance move: z_m", z_m, Range::closed(-kMaxEditCoordinate, kMaxEditCoordinate));
   check_range("instance move: yaw_deg", double(yaw_deg), Range::any());
   Builder b(now_);
-  const InstanceOverride* o = b.find(instance.id, instance.x_m, instance.z_m);
+  const InstanceOverride* o = b.find(instance.id, true, instance.x_m, instance.z_m);
   InstanceOverride a;
   a.id = instance.id;
   a.change = InstanceChange::added;
@@ -381,9 +401,9 @@ InstanceChanges InstanceEdits::move(const ScatterInstance& instance, double x_m,
   a.scale_xz = instance.scale_xz;
   a.scale_y = instance.scale_y;
   a.species = instance.species;
-  if (o != nullptr && o->change == InstanceChange::added) {
+  if (o != nullptr) {
     a.timer_s = o->timer_s;
-    b.erase(instance.id, instance.x_m, instance.z_m);
+    b.erase(instance.id, true, instance.x_m, instance.z_m);
   } else {
     InstanceOverride r;
     r.id = instance.id;
@@ -422,7 +442,8 @@ InstanceChanges InstanceEdits::add(const ScatterInstance& placed, double timer_s
   Builder b(now_);
   for (std::uint64_t n = 0;; ++n) {
     a.id = hash_combine(base, n);
-    if (b.find(a.id, a.x_m, a.z_m) == nullptr) break;
+    if (b.find(a.id, true, a.x_m, a.z_m) == nullptr && b.find(a.id, false, a.x_m, a.z_m) == nullptr)
+      break;
   }
   b.put(a);
   if (id != nullptr) *id = a.id;
@@ -435,7 +456,9 @@ InstanceChanges InstanceEdits::restore(std::span<const std::uint64_t> ids) {
   Builder b(now_);
   for (const auto& [key, chunk] : now_.chunks_) {
     for (const InstanceOverride& o : *chunk) {
-      if (std::binary_search(sorted.begin(), sorted.end(), o.id)) b.erase(o.id, o.x_m, o.z_m);
+      if (std::binary_search(sorted.begin(), sorted.end(), o.id)) {
+        b.erase(o.id, is_added(o), o.x_m, o.z_m);
+      }
     }
   }
   return commit(b);

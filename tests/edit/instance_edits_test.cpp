@@ -101,6 +101,33 @@ TEST(InstanceEdits, RemoveStateMoveAddAndRestore) {
   EXPECT_EQ(e.undo_steps(), steps);
 }
 
+// A move within one chunk keeps both entries: the scatter's instance stays removed at its old
+// place and stands at its new one, once.
+TEST(InstanceEdits, AMoveWithinItsChunkLeavesOneInstance) {
+  InstanceEdits e(64.0);
+  const std::vector<ScatterInstance> base = scatter();
+  e.move(base[1], 40.0, 50.0, 0.0f);
+  EXPECT_EQ(e.current().override_count(), 2u);
+  std::vector<ScatterInstance> v = applied(e.current());
+  EXPECT_EQ(ids(v), (std::vector<std::uint64_t>{11, 13, 14, 15, 12}));
+  EXPECT_EQ(v.back().x_m, 40.0);
+  // Moved again, and back to where the scatter put it: still one instance, at that place.
+  e.move(v.back(), 41.0, 51.0, 0.0f);
+  EXPECT_EQ(e.current().override_count(), 2u);
+  v = applied(e.current());
+  EXPECT_EQ(v.size(), base.size());
+  EXPECT_EQ(v.back().x_m, 41.0);
+  ASSERT_NE(e.current().find(12, 41.0, 51.0), nullptr);
+  EXPECT_EQ(e.current().find(12, 41.0, 51.0)->change, InstanceChange::added);
+  EXPECT_EQ(e.current().find(12, 10.0, 20.0)->change, InstanceChange::removed);
+  // Felling the moved instance removes it for good; restoring its id brings the original back.
+  e.remove({&v.back(), 1});
+  EXPECT_EQ(ids(applied(e.current())), (std::vector<std::uint64_t>{11, 13, 14, 15}));
+  const std::uint64_t id = 12;
+  e.restore({&id, 1});
+  EXPECT_EQ(ids(applied(e.current())), ids(base));
+}
+
 TEST(InstanceEdits, UndoRedoGiveTheBitsBack) {
   InstanceEdits e(32.0);
   const std::vector<ScatterInstance> base = scatter();
@@ -176,7 +203,7 @@ TEST(InstanceEdits, SnapshotChecksWhatItIsGiven) {
   EXPECT_ERROR(InstanceEditSnapshot(16.0, {{{1, 0}, chunk({a})}}), invalid_argument,
                "position lies outside the chunk");
   EXPECT_ERROR(InstanceEditSnapshot(16.0, {{{0, 0}, chunk({a, a})}}), invalid_argument,
-               "ids must increase");
+               "(id, added) must increase");
   EXPECT_ERROR(InstanceEditSnapshot(16.0, {{{0, 0}, chunk({})}}), invalid_argument,
                "holds no override");
   EXPECT_ERROR(InstanceEditSnapshot(16.0, {{{0, 0}, nullptr}}), invalid_argument, "is missing");
