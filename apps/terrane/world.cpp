@@ -312,8 +312,9 @@ bool apply_instance_stroke(const WorldStore& w, const InstanceStroke& t, const H
                 "the preset '" + preset.name + "' scatters no species: nothing to " + t.kind);
   }
   if (!generator) {
+    // Which instances a disc holds (ids, positions) does not depend on the chunk size, so the
+    // default chunks serve any world (its tile_cells need not be a power of two).
     ChunkSettings cs;
-    cs.cells = w.info().tile_cells;
     cs.surface = true;
     generator = std::make_unique<ChunkGenerator>(preset, cs);
   }
@@ -508,7 +509,7 @@ int run_world(const WorldOptions& opt) {
   const WorldCommit c =
       w.commit(WorldEdits{edits.snapshot(), blocks.snapshot(), instances.snapshot()}, description);
   std::printf(
-      "world %s: commit #%llu, %zu stroke(s) (%zu changed the ground): %zu chunk(s) written "
+      "world %s: commit #%llu, %zu stroke(s) (%zu changed the world): %zu chunk(s) written "
       "(%zu bytes), %zu cleared; %zu edited chunks in all, deltas %s..%s m; %zu overridden "
       "blocks, %zu instance overrides\n",
       opt.file.c_str(), static_cast<unsigned long long>(c.seq), strokes.size(), touched,
