@@ -372,8 +372,8 @@ class InstanceEditSnapshot {
 
   InstanceEditSnapshot() = default;
   // A snapshot of given chunks (the store's loader). Throws Error(invalid_argument) for a chunk
-  // side outside [1, 1e5] m, a null or empty chunk, (id, added) not increasing, an override outside
-  // its chunk or with a field outside its limit.
+  // side outside (0, 1e8] m (a world file: tile_cells x cell), a null or empty chunk, (id, added)
+  // not increasing, an override outside its chunk or with a field outside its limit.
   InstanceEditSnapshot(double chunk_size_m, ChunkMap chunks);
 
   double chunk_size_m() const { return side_; }
@@ -413,7 +413,8 @@ class InstanceEditSnapshot {
 // position, species, pose, state as ChunkData::scatter has them, overrides applied).
 class InstanceEdits {
  public:
-  // chunk_size_m: the layer's chunk side, [1, 1e5] m (else Error(invalid_argument)).
+  // chunk_size_m: the layer's chunk side, (0, 1e8] m, any world's tile_cells x cell (else
+  // Error(invalid_argument)).
   explicit InstanceEdits(double chunk_size_m);
   // Starts from a snapshot (a world opened from the store), with no undo step.
   explicit InstanceEdits(const InstanceEditSnapshot& start);

@@ -17,7 +17,7 @@ constexpr double kMaxTimer = 1e12;
 constexpr double kMaxScale = 1e4;
 
 void check_side(double side_m) {
-  check_range("instance edits: chunk_size_m", side_m, Range::closed(1.0, 1e5));
+  check_range("instance edits: chunk_size_m", side_m, Range::open_lo(0.0, 1e8));
 }
 
 // The chunk index k of coordinate v: k * side <= v < (k + 1) * side as those products round

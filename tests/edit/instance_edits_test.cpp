@@ -207,7 +207,10 @@ TEST(InstanceEdits, SnapshotChecksWhatItIsGiven) {
   EXPECT_ERROR(InstanceEditSnapshot(16.0, {{{0, 0}, chunk({})}}), invalid_argument,
                "holds no override");
   EXPECT_ERROR(InstanceEditSnapshot(16.0, {{{0, 0}, nullptr}}), invalid_argument, "is missing");
-  EXPECT_ERROR(InstanceEditSnapshot(0.5, {}), invalid_argument, "chunk_size_m");
+  EXPECT_ERROR(InstanceEditSnapshot(-1.0, {}), invalid_argument, "chunk_size_m");
+  EXPECT_ERROR(InstanceEditSnapshot(2e8, {}), invalid_argument, "chunk_size_m");
+  EXPECT_NO_THROW(InstanceEditSnapshot(0.04, {}));     // 8 tiles of 5 mm cells
+  EXPECT_NO_THROW(InstanceEditSnapshot(1.024e7, {}));  // 1024 tiles of 10 km cells
   InstanceOverride b = a;
   b.change = InstanceChange::added;
   b.scale_y = 0.0f;
