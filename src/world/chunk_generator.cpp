@@ -215,7 +215,7 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
                               const HeightEditSnapshot* edits,
                               const InstanceEditSnapshot* instances) const {
   validate_key(key);
-  if (instances != nullptr && !instances->empty()) check_instance_edits(*instances);
+  if (instances != nullptr && !instances->empty() && !surface_) check_instance_edits(*instances);
   if (edits != nullptr && !edits->empty() && edits->cell_size_m() != cell_size_m_) {
     throw Error(ErrorCategory::invalid_argument,
                 "height edits of cell " + std::to_string(edits->cell_size_m()) +
@@ -285,6 +285,9 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
   const ScatterMesh mesh{0, 0, settings_.cells, settings_.cells};
   for (std::size_t k = out.scatter.size() - added; k < out.scatter.size(); ++k) {
     ScatterInstance& inst = out.scatter[k];
+    // Only this chunk's added instances are checked (the whole layer is, once, by the
+    // streamer's set_instance_edits): a chunk costs no scan of every override.
+    if (std::size_t(inst.species) >= surface_->species.size()) check_instance_edits(*instances);
     const surface_detail::MeshPoint on =
         surface_detail::mesh_point(out.heights, mesh, inst.x_m, inst.z_m);
     inst.y_m = on.y_m;
@@ -294,11 +297,11 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
 
 void ChunkGenerator::check_instance_edits(const InstanceEditSnapshot& instances) const {
   if (instances.empty()) return;
-  const int species = surface_ ? int(surface_->species.size()) : 0;
   if (!surface_) {
     throw Error(ErrorCategory::invalid_argument,
                 "instance edits on a world without surface data (ChunkSettings::surface is off)");
   }
+  const int species = int(surface_->species.size());
   const int top = instances.max_species();
   if (top >= species) {
     throw Error(ErrorCategory::invalid_argument,
