@@ -156,7 +156,7 @@ int run_voxel(const GenerateOptions& opt, bool world) {
 }  // namespace
 
 int run_generate(const GenerateOptions& opt) {
-  // A world file instead of a preset: its preset with its height edits.
+  // A world file instead of a preset: its preset with its edits.
   const bool world = is_world_file(opt.preset);
   if (world) {
     const auto refuse = [&](const char* option) {
@@ -180,6 +180,8 @@ int run_generate(const GenerateOptions& opt) {
     const WorldStore store = WorldStore::open(opt.preset, read);
     request.preset = store.preset();
     request.edits = std::make_shared<const HeightEditSnapshot>(store.height_edits());
+    request.instance_edits = store.instance_snapshot();
+    request.paint = store.paint();
     request.edits_source =
         "world " + opt.preset + ", commit " + std::to_string(store.info().commits);
   }

@@ -270,20 +270,22 @@ int run_cli(int argc, char** argv) {
       "[--strength S] [--falloff F] [--target M] [--noise-frequency F] [--noise-seed N] (height "
       "brushes), --brush dig|fill|restore --at X,Y,Z [--radius M] [--block NAME] (block "
       "brushes), --brush fell|regrow --at X,Z [--radius M] [--regrow S] and --brush plant --at "
-      "X,Z --species NAME [--yaw D] (scatter instances), repeatable (each --brush starts a "
-      "stroke), or --edits FILE.json");
+      "X,Z --species NAME [--yaw D] (scatter instances), --brush paint --at X,Z --layer NAME "
+      "[--radius M] [--strength S] [--falloff F] and --brush unpaint (splat paint), repeatable "
+      "(each --brush starts a stroke), or --edits FILE.json");
   we->add_option("file", wo.file, "the world file")->required();
-  constexpr int kBrushOptions = 12;
+  constexpr int kBrushOptions = 13;
   std::vector<std::string> brush_values[kBrushOptions];
   const char* brush_names[kBrushOptions] = {
-      "brush",           "at",         "radius", "strength", "falloff", "target",
-      "noise-frequency", "noise-seed", "block",  "species",  "yaw",     "regrow"};
+      "brush",      "at",    "radius",  "strength", "falloff", "target", "noise-frequency",
+      "noise-seed", "block", "species", "yaw",      "regrow",  "layer"};
   const char* brush_help[kBrushOptions] = {
       "start a stroke: raise | lower | smooth | flatten | noise (the height layer), dig | fill | "
-      "restore (a sphere of blocks), fell | plant | regrow (scatter instances)",
+      "restore (a sphere of blocks), fell | plant | regrow (scatter instances), paint | unpaint "
+      "(splat paint)",
       "the stroke's centre: X,Z in metres (height brushes), X,Y,Z (block brushes)",
       "its radius in metres (default 10; block brushes 3)",
-      "metres for raise/lower/noise, a fraction 0..1 for smooth/flatten (default 1)",
+      "metres for raise/lower/noise, a fraction 0..1 for smooth/flatten/paint/unpaint (default 1)",
       "where the falloff starts, a fraction of the radius (default 0.5)",
       "flatten's height in metres (default 0)",
       "the noise brush's frequency in 1/m (default 0.01)",
@@ -292,7 +294,8 @@ int run_cli(int argc, char** argv) {
       "plant's species, a name of the preset's scatter species",
       "plant's yaw in degrees (default 0)",
       "fell's regrowth: the felled instances come back after S seconds of game time (default "
-      "0: never)"};
+      "0: never)",
+      "paint's splat layer, a name of the preset's surface layers (grass, rock, ...)"};
   std::vector<CLI::Option*> brush_options;
   for (int k = 0; k < kBrushOptions; ++k) {
     brush_options.push_back(

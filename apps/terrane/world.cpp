@@ -1,8 +1,8 @@
 // `terrane world new | edit | info` (docs/EDIT.md): world files of the store module
 // (terrane/store.hpp). `edit` applies brush strokes given on the command line (each starting
 // with --brush) or in a JSON list, and commits them together: height brushes (raise, lower,
-// smooth, flatten, noise) at X,Z, block brushes (dig, fill, restore) at X,Y,Z and scatter
-// instance brushes (fell, plant, regrow) at X,Z.
+// smooth, flatten, noise) at X,Z, block brushes (dig, fill, restore) at X,Y,Z, scatter
+// instance brushes (fell, plant, regrow) at X,Z and splat paint brushes (paint, unpaint) at X,Z.
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
@@ -56,14 +56,18 @@ bool is_instance_brush(const std::string& name) {
 struct Stroke {
   bool block = false;
   bool instance = false;
+  bool paint = false;
   HeightBrush height;
   BlockBrush blocks;
   std::string block_name;
   InstanceStroke instances;
+  SplatBrush splat;
+  std::string layer_name;  // paint's layer, resolved against the preset's splat layers
 };
 
 const char* kind_name(const Stroke& s) {
   if (s.instance) return s.instances.kind.c_str();
+  if (s.paint) return to_string(s.splat.kind);
   return s.block ? to_string(s.blocks.kind) : to_string(s.height.kind);
 }
 
@@ -82,7 +86,12 @@ void set_field(Stroke& stroke, const std::string& key, const std::string& value,
   HeightBrush& b = stroke.height;
   if (key == "brush") {
     stroke.instance = false;
-    if (const auto kind = parse_brush_kind(value)) {
+    stroke.paint = false;
+    if (const auto paint_kind = parse_paint_kind(value)) {
+      stroke.block = false;
+      stroke.paint = true;
+      stroke.splat.kind = *paint_kind;
+    } else if (const auto kind = parse_brush_kind(value)) {
       stroke.block = false;
       b.kind = *kind;
     } else if (is_instance_brush(value)) {
@@ -96,9 +105,41 @@ void set_field(Stroke& stroke, const std::string& key, const std::string& value,
       throw Error(ErrorCategory::invalid_argument,
                   where + ": '" + value +
                       "' is not a brush; expected raise, lower, smooth, flatten, noise (height) "
-                      "or dig, fill, restore (blocks) or fell, plant, regrow (scatter instances)");
+                      "or dig, fill, restore (blocks) or fell, plant, regrow (scatter instances) "
+                      "or paint, unpaint (splat paint)");
     }
     return;
+  }
+  if (stroke.paint) {
+    SplatBrush& p = stroke.splat;
+    if (key == "at") {
+      const std::size_t comma = value.find(',');
+      if (comma == std::string::npos || value.find(',', comma + 1) != std::string::npos) {
+        throw Error(ErrorCategory::invalid_argument,
+                    where + ": --at '" + value + "': a paint brush's centre is X,Z");
+      }
+      p.x_m = parse_real(value.substr(0, comma), where + ": --at");
+      p.z_m = parse_real(value.substr(comma + 1), where + ": --at");
+    } else if (key == "radius") {
+      p.radius_m = parse_real(value, where + ": --radius");
+    } else if (key == "strength") {
+      p.strength = parse_real(value, where + ": --strength");
+    } else if (key == "falloff") {
+      p.falloff_start = parse_real(value, where + ": --falloff");
+    } else if (key == "layer" && p.kind == PaintKind::paint) {
+      stroke.layer_name = value;
+    } else {
+      throw Error(ErrorCategory::invalid_argument,
+                  where + ": --" + key + " has no meaning for the paint brush " +
+                      to_string(p.kind) +
+                      " (paint takes --at X,Z, --layer, --radius, --strength, --falloff; unpaint "
+                      "the same without --layer)");
+    }
+    return;
+  }
+  if (key == "layer") {
+    throw Error(ErrorCategory::invalid_argument,
+                where + ": --layer belongs to the paint brush (paint)");
   }
   if (stroke.instance) {
     InstanceStroke& t = stroke.instances;
@@ -252,9 +293,10 @@ std::vector<Stroke> strokes_from_json(const std::string& path) {
           if (!text.empty()) text += ',';
           text += format_number(v.get<double>());
         }
-      } else if ((key == "block" || key == "species") && value.is_string()) {
+      } else if ((key == "block" || key == "species" || key == "layer") && value.is_string()) {
         text = value.get<std::string>();
-      } else if (key != "at" && key != "block" && key != "species" && value.is_number()) {
+      } else if (key != "at" && key != "block" && key != "species" && key != "layer" &&
+                 value.is_number()) {
         text = format_number(value.get<double>());
       } else {
         throw Error(ErrorCategory::parse, where + ": \"" + key + "\" has the wrong type");
@@ -270,6 +312,16 @@ std::vector<Stroke> strokes_from_json(const std::string& path) {
 }
 
 json stroke_json(const Stroke& stroke) {
+  if (stroke.paint) {
+    const SplatBrush& p = stroke.splat;
+    json s = {{"brush", to_string(p.kind)},
+              {"at", {p.x_m, p.z_m}},
+              {"radius", p.radius_m},
+              {"strength", p.strength},
+              {"falloff", p.falloff_start}};
+    if (p.kind == PaintKind::paint) s["layer"] = stroke.layer_name;
+    return s;
+  }
   if (stroke.instance) {
     const InstanceStroke& t = stroke.instances;
     json s = {{"brush", t.kind}, {"at", {t.x_m, t.z_m}}};
@@ -350,6 +402,19 @@ bool apply_instance_stroke(const WorldStore& w, const InstanceStroke& t, const H
   return !instances.restore(ids).empty();
 }
 
+// The index of a splat layer named `name` in the preset's surface layers.
+int splat_layer(const Preset& preset, const std::string& name) {
+  if (name.empty()) throw Error(ErrorCategory::invalid_argument, "paint needs --layer NAME");
+  std::string names;
+  const auto& layers = preset.surface.layers;
+  for (std::size_t k = 0; k < layers.size(); ++k) {
+    if (layers[k].name == name) return int(k);
+    names += (k ? ", " : "") + layers[k].name;
+  }
+  throw Error(ErrorCategory::invalid_argument,
+              "--layer '" + name + "' is not a splat layer of the preset (" + names + ")");
+}
+
 void print_info(const WorldStore& w, bool as_json, std::size_t log_count) {
   const WorldInfo& i = w.info();
   const auto log = w.log(log_count);
@@ -374,7 +439,14 @@ void print_info(const WorldStore& w, bool as_json, std::size_t log_count) {
                     {"block_overrides", i.block_overrides},
                     {"instance_chunks", i.instance_chunks},
                     {"instance_overrides", i.instance_overrides},
+                    {"paint_tiles", i.paint_tiles},
+                    {"painted_vertices", i.painted_vertices},
                     {"edit_bytes", i.blob_bytes},
+                    {"layer_bytes",
+                     {{"heights", i.layer_bytes[0]},
+                      {"blocks", i.layer_bytes[1]},
+                      {"instances", i.layer_bytes[2]},
+                      {"paint", i.layer_bytes[3]}}},
                     {"file_bytes", i.file_bytes},
                     {"delta_min_m", i.delta_lo_m},
                     {"delta_max_m", i.delta_hi_m},
@@ -388,19 +460,23 @@ void print_info(const WorldStore& w, bool as_json, std::size_t log_count) {
               format_number(i.cell_size_m).c_str());
   std::printf("  generator   fingerprint %s; created by terrane %s, last written by %s\n",
               hex64(i.fingerprint).c_str(), i.created_by.c_str(), i.written_by.c_str());
+  const std::size_t height_bytes = i.layer_bytes[0];
   std::printf(
       "  edits       %zu edited chunks (%d x %d vertices each), %zu bytes compressed "
       "(%.0f per chunk); height deltas %s..%s m\n",
-      i.height_tiles, i.tile_cells, i.tile_cells, i.blob_bytes,
-      i.height_tiles ? double(i.blob_bytes) / double(i.height_tiles) : 0.0,
+      i.height_tiles, i.tile_cells, i.tile_cells, height_bytes,
+      i.height_tiles ? double(height_bytes) / double(i.height_tiles) : 0.0,
       metres(i.delta_lo_m).c_str(), metres(i.delta_hi_m).c_str());
-  std::printf("  blocks      %zu overridden blocks in %zu block chunks\n", i.block_overrides,
-              i.block_chunks);
+  std::printf("  blocks      %zu overridden blocks in %zu block chunks, %zu bytes compressed\n",
+              i.block_overrides, i.block_chunks, i.layer_bytes[1]);
   const InstanceEditSnapshot& inst = w.instance_edits();
   std::printf(
-      "  instances   %zu overrides (%zu removed, %zu with a state, %zu added) in %zu chunks\n",
+      "  instances   %zu overrides (%zu removed, %zu with a state, %zu added) in %zu chunks, %zu "
+      "bytes compressed\n",
       i.instance_overrides, inst.count(InstanceChange::removed), inst.count(InstanceChange::state),
-      inst.count(InstanceChange::added), i.instance_chunks);
+      inst.count(InstanceChange::added), i.instance_chunks, i.layer_bytes[2]);
+  std::printf("  paint       %zu painted vertices in %zu tiles, %zu bytes compressed\n",
+              i.painted_vertices, i.paint_tiles, i.layer_bytes[3]);
   std::printf("  file        %zu bytes, schema %d, %llu commits\n", i.file_bytes, i.schema_version,
               static_cast<unsigned long long>(i.commits));
   for (const WorldLogEntry& e : log) {
@@ -461,6 +537,7 @@ int run_world(const WorldOptions& opt) {
   HeightEdits edits(w.height_edits());
   BlockEdits blocks(w.block_edits());
   InstanceEdits instances(w.instance_edits());
+  SplatPaint paint(*w.paint());
   // The world's level-0 chunks with their scatter (made on the first instance stroke).
   std::unique_ptr<ChunkGenerator> generator;
   const BlockPalette& palette = w.preset().voxel.palette;
@@ -471,6 +548,9 @@ int run_world(const WorldOptions& opt) {
       Stroke& s = strokes[k];
       if (s.instance) {
         touched += apply_instance_stroke(w, s.instances, edits, instances, generator) ? 1 : 0;
+      } else if (s.paint) {
+        if (s.splat.kind == PaintKind::paint) s.splat.layer = splat_layer(w.preset(), s.layer_name);
+        touched += paint.apply(s.splat).empty() ? 0 : 1;
       } else if (!s.block) {
         touched += edits.apply(s.height, base).empty() ? 0 : 1;
       } else {
@@ -506,16 +586,17 @@ int run_world(const WorldOptions& opt) {
     list.push_back(stroke_json(strokes[k]));
   }
   const std::string description = opt.message.empty() ? list.dump() : opt.message;
-  const WorldCommit c =
-      w.commit(WorldEdits{edits.snapshot(), blocks.snapshot(), instances.snapshot()}, description);
+  const WorldCommit c = w.commit(
+      WorldEdits{edits.snapshot(), blocks.snapshot(), instances.snapshot(), paint.snapshot()},
+      description);
   std::printf(
       "world %s: commit #%llu, %zu stroke(s) (%zu changed the world): %zu chunk(s) written "
       "(%zu bytes), %zu cleared; %zu edited chunks in all, deltas %s..%s m; %zu overridden "
-      "blocks, %zu instance overrides\n",
+      "blocks, %zu instance overrides, %zu painted vertices\n",
       opt.file.c_str(), static_cast<unsigned long long>(c.seq), strokes.size(), touched,
       c.tiles_written, c.bytes_written, c.tiles_deleted, w.info().height_tiles,
       metres(w.info().delta_lo_m).c_str(), metres(w.info().delta_hi_m).c_str(),
-      w.info().block_overrides, w.info().instance_overrides);
+      w.info().block_overrides, w.info().instance_overrides, w.info().painted_vertices);
   return 0;
 }
 

@@ -156,6 +156,16 @@ struct BakeRequest {
   // cell, origin a multiple of it on both axes (else Error(invalid_argument), before any
   // work). nullptr or empty: none.
   std::shared_ptr<const HeightEditSnapshot> edits;
+  // Scatter instance overrides (a world's WorldStore::instance_edits) applied to the scatter
+  // output as the streamed world applies them (the removed instances go, states are kept,
+  // added instances stand on the exported level-0 mesh); the scatter CSV then has a `state`
+  // column. Added species must be the preset's (else Error(invalid_argument), before any work).
+  // nullptr or empty: none.
+  std::shared_ptr<const InstanceEditSnapshot> instance_edits;
+  // Splat paint (a world's WorldStore::paint) over the splat outputs' weights; the map must lie
+  // on its lattice and its layer count be the preset's (else Error(invalid_argument), before
+  // any work). nullptr or empty: none.
+  std::shared_ptr<const SplatPaintSnapshot> paint;
   // Names the edits in the sidecar's "edits" object (the CLI: "world FILE, commit N").
   std::string edits_source;
 

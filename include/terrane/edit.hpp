@@ -176,6 +176,123 @@ class HeightEdits {
   std::vector<Step> undo_, redo_;
 };
 
+// ---- Splat paint -------------------------------------------------------------------------------
+//
+// A sparse layer of paint over the splat weights compute_splat gives (surface.hpp): per level-0
+// lattice vertex, one premultiplied amount a_l per splat layer of the preset (each in [0, 1],
+// their sum A in [0, 1]). The painted weight of layer l is w_l * (1 - A) + a_l, so the weights
+// still sum to 1, A = 0 is the procedural splat and A = 1 replaces it. A stroke composites over
+// the paint that is there, as premultiplied alpha does: painting layer L with weight s (strength
+// times the brush's falloff) makes a <- a * (1 - s) + s * e_L, so strokes of one layer converge
+// on it; erasing makes a <- a * (1 - s), back towards the procedural splat. Like height edits the
+// paint is stored in dense copy-on-write tiles of tile_cells^2 vertices, and a coarser level's
+// vertices read the same amounts, so splat seams stay bit-identical.
+
+enum class PaintKind : std::uint8_t {
+  paint,    // towards the brush's layer: a <- a * (1 - s) + s * e_layer
+  unpaint,  // back towards the procedural splat: a <- a * (1 - s)
+};
+
+// "paint", "unpaint".
+const char* to_string(PaintKind kind);
+std::optional<PaintKind> parse_paint_kind(std::string_view name);
+
+// A paint stroke at one world position; weight(d) as HeightBrush's (1 within falloff_start *
+// radius, a smoothstep down to 0 at the radius), times strength.
+struct SplatBrush {
+  PaintKind kind = PaintKind::paint;
+  double x_m = 0.0, z_m = 0.0;  // centre [Units: m] [Limit: |.| <= kMaxEditCoordinate]
+  double radius_m = 10.0;       // [Units: m] [Limit: (0, 1e4]]
+  double strength = 1.0;        // the weight s at full falloff [Limit: [0, 1]]
+  double falloff_start = 0.5;   // [Limit: [0, 1]]
+  int layer = 0;                // paint's splat layer [Limit: below the layer count]
+
+  // Throws Error(invalid_argument) naming the field, value and range.
+  void validate(int layers) const;
+};
+
+// An immutable view of the paint at one moment (cheap to copy: shared tiles).
+class SplatPaintSnapshot {
+ public:
+  // A tile: tile_cells^2 vertices, row-major (j, then i), each with `layers` amounts:
+  // tile[(j * tile_cells + i) * layers + l]. Tile (ti, tj) holds the vertices i in
+  // [ti * tile_cells, (ti + 1) * tile_cells), likewise j.
+  using Tile = std::vector<float>;
+  using TileKey = std::pair<std::int64_t, std::int64_t>;
+  using TileMap = std::map<TileKey, std::shared_ptr<const Tile>>;
+
+  SplatPaintSnapshot() = default;
+  // A snapshot of given tiles (the store's loader). Throws Error(invalid_argument) for a cell,
+  // tile size or layer count SplatPaint refuses, a null tile or one of another size, an amount
+  // outside [0, 1] or a vertex whose amounts sum to more than 1 (plus float rounding), or a tile
+  // beyond kMaxEditCoordinate.
+  SplatPaintSnapshot(double cell_size_m, int tile_cells, int layers, TileMap tiles);
+
+  double cell_size_m() const { return cell_m_; }
+  int tile_cells() const { return tile_; }
+  int layers() const { return layers_; }
+  bool empty() const { return tiles_.empty(); }
+  // Amount of `layer` at lattice vertex (i, j); 0 where nothing was painted.
+  float amount_at(std::int64_t i, std::int64_t j, int layer) const;
+  // Paints `splat` (compute_splat's weights on a grid of the lattice: spacing cell * 2^L,
+  // origin 0, as add_to takes it): w_l <- w_l * (1 - A) + a_l at each painted vertex, the
+  // largest weight absorbing the float rounding so each sums to 1. Throws Error(invalid_argument)
+  // for a grid off the lattice or another layer count. Costs nothing away from painted tiles.
+  void apply_to(SplatMap& splat) const;
+  std::size_t tile_count() const { return tiles_.size(); }
+  // Vertices with paint (A > 0).
+  std::size_t painted_vertices() const;
+  std::size_t bytes() const;
+  const TileMap& tiles() const { return tiles_; }
+  // FNV-1a 64 over the layer count and every tile's (ti, tj) and amounts, in tile order.
+  std::uint64_t content_hash() const;
+
+ private:
+  friend class SplatPaint;
+  double cell_m_ = 1.0;
+  int tile_ = 64;
+  int layers_ = 1;
+  TileMap tiles_;
+};
+
+// The owner's paint layer, with undo and redo (one owner thread; snapshots go to any).
+class SplatPaint {
+ public:
+  // cell_size_m, tile_cells: as HeightEdits (the world's); layers: the preset's splat layer
+  // count, 1..64. Throws Error(invalid_argument) outside those ranges.
+  SplatPaint(double cell_size_m, int tile_cells, int layers);
+  // Starts from a snapshot (a world opened from the store), with no undo step.
+  explicit SplatPaint(const SplatPaintSnapshot& start);
+
+  // Applies a stroke and returns the vertices it changed (a rectangle around them; empty when
+  // no amount changed). The stroke becomes the newest undo step; the redo steps go. A tile whose
+  // amounts all become 0 is dropped. Throws Error(invalid_argument) for an invalid brush and
+  // Error(limit) for a stroke over 2^26 vertices (nothing is changed then).
+  LatticeRect apply(const SplatBrush& brush);
+  LatticeRect undo();
+  LatticeRect redo();
+  std::size_t undo_steps() const { return undo_.size(); }
+  std::size_t redo_steps() const { return redo_.size(); }
+
+  const SplatPaintSnapshot& current() const { return now_; }
+  std::shared_ptr<const SplatPaintSnapshot> snapshot() const {
+    return std::make_shared<const SplatPaintSnapshot>(now_);
+  }
+
+ private:
+  struct Step {
+    LatticeRect rect;
+    std::vector<std::pair<SplatPaintSnapshot::TileKey,
+                          std::pair<std::shared_ptr<const SplatPaintSnapshot::Tile>,
+                                    std::shared_ptr<const SplatPaintSnapshot::Tile>>>>
+        tiles;
+  };
+  void set_tiles(const Step& step, bool after);
+
+  SplatPaintSnapshot now_;
+  std::vector<Step> undo_, redo_;
+};
+
 // ---- Block overrides (voxel mode) -------------------------------------------------------------
 //
 // A sparse layer of block ids over a block world's generated blocks, per block chunk (chunk_size^3
@@ -471,6 +588,7 @@ struct WorldEdits {
   std::shared_ptr<const HeightEditSnapshot> heights;
   std::shared_ptr<const BlockEditSnapshot> blocks;
   std::shared_ptr<const InstanceEditSnapshot> instances;
+  std::shared_ptr<const SplatPaintSnapshot> paint;
 };
 
 }  // namespace terrane

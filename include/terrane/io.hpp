@@ -270,12 +270,19 @@ struct Sidecar {
   std::uint64_t preset_hash = 0;  // written as 16 lowercase hex digits
   std::vector<SidecarFile> files;
   std::vector<std::string> warnings;  // written only when not empty
-  // Height edits baked into the map (a world's): written as "edits": {"source", "tiles",
-  // "hash"} only when edit_tiles > 0. source names them (e.g. "world my.world, commit 7"); hash
-  // is HeightEditSnapshot::content_hash() (edit.hpp), 16 hex digits.
+  // A world's edits baked into the outputs: written as "edits": {"source", then "tiles" and
+  // "hash" (height edits), "instance_chunks", "instance_overrides" and "instance_hash" (scatter
+  // instance overrides), "paint_tiles" and "paint_hash" (splat paint), each group only when its
+  // layer is not empty}, and only when one is not. source names them (e.g. "world my.world,
+  // commit 7"); the hashes are the layers' content_hash() (edit.hpp), 16 hex digits.
   std::string edits_source;
   std::size_t edit_tiles = 0;
   std::uint64_t edits_hash = 0;
+  std::size_t instance_chunks = 0;
+  std::size_t instance_overrides = 0;
+  std::uint64_t instance_hash = 0;
+  std::size_t paint_tiles = 0;
+  std::uint64_t paint_hash = 0;
 };
 
 // Keys: width, height, spacing_m, origin_x_m, origin_z_m, height_min_m, height_max_m,

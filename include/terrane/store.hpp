@@ -10,7 +10,8 @@
 //     differs would move every edit; opening such a world is refused (see WorldOpenOptions);
 //   - the edits, one zstd-compressed blob per edited chunk and layer: the height layer (a
 //     HeightEdits tile of the chunk's cells^2 deltas) and the block layer (the block
-//     overrides of one block chunk column, BlockEdits);
+//     overrides of one block chunk column, BlockEdits), the instance layer (one instance chunk's
+//     overrides, InstanceEdits) and the paint layer (a SplatPaint tile);
 //   - a log of the commits (sequence number, time, a one-line description).
 //
 // Crash safety is SQLite's: each commit is one transaction, so after a crash (kill -9, power
@@ -22,6 +23,7 @@
 // shared); the snapshots it hands out are immutable and may go to any thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -36,10 +38,10 @@ namespace terrane {
 
 // The newest schema this terrane writes; it reads this one and older ones, and refuses a newer
 // world. Version 1: the height layer. Version 2 adds the block layer, version 3 the instance
-// layer: a world is created as version 1 and becomes version 2 with its first commit of block
-// overrides, version 3 with its first commit of instance overrides, so a world without them
-// still opens in a terrane that reads only the older versions.
-inline constexpr int kWorldSchemaVersion = 3;
+// layer, version 4 the splat paint layer: a world is created as version 1 and becomes version N
+// with its first commit to layer N (at least), so a world without the newer layers still opens
+// in a terrane that reads only the older versions.
+inline constexpr int kWorldSchemaVersion = 4;
 
 // A 64-bit hash of the base terrain the edits sit on: the preset's compiled graph evaluated on
 // 17 x 17 lattice vertices at five places (the origin and +-2^20 cells out on each axis), plus
@@ -82,14 +84,18 @@ struct WorldInfo {
   std::uint64_t preset_hash = 0;
   std::uint64_t seed = 0;
   double cell_size_m = 0.0;
-  int tile_cells = 0;                          // the height layer's tile side (the chunk's cells)
-  std::uint64_t commits = 0;                   // commits since creation
-  std::size_t height_tiles = 0;                // edited chunks of the height layer
-  std::size_t block_chunks = 0;                // edited block chunks of the block layer
-  std::size_t block_overrides = 0;             // overridden blocks
-  std::size_t instance_chunks = 0;             // chunks of the instance layer
-  std::size_t instance_overrides = 0;          // instance overrides (removed, state, added)
-  std::size_t blob_bytes = 0;                  // compressed bytes of the stored edits
+  int tile_cells = 0;                  // the height layer's tile side (the chunk's cells)
+  std::uint64_t commits = 0;           // commits since creation
+  std::size_t height_tiles = 0;        // edited chunks of the height layer
+  std::size_t block_chunks = 0;        // edited block chunks of the block layer
+  std::size_t block_overrides = 0;     // overridden blocks
+  std::size_t instance_chunks = 0;     // chunks of the instance layer
+  std::size_t instance_overrides = 0;  // instance overrides (removed, state, added)
+  std::size_t paint_tiles = 0;         // tiles of the paint layer
+  std::size_t painted_vertices = 0;    // lattice vertices with paint
+  std::size_t blob_bytes = 0;          // compressed bytes of the stored edits
+  // The same per layer: heights, blocks, instances, paint.
+  std::array<std::size_t, 4> layer_bytes{};
   std::size_t file_bytes = 0;                  // the database file (without its -wal file)
   float delta_lo_m = 0.0f, delta_hi_m = 0.0f;  // bounds of the height deltas
 };
@@ -140,6 +146,9 @@ class WorldStore {
   // (tile_cells x cell_size_m; an InstanceEdits starts from it), and the same shared.
   const InstanceEditSnapshot& instance_edits() const;
   std::shared_ptr<const InstanceEditSnapshot> instance_snapshot() const;
+  // The splat paint as of the newest commit, on the world's lattice and tiles, with the preset's
+  // splat layer count (a SplatPaint starts from it).
+  std::shared_ptr<const SplatPaintSnapshot> paint() const;
 
   // Commits a new state of the height edits in one transaction: the chunks whose tile differs
   // from the newest commit's are written (a tile object unchanged since then is skipped
@@ -156,8 +165,9 @@ class WorldStore {
   // Commits new states of any layers in one transaction (nullptr: the layer as committed). The
   // block layer is written per block chunk column (cx, cz): a column with a changed chunk is
   // written whole. Block overrides must have the world's block size, chunk size and palette
-  // size (else Error(invalid_argument)). The first commit with block overrides raises the
-  // file's schema version to 2.
+  // size, instance overrides its chunk side, paint its cell, tile side and splat layer count
+  // (else Error(invalid_argument)). The first commit to layer N raises the file's schema version
+  // to N (2 block overrides, 3 instance overrides, 4 paint).
   WorldCommit commit(const WorldEdits& edits, std::string_view description);
 
   // The newest `count` log entries, newest last.

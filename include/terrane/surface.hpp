@@ -418,9 +418,11 @@ void write_biome_id_png(const std::filesystem::path& path, const BiomeWeights& b
 void write_biome_preview_png(const std::filesystem::path& path, const SurfaceParams& params,
                              std::uint64_t seed, const Field2D& heights, const BiomeWeights& biomes,
                              const PreviewWater& water = {}, const ExecContext& ctx = {});
-// CSV "x,y,z,yaw,scale_xz,scale_y,species" (metres, degrees, species index), one line each.
+// CSV "x,y,z,yaw,scale_xz,scale_y,species,id" (metres, degrees, species index, the stable id
+// in 16 hex digits), one line each; with_state adds a last column "state" (the instance's
+// state, decimal: a world's instance overrides set it).
 void write_scatter_csv(const std::filesystem::path& path,
-                       std::span<const ScatterInstance> instances);
+                       std::span<const ScatterInstance> instances, bool with_state = false);
 // Unity TreeInstance-style CSV "x,y,z,rotation,width_scale,height_scale,prototype": x, z
 // normalised to [0, 1] over the grid's extent, y over [height_min_m, height_max_m], rotation in
 // radians.
@@ -428,9 +430,10 @@ void write_scatter_unity_csv(const std::filesystem::path& path,
                              std::span<const ScatterInstance> instances, const GridSpec& grid,
                              double height_min_m, double height_max_m);
 // JSON manifest: species (name, id, count, density, min distance, scale/yaw ranges,
-// align_to_normal), region, instance count, and the listed files.
+// align_to_normal), region, instance count, the CSV's columns (with_state: as
+// write_scatter_csv's) and the listed files.
 void write_scatter_manifest(const std::filesystem::path& path, const SurfaceParams& params,
                             std::span<const ScatterInstance> instances, const GridSpec& grid,
-                            std::span<const std::string> files);
+                            std::span<const std::string> files, bool with_state = false);
 
 }  // namespace terrane

@@ -179,11 +179,18 @@ class ChunkGenerator {
   // (InstanceEditSnapshot::apply_to over the chunk's rectangle; added instances stand on the
   // chunk's edited level-0 triangles, their normal aligned as their species says); nullptr or
   // empty: the procedural instances. Throws Error(invalid_argument) when an added instance's
-  // species is not one of the preset's (check_instance_edits).
+  // species is not one of the preset's (check_instance_edits). paint: splat paint (edit.hpp)
+  // over the splat weights of every level (SplatPaintSnapshot::apply_to before the 8-bit
+  // weights are made); nullptr or empty: the procedural splat. Throws as check_paint.
   void generate(const ChunkKey& key, const std::array<int, 4>& stitch, ChunkData& out,
                 const ExecContext& ctx = {}, ChunkScratch* scratch = nullptr,
                 const HeightEditSnapshot* edits = nullptr,
-                const InstanceEditSnapshot* instances = nullptr) const;
+                const InstanceEditSnapshot* instances = nullptr,
+                const SplatPaintSnapshot* paint = nullptr) const;
+  // Throws Error(invalid_argument) when splat paint is not for this world: another cell or
+  // another count of splat layers (even when empty), or any paint on a world without surface
+  // data.
+  void check_paint(const SplatPaintSnapshot& paint) const;
   // Throws Error(invalid_argument) when instance overrides add a species the preset lacks (or
   // the world has no surface data and the layer holds any override).
   void check_instance_edits(const InstanceEditSnapshot& instances) const;
@@ -201,7 +208,8 @@ class ChunkGenerator {
                                               const ExecContext& ctx = {}) const;
 
  private:
-  void generate_surface(ChunkData& out, const ExecContext& ctx, ChunkScratch& scratch) const;
+  void generate_surface(ChunkData& out, const ExecContext& ctx, ChunkScratch& scratch,
+                        const SplatPaintSnapshot* paint) const;
 
   ChunkSettings settings_;
   CompiledGraph graph_;
@@ -432,6 +440,12 @@ class Streamer {
   // running on the old snapshot are dropped and redone. Throws Error(invalid_argument) for a
   // snapshot of another cell size.
   void set_edits(std::shared_ptr<const HeightEditSnapshot> edits, const LatticeRect& changed);
+  // Splat paint (edit.hpp), owner thread: every later job generates with it (nullptr: none).
+  // `changed` (SplatPaint::apply's rectangle, or a union) names the vertices whose paint
+  // differs: the resident chunks of every level whose height grid holds one are regenerated and
+  // swapped in together, as set_edits does. Throws Error(invalid_argument) as
+  // ChunkGenerator::check_paint (nothing changes).
+  void set_paint(std::shared_ptr<const SplatPaintSnapshot> paint, const LatticeRect& changed);
   // Scatter instance overrides (edit.hpp), owner thread: every later job generates with them
   // (nullptr: none). The resident level-0 chunks whose rectangle holds a position of `changed`
   // (what InstanceEdits returned) are regenerated and swapped in together, as set_edits does.

@@ -76,7 +76,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   GridSpec grid = request_grid(request, preset);
   add_warning(report, ctx, snap_size_for_engine(request.engine, grid));
   grid.validate("map size");  // before allocating anything large
-  check_edits_grid(request.edits.get(), grid);
+  check_world_layers(request, preset, grid);
 
   const fs::path& dir = request.out_dir;
   const std::string base = preset.name.empty() ? "terrain" : preset.name;
@@ -142,8 +142,8 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
          {write_meshes(mesh_plan, heights, stage, base, mesh_summary),
           write_engine_target(request.engine, heights, height_plan.range, stage, base),
           write_surface_outputs(surface_plan, preset, graph, heights,
-                                want_hydrology ? &hydro : nullptr, request.edits.get(), quiet,
-                                stage, base, &surface_summary),
+                                want_hydrology ? &hydro : nullptr, request, quiet, stage, base,
+                                &surface_summary),
           write_perspective(perspective_plan, heights, want_hydrology ? &hydro : nullptr, quiet,
                             stage, base)}) {
       written.insert(written.end(), files.begin(), files.end());
@@ -167,10 +167,20 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
     sidecar.preset_hash = preset.hash;
     for (const WrittenFile& f : written) sidecar.files.push_back({f.file, f.format});
     sidecar.warnings = report.warnings;
+    sidecar.edits_source = request.edits_source;
     if (request.edits && !request.edits->empty()) {
-      sidecar.edits_source = request.edits_source;
       sidecar.edit_tiles = request.edits->tile_count();
       sidecar.edits_hash = request.edits->content_hash();
+    }
+    // The layers only the surface outputs read are recorded where those were baked.
+    if (request.instance_edits && !request.instance_edits->empty() && surface_plan.scatter) {
+      sidecar.instance_chunks = request.instance_edits->chunks().size();
+      sidecar.instance_overrides = request.instance_edits->override_count();
+      sidecar.instance_hash = request.instance_edits->content_hash();
+    }
+    if (request.paint && !request.paint->empty() && surface_plan.splat) {
+      sidecar.paint_tiles = request.paint->tile_count();
+      sidecar.paint_hash = request.paint->content_hash();
     }
     write_sidecar_json(stage / (base + ".json"), sidecar);
     written.push_back({base + ".json", "sidecar_json"});

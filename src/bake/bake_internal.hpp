@@ -121,14 +121,23 @@ struct SurfaceSummary {
 void check_edits_grid(const HeightEditSnapshot* edits, const GridSpec& grid);
 // heights += the edits at every sample of `grid` (checked by check_edits_grid).
 void add_edits(const HeightEditSnapshot* edits, const GridSpec& grid, std::span<float> heights);
+// Every world layer of the request, before any work: height edits and paint on the map's
+// lattice, paint of the preset's layer count, added instances of the preset's species (else
+// Error(invalid_argument)).
+void check_world_layers(const BakeRequest& request, const Preset& preset, const GridSpec& grid);
+// The paint over `splat` (the map's weights; checked by check_world_layers). nullptr: none.
+void apply_paint(const SplatPaintSnapshot* paint, SplatMap& splat);
 
 // hydro: the map's hydrology; used only with plan.whole_map_hydrology (then required).
-// edits: the request's height edits, added to the heights of the margin beyond the map.
-std::vector<WrittenFile> write_surface_outputs(
-    const SurfacePlan& plan, const Preset& preset, const CompiledGraph& graph,
-    const Field2D& heights, const Hydrology* hydro, const HeightEditSnapshot* edits,
-    const ExecContext& ctx, const std::filesystem::path& dir, const std::string& base,
-    SurfaceSummary* summary = nullptr);
+// world: the request's edits (heights: added to the heights of the margin beyond the map;
+// instance overrides applied to the scatter; paint over the splat weights).
+std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Preset& preset,
+                                               const CompiledGraph& graph, const Field2D& heights,
+                                               const Hydrology* hydro, const BakeRequest& world,
+                                               const ExecContext& ctx,
+                                               const std::filesystem::path& dir,
+                                               const std::string& base,
+                                               SurfaceSummary* summary = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // Terrain statistics (stats_outputs.cpp): <base>_stats.json and <base>_stats.png.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bake/bake_internal.hpp"
+#include "surface/surface_internal.hpp"
 #include "terrane/field.hpp"
 #include "terrane/world.hpp"
 
@@ -123,8 +124,7 @@ SurfacePlan plan_surface(const BakeRequest& request, const Preset& preset) {
 
 std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Preset& preset,
                                                const CompiledGraph& graph, const Field2D& heights,
-                                               const Hydrology* hydro,
-                                               const HeightEditSnapshot* edits,
+                                               const Hydrology* hydro, const BakeRequest& world,
                                                const ExecContext& ctx, const fs::path& dir,
                                                const std::string& base, SurfaceSummary* summary) {
   std::vector<WrittenFile> files;
@@ -143,7 +143,7 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   // One sample of margin at least: slopes at the map's border are central differences, as
   // inside a larger map.
   const int margin = want_points ? int(std::ceil(scatter_margin_m(params) / g.spacing_m)) + 2 : 1;
-  const Expanded ex = expand(graph, heights, water, edits, margin, ctx);
+  const Expanded ex = expand(graph, heights, water, world.edits.get(), margin, ctx);
   Climate climate;
   const ClimateSources sources = compile_climate_sources(preset.generator(), params.climate);
   compute_climate(params.climate, preset.seed, ex.heights, ex.water, climate, ctx, &sources);
@@ -164,6 +164,20 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
     scatter_region(
         params, preset.seed, ScatterInput{&ex.heights, &ex_biomes, ex.water, mesh, rules}, g.x_m(0),
         g.z_m(0), g.x_m(g.width - 1) + g.spacing_m, g.z_m(g.height - 1) + g.spacing_m, points, ctx);
+    // The world's instance overrides, as the streamed chunks apply them; added instances stand
+    // on the exported mesh, as the scattered ones do.
+    if (world.instance_edits) {
+      const std::size_t added =
+          world.instance_edits->apply_to(g.x_m(0), g.z_m(0), g.x_m(g.width - 1) + g.spacing_m,
+                                         g.z_m(g.height - 1) + g.spacing_m, points);
+      for (std::size_t k = points.size() - added; k < points.size(); ++k) {
+        ScatterInstance& inst = points[k];
+        const surface_detail::MeshPoint on =
+            surface_detail::mesh_point(ex.heights, mesh, inst.x_m, inst.z_m);
+        inst.y_m = on.y_m;
+        if (params.species[std::size_t(inst.species)].align_to_normal) inst.normal = on.normal;
+      }
+    }
   }
   if (summary != nullptr) {
     std::vector<std::int64_t> dominant(params.biomes.size(), 0);
@@ -196,6 +210,7 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
     slope_deg_clamped(ex.heights, ex_slope, ctx);
     const Field2D slope = interior(ex_slope, margin, g);
     compute_splat(params, preset.seed, heights, slope, biomes, splat, ctx);
+    apply_paint(world.paint.get(), splat);
     if (summary != nullptr) {
       const std::size_t cells = g.sample_count();
       for (int l = 0; l < splat.layer_count; ++l) {
@@ -252,14 +267,16 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
                                       {base + "_biomes.json", "biome_legend_json"}};
     }});
   }
+  // A world with instance overrides carries the instances' states in the CSV.
+  const bool with_state = world.instance_edits != nullptr && !world.instance_edits->empty();
   if (plan.scatter) {
     jobs.push_back({[&] {
       const std::string csv = base + "_scatter.csv", unity = base + "_scatter_unity.csv";
-      write_scatter_csv(dir / csv, points);
+      write_scatter_csv(dir / csv, points, with_state);
       write_scatter_unity_csv(dir / unity, points, g, preset.world.height_min_m,
                               preset.world.height_max_m);
       const std::vector<std::string> listed = {csv, unity};
-      write_scatter_manifest(dir / (base + "_scatter.json"), params, points, g, listed);
+      write_scatter_manifest(dir / (base + "_scatter.json"), params, points, g, listed, with_state);
       return std::vector<WrittenFile>{{csv, "scatter_csv"},
                                       {unity, "scatter_unity_csv"},
                                       {base + "_scatter.json", "scatter_manifest_json"}};

@@ -5,10 +5,13 @@
 #include <limits>
 #include <string>
 
+#include "edit/lattice_stroke.hpp"
 #include "terrane/edit.hpp"
 
 namespace terrane {
 namespace {
+
+using edit_detail::floor_div;
 
 // Error(invalid_argument) unless `heights` has one value per sample of `grid`.
 void check_heights(const GridSpec& grid, std::span<const float> heights) {
@@ -17,24 +20,6 @@ void check_heights(const GridSpec& grid, std::span<const float> heights) {
                 "height edits: " + std::to_string(heights.size()) + " heights for a grid of " +
                     std::to_string(grid.sample_count()) + " samples");
   }
-}
-
-// Vertices one stroke may cover: a 1e4 m brush at 1 m cells is 4e8; refuse beyond 2^26 (a
-// 4096 m brush at 1 m) before any allocation.
-constexpr std::int64_t kMaxStrokeVertices = std::int64_t{1} << 26;
-
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  const std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-// 1 inside falloff_start * radius, then a smoothstep down to 0 at the radius.
-double brush_weight(const HeightBrush& b, double d) {
-  if (d >= b.radius_m) return 0.0;
-  const double inner = b.falloff_start * b.radius_m;
-  if (d <= inner) return 1.0;
-  const double t = (b.radius_m - d) / (b.radius_m - inner);
-  return t * t * (3.0 - 2.0 * t);
 }
 
 }  // namespace
@@ -110,19 +95,7 @@ void HeightEditSnapshot::add_sampled(const GridSpec& grid, std::span<float> heig
 void HeightEditSnapshot::add_to(const GridSpec& grid, std::span<float> heights) const {
   check_heights(grid, heights);
   if (tiles_.empty()) return;
-  // The grid's spacing must be the cell times a power of two, its origin the world's.
-  int level = 0;
-  int exponent = 0;
-  const double ratio = std::frexp(grid.spacing_m / cell_m_, &exponent);
-  level = exponent - 1;
-  if (ratio != 0.5 || level < 0 || level > 40 || grid.origin_x_m != 0.0 || grid.origin_z_m != 0.0) {
-    throw Error(ErrorCategory::invalid_argument,
-                "height edits: the grid (spacing " + std::to_string(grid.spacing_m) +
-                    " m, origin " + std::to_string(grid.origin_x_m) + ", " +
-                    std::to_string(grid.origin_z_m) +
-                    ") is not on the level-0 lattice: spacing cell * 2^L (cell " +
-                    std::to_string(cell_m_) + " m), origin 0, 0");
-  }
+  const int level = edit_detail::lattice_level(grid, cell_m_, "height edits");
   const std::int64_t step = std::int64_t{1} << level;
   const std::int64_t t = tile_;
   for (int gj = 0; gj < grid.height; ++gj) {
@@ -151,25 +124,8 @@ std::size_t HeightEditSnapshot::bytes() const {
                                           sizeof(Tile) + 64);
 }
 
-namespace {
-
-void check_sizes(double cell_size_m, int tile_cells) {
-  if (!(cell_size_m > 0.0 && cell_size_m <= 1e4)) {
-    throw Error(ErrorCategory::invalid_argument,
-                "height edits: cell_size_m = " + std::to_string(cell_size_m) +
-                    " is outside the allowed range (0, 10000]");
-  }
-  if (tile_cells < 8 || tile_cells > 1024) {
-    throw Error(ErrorCategory::invalid_argument,
-                "height edits: tile_cells = " + std::to_string(tile_cells) +
-                    " is outside the allowed range 8..1024");
-  }
-}
-
-}  // namespace
-
 HeightEditSnapshot::HeightEditSnapshot(double cell_size_m, int tile_cells, TileMap tiles) {
-  check_sizes(cell_size_m, tile_cells);
+  edit_detail::check_lattice_sizes(cell_size_m, tile_cells, "height edits");
   cell_m_ = cell_size_m;
   tile_ = tile_cells;
   const double side_m = cell_size_m * double(tile_cells);
@@ -181,11 +137,7 @@ HeightEditSnapshot::HeightEditSnapshot(double cell_size_m, int tile_cells, TileM
                   name + " holds " + std::to_string(tile ? tile->size() : 0) + " deltas, not " +
                       std::to_string(tile_cells) + "^2");
     }
-    if (std::abs(double(key.first)) * side_m > kMaxEditCoordinate ||
-        std::abs(double(key.second)) * side_m > kMaxEditCoordinate) {
-      throw Error(ErrorCategory::invalid_argument,
-                  name + " lies beyond the world's limit of 2^40 m from the origin");
-    }
+    edit_detail::check_tile_key(key.first, key.second, side_m, name);
     for (const float d : *tile) {
       if (!std::isfinite(d)) {
         throw Error(ErrorCategory::invalid_argument, name + " holds a delta that is not finite");
@@ -198,7 +150,7 @@ HeightEditSnapshot::HeightEditSnapshot(double cell_size_m, int tile_cells, TileM
 }
 
 HeightEdits::HeightEdits(double cell_size_m, int tile_cells) {
-  check_sizes(cell_size_m, tile_cells);
+  edit_detail::check_lattice_sizes(cell_size_m, tile_cells, "height edits");
   now_.cell_m_ = cell_size_m;
   now_.tile_ = tile_cells;
 }
@@ -208,19 +160,9 @@ HeightEdits::HeightEdits(const HeightEditSnapshot& start) : now_(start) {}
 LatticeRect HeightEdits::apply(const HeightBrush& brush, const CompiledGraph& base) {
   brush.validate();
   const double cell = now_.cell_m_;
-  LatticeRect r;
-  r.i0 = std::int64_t(std::ceil((brush.x_m - brush.radius_m) / cell));
-  r.i1 = std::int64_t(std::floor((brush.x_m + brush.radius_m) / cell));
-  r.j0 = std::int64_t(std::ceil((brush.z_m - brush.radius_m) / cell));
-  r.j1 = std::int64_t(std::floor((brush.z_m + brush.radius_m) / cell));
-  if (r.empty()) return LatticeRect{};
+  const LatticeRect r = edit_detail::stroke_rect(brush.x_m, brush.z_m, brush.radius_m, cell);
+  if (r.empty()) return r;
   const std::int64_t w = r.i1 - r.i0 + 1, h = r.j1 - r.j0 + 1;
-  if (w * h > kMaxStrokeVertices) {
-    throw Error(ErrorCategory::limit,
-                "brush: radius_m = " + std::to_string(brush.radius_m) + " covers " +
-                    std::to_string(w) + " x " + std::to_string(h) +
-                    " vertices at this cell size; the limit is 2^26 per stroke");
-  }
 
   // The current heights (base + deltas) with a one-vertex ring, for smooth and flatten.
   const bool needs_heights = brush.kind == BrushKind::smooth || brush.kind == BrushKind::flatten;
@@ -273,7 +215,8 @@ LatticeRect HeightEdits::apply(const HeightBrush& brush, const CompiledGraph& ba
         const double dz = double(j) * cell - brush.z_m;
         for (std::int64_t i = i_lo; i <= i_hi; ++i) {
           const double dx = double(i) * cell - brush.x_m;
-          const double wgt = brush_weight(brush, std::sqrt(dx * dx + dz * dz));
+          const double wgt = edit_detail::brush_weight(brush.radius_m, brush.falloff_start,
+                                                       std::sqrt(dx * dx + dz * dz));
           if (wgt == 0.0) continue;
           double change = 0.0;
           const std::size_t a = std::size_t(i - r.i0), b = std::size_t(j - r.j0);

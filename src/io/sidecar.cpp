@@ -49,10 +49,27 @@ void write_sidecar_json(const std::filesystem::path& path, const Sidecar& s) {
                       {"files", files},
                       {"terrane_version", terrane_version()}};
   if (!s.warnings.empty()) j["warnings"] = s.warnings;
-  if (s.edit_tiles > 0) {
-    char edits[17];
-    std::snprintf(edits, sizeof edits, "%016" PRIx64, s.edits_hash);
-    j["edits"] = {{"source", s.edits_source}, {"tiles", s.edit_tiles}, {"hash", edits}};
+  if (s.edit_tiles > 0 || s.instance_chunks > 0 || s.paint_tiles > 0) {
+    const auto hex = [](std::uint64_t v) {
+      char buf[17];
+      std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
+      return std::string(buf);
+    };
+    nlohmann::json e = {{"source", s.edits_source}};
+    if (s.edit_tiles > 0) {
+      e["tiles"] = s.edit_tiles;
+      e["hash"] = hex(s.edits_hash);
+    }
+    if (s.instance_chunks > 0) {
+      e["instance_chunks"] = s.instance_chunks;
+      e["instance_overrides"] = s.instance_overrides;
+      e["instance_hash"] = hex(s.instance_hash);
+    }
+    if (s.paint_tiles > 0) {
+      e["paint_tiles"] = s.paint_tiles;
+      e["paint_hash"] = hex(s.paint_hash);
+    }
+    j["edits"] = e;
   }
   const std::string text = j.dump(2) + "\n";
   write_file_atomic(path, std::as_bytes(std::span(text.data(), text.size())));

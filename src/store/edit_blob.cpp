@@ -82,19 +82,38 @@ std::uint64_t get_le(std::span<const std::uint8_t> bytes, std::size_t at, int n)
   return v;
 }
 
-}  // namespace
-
-std::vector<std::uint8_t> encode_height_tile(const HeightEditSnapshot::Tile& tile, int tile_cells) {
-  const std::size_t n = tile.size();
+// The float bits of `v` split into four byte planes (lowest byte first), which lets zstd see
+// smooth values' repeating high bytes.
+std::vector<std::uint8_t> float_planes(std::span<const float> v) {
+  const std::size_t n = v.size();
   std::vector<std::uint8_t> planes(n * 4);
   for (std::size_t k = 0; k < n; ++k) {
     std::uint32_t bits;
-    std::memcpy(&bits, &tile[k], 4);
+    std::memcpy(&bits, &v[k], 4);
     for (std::size_t b = 0; b < 4; ++b) planes[b * n + k] = std::uint8_t(bits >> (8 * b));
   }
+  return planes;
+}
+
+// Decodes a frame of float_planes into exactly out.size() floats; else returns why not.
+std::string read_float_planes(std::span<const std::uint8_t> frame, std::span<float> out) {
+  const std::size_t n = out.size();
+  std::vector<std::uint8_t> planes(n * 4);
+  if (std::string why = read_frame(frame, planes); !why.empty()) return why;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::uint32_t bits = 0;
+    for (std::size_t b = 0; b < 4; ++b) bits |= std::uint32_t(planes[b * n + k]) << (8 * b);
+    std::memcpy(&out[k], &bits, 4);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_height_tile(const HeightEditSnapshot::Tile& tile, int tile_cells) {
   std::vector<std::uint8_t> out(kMagic, kMagic + 4);
   put_u32(out, std::uint32_t(tile_cells));
-  append_frame(out, planes);
+  append_frame(out, float_planes(tile));
   return out;
 }
 
@@ -111,17 +130,12 @@ HeightEditSnapshot::Tile decode_height_tile(std::span<const std::uint8_t> blob, 
     throw bad("a tile of side " + std::to_string(side) + ", the world's is " +
               std::to_string(tile_cells));
   }
-  const std::size_t n = std::size_t(tile_cells) * std::size_t(tile_cells);
-  std::vector<std::uint8_t> planes(n * 4);
-  if (const std::string why = read_frame(blob.subspan(kHeader), planes); !why.empty()) {
+  HeightEditSnapshot::Tile tile(std::size_t(tile_cells) * std::size_t(tile_cells));
+  if (const std::string why = read_float_planes(blob.subspan(kHeader), tile); !why.empty()) {
     throw bad(why);
   }
-  HeightEditSnapshot::Tile tile(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    std::uint32_t bits = 0;
-    for (std::size_t b = 0; b < 4; ++b) bits |= std::uint32_t(planes[b * n + k]) << (8 * b);
-    std::memcpy(&tile[k], &bits, 4);
-    if (!std::isfinite(tile[k])) throw bad("a delta that is not finite");
+  for (const float d : tile) {
+    if (!std::isfinite(d)) throw bad("a delta that is not finite");
   }
   return tile;
 }
@@ -290,6 +304,48 @@ InstanceEditSnapshot::Chunk decode_instance_chunk(std::span<const std::uint8_t> 
     o.species = get_bits<std::int32_t>(r, 53);
   }
   return out;
+}
+
+}  // namespace terrane::store_detail
+
+namespace terrane::store_detail {
+namespace {
+
+constexpr std::uint8_t kPaintMagic[4] = {'T', 'R', 'P', '1'};
+constexpr std::size_t kPaintHeader = 12;
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_paint_tile(const SplatPaintSnapshot::Tile& tile, int tile_cells,
+                                            int layers) {
+  std::vector<std::uint8_t> out(kPaintMagic, kPaintMagic + 4);
+  put_u32(out, std::uint32_t(tile_cells));
+  put_u32(out, std::uint32_t(layers));
+  append_frame(out, float_planes(tile));
+  return out;
+}
+
+SplatPaintSnapshot::Tile decode_paint_tile(std::span<const std::uint8_t> blob, int tile_cells,
+                                           int layers, const std::string& where) {
+  auto bad = [&](const std::string& why) {
+    return Error(ErrorCategory::io, where + ": damaged splat paint: " + why);
+  };
+  if (blob.size() < kPaintHeader || std::memcmp(blob.data(), kPaintMagic, 4) != 0) {
+    throw bad("not a paint tile (no TRP1 header)");
+  }
+  const auto side = std::uint32_t(get_le(blob, 4, 4));
+  const auto count = std::uint32_t(get_le(blob, 8, 4));
+  if (side != std::uint32_t(tile_cells) || count != std::uint32_t(layers)) {
+    throw bad("a tile of side " + std::to_string(side) + " and " + std::to_string(count) +
+              " layers; the world's are " + std::to_string(tile_cells) + " and " +
+              std::to_string(layers));
+  }
+  SplatPaintSnapshot::Tile tile(std::size_t(tile_cells) * std::size_t(tile_cells) *
+                                std::size_t(layers));
+  if (const std::string why = read_float_planes(blob.subspan(kPaintHeader), tile); !why.empty()) {
+    throw bad(why);
+  }
+  return tile;
 }
 
 }  // namespace terrane::store_detail

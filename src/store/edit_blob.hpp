@@ -19,6 +19,9 @@ inline constexpr std::int64_t kBlockLayer = 2;
 // Scatter instance overrides: one row per instance chunk (cx, cz) of the world's chunk side.
 inline constexpr std::int64_t kInstanceLayer = 3;
 
+// Splat paint: one row per tile (ti, tj) of the height layer's side.
+inline constexpr std::int64_t kPaintLayer = 4;
+
 // A height tile as a blob: the magic "TRH1", the tile side (u32 little-endian), then one zstd
 // frame (with its content checksum) of the tile's float bits split into four byte planes
 // (lowest byte first), which lets zstd see the smooth deltas' repeating high bytes.
@@ -55,5 +58,15 @@ std::vector<std::uint8_t> encode_instance_chunk(const InstanceEditSnapshot::Chun
 // chunk of this side. The fields are checked by InstanceEditSnapshot's constructor.
 InstanceEditSnapshot::Chunk decode_instance_chunk(std::span<const std::uint8_t> blob,
                                                   double chunk_size_m, const std::string& where);
+
+// A paint tile as a blob: the magic "TRP1", the tile side and the layer count (u32 each,
+// little-endian), then one zstd frame (with its content checksum) of the tile's amounts as float
+// bits in four byte planes, as a height tile's.
+std::vector<std::uint8_t> encode_paint_tile(const SplatPaintSnapshot::Tile& tile, int tile_cells,
+                                            int layers);
+// Throws Error(io) "`where`: damaged splat paint: ..." for any blob that is not such a tile of
+// this side and layer count. The amounts are checked by SplatPaintSnapshot's constructor.
+SplatPaintSnapshot::Tile decode_paint_tile(std::span<const std::uint8_t> blob, int tile_cells,
+                                           int layers, const std::string& where);
 
 }  // namespace terrane::store_detail

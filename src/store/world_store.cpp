@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <system_error>
 
@@ -22,8 +23,9 @@ namespace terrane {
 
 using store_detail::Db;
 using store_detail::kBlockLayer;
-using store_detail::kInstanceLayer;
 using store_detail::kHeightLayer;
+using store_detail::kInstanceLayer;
+using store_detail::kPaintLayer;
 using store_detail::Stmt;
 
 namespace {
@@ -87,6 +89,12 @@ bool same_column(const BlockColumn& a, const BlockColumn& b) {
   return true;
 }
 
+// A row of the chunks table.
+struct RowKey {
+  std::int64_t layer = 0, cx = 0, cz = 0;
+  friend auto operator<=>(const RowKey&, const RowKey&) = default;
+};
+
 }  // namespace
 
 struct WorldStore::Impl {
@@ -99,9 +107,15 @@ struct WorldStore::Impl {
   std::shared_ptr<const HeightEditSnapshot> committed;
   std::shared_ptr<const BlockEditSnapshot> committed_blocks;
   std::shared_ptr<const InstanceEditSnapshot> committed_instances;
-  std::map<HeightEditSnapshot::TileKey, std::size_t> blob_size;
-  std::map<BlockColumnKey, std::size_t> block_blob_size;
-  std::map<InstanceEditKey, std::size_t> instance_blob_size;
+  std::shared_ptr<const SplatPaintSnapshot> committed_paint;
+  // The size of every stored blob, by row.
+  std::map<RowKey, std::size_t> blob_size;
+
+  void count_blob(const RowKey& key, std::size_t bytes) {
+    blob_size[key] = bytes;
+    info.blob_bytes += bytes;
+    info.layer_bytes[std::size_t(key.layer - 1)] += bytes;
+  }
   std::unique_ptr<Stmt> upsert, erase, add_log, set_meta;
   // Declared after db: stopped (and its connection closed) before db closes, which then
   // checkpoints what is left and removes the WAL.
@@ -152,6 +166,9 @@ const InstanceEditSnapshot& WorldStore::instance_edits() const {
 std::shared_ptr<const InstanceEditSnapshot> WorldStore::instance_snapshot() const {
   return impl_->committed_instances;
 }
+std::shared_ptr<const SplatPaintSnapshot> WorldStore::paint() const {
+  return impl_->committed_paint;
+}
 
 bool is_world_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -192,7 +209,7 @@ WorldStore WorldStore::create(const std::filesystem::path& file, const Preset& p
       db.exec("PRAGMA journal_mode=WAL", "creating the file");
       db.exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str(),
               "creating the file");
-      // Version 1 until the first commit of block (2) or instance (3) overrides.
+      // Version 1 until the first commit of block (2) or instance (3) overrides or paint (4).
       db.exec("PRAGMA user_version=1", "creating the file");
       db.exec("BEGIN", "creating the file");
       db.exec(kSchema, "creating the file");
@@ -375,8 +392,7 @@ WorldStore WorldStore::open(const std::filesystem::path& file, const WorldOpenOp
   HeightEditSnapshot::TileMap map;
   for (std::size_t k = 0; k < raws.size(); ++k) {
     map.emplace_hint(map.end(), raws[k].key, std::move(tiles[k]));
-    impl->blob_size[raws[k].key] = raws[k].blob.size();
-    info.blob_bytes += raws[k].blob.size();
+    impl->count_blob({kHeightLayer, raws[k].key.first, raws[k].key.second}, raws[k].blob.size());
   }
   try {
     impl->committed = std::make_shared<const HeightEditSnapshot>(info.cell_size_m, info.tile_cells,
@@ -405,8 +421,7 @@ WorldStore WorldStore::open(const std::filesystem::path& file, const WorldOpenOp
         block_map.emplace(BlockEditKey{cx, cy, cz},
                           std::make_shared<const BlockEditSnapshot::Chunk>(std::move(values)));
       }
-      impl->block_blob_size[{cx, cz}] = blob.size();
-      info.blob_bytes += blob.size();
+      impl->count_blob({kBlockLayer, cx, cz}, blob.size());
     }
   }
   try {
@@ -434,8 +449,7 @@ WorldStore WorldStore::open(const std::filesystem::path& file, const WorldOpenOp
               blob, instance_side,
               "world " + name + ": instance chunk (" + std::to_string(key.cx) + ", " +
                   std::to_string(key.cz) + ")")));
-      impl->instance_blob_size[key] = blob.size();
-      info.blob_bytes += blob.size();
+      impl->count_blob({kInstanceLayer, key.cx, key.cz}, blob.size());
     }
   }
   try {
@@ -446,6 +460,32 @@ WorldStore WorldStore::open(const std::filesystem::path& file, const WorldOpenOp
   }
   info.instance_chunks = impl->committed_instances->chunks().size();
   info.instance_overrides = impl->committed_instances->override_count();
+
+  // The paint layer (schema 4): one blob per tile of the height layer's side.
+  const int paint_layers = int(impl->preset.surface.layers.size());
+  SplatPaintSnapshot::TileMap paint_map;
+  if (schema >= 4) {
+    Stmt s(db, "SELECT cx, cz, blob FROM chunks WHERE layer = ?");
+    s.bind(1, kPaintLayer);
+    while (s.step("reading the splat paint")) {
+      const SplatPaintSnapshot::TileKey key{s.int64(0), s.int64(1)};
+      const auto blob = s.blob(2);
+      paint_map.emplace(
+          key, std::make_shared<const SplatPaintSnapshot::Tile>(store_detail::decode_paint_tile(
+                   blob, info.tile_cells, paint_layers,
+                   "world " + name + ": paint tile (" + std::to_string(key.first) + ", " +
+                       std::to_string(key.second) + ")")));
+      impl->count_blob({kPaintLayer, key.first, key.second}, blob.size());
+    }
+  }
+  try {
+    impl->committed_paint = std::make_shared<const SplatPaintSnapshot>(
+        info.cell_size_m, info.tile_cells, paint_layers, std::move(paint_map));
+  } catch (const Error& e) {
+    throw Error(ErrorCategory::io, "world " + name + ": " + e.what() + " (the file is damaged)");
+  }
+  info.paint_tiles = impl->committed_paint->tile_count();
+  info.painted_vertices = impl->committed_paint->painted_vertices();
   impl->refresh_file_bytes();
 
   if (!options.read_only) {
@@ -516,82 +556,96 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
                     " vertices, the world's are " + real_text(m.info.cell_size_m) + " m and " +
                     std::to_string(m.info.tile_cells));
   }
-  // What changed since the newest commit, in one walk over both sorted maps: a tile object
-  // shared with it is unchanged (copy-on-write), so a world of many edited chunks costs a
-  // pointer compare per chunk.
-  using Key = HeightEditSnapshot::TileKey;
-  std::vector<std::pair<Key, const HeightEditSnapshot::Tile*>> changed;
-  std::vector<Key> gone;
-  const auto& before = m.committed->tiles();
-  const auto& after = edits.tiles();
-  auto old = before.begin();
-  for (auto now = after.begin(); now != after.end(); ++now) {
-    for (; old != before.end() && old->first < now->first; ++old) gone.push_back(old->first);
-    const bool same_key = old != before.end() && old->first == now->first;
-    if (!(same_key && (old->second == now->second || *old->second == *now->second))) {
-      changed.push_back({now->first, now->second.get()});
-    }
-    if (same_key) ++old;
+  std::shared_ptr<const SplatPaintSnapshot> shared_paint =
+      layers.paint ? layers.paint : m.committed_paint;
+  const SplatPaintSnapshot& paint = *shared_paint;
+  if (paint.cell_size_m() != m.info.cell_size_m || paint.tile_cells() != m.info.tile_cells ||
+      paint.layers() != m.committed_paint->layers()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "world " + name + ": splat paint of cell " + real_text(paint.cell_size_m()) +
+                    " m, tiles of " + std::to_string(paint.tile_cells()) + " vertices and " +
+                    std::to_string(paint.layers()) + " layers; the world's are " +
+                    real_text(m.info.cell_size_m) + " m, " + std::to_string(m.info.tile_cells) +
+                    " and " + std::to_string(m.committed_paint->layers()));
   }
-  for (; old != before.end(); ++old) gone.push_back(old->first);
-  // The block layer's changed and emptied columns (a chunk object shared with the newest
-  // commit is unchanged).
-  std::vector<std::pair<BlockColumnKey, BlockColumn>> changed_columns;
-  std::vector<BlockColumnKey> gone_columns;
+
+  // The rows to write (with the function that makes each blob) and the rows to delete. A chunk
+  // object shared with the newest commit is unchanged (copy-on-write), so a world of many edited
+  // chunks costs a pointer compare per chunk.
+  struct Write {
+    RowKey key;
+    std::function<std::vector<std::uint8_t>()> encode;
+  };
+  std::vector<Write> writes;
+  std::vector<RowKey> gone;
+  // One layer of tiles keyed by (x, z) pairs: the changed and the vanished ones.
+  const auto diff = [&](std::int64_t layer, const auto& before, const auto& after,
+                        const auto& key_xz, const auto& encode) {
+    if (&before == &after) return;
+    for (const auto& [key, chunk] : after) {
+      const auto it = before.find(key);
+      if (it == before.end() || (it->second != chunk && *it->second != *chunk)) {
+        const auto [x, z] = key_xz(key);
+        writes.push_back({RowKey{layer, x, z}, [&encode, c = chunk.get()] { return encode(*c); }});
+      }
+    }
+    for (const auto& entry : before) {
+      if (!after.contains(entry.first)) {
+        const auto [x, z] = key_xz(entry.first);
+        gone.push_back(RowKey{layer, x, z});
+      }
+    }
+  };
+  const auto tile_xz = [](const std::pair<std::int64_t, std::int64_t>& k) { return k; };
+  const auto encode_height = [&](const HeightEditSnapshot::Tile& t) {
+    return store_detail::encode_height_tile(t, m.info.tile_cells);
+  };
+  diff(kHeightLayer, m.committed->tiles(), edits.tiles(), tile_xz, encode_height);
+  // The block layer by chunk column: a column with a changed chunk is written whole.
+  std::map<BlockColumnKey, BlockColumn> before_columns, after_columns;
   if (shared_blocks != m.committed_blocks) {
-    auto before_columns = block_columns(*m.committed_blocks);
-    for (auto& [key, column] : block_columns(blocks)) {
+    before_columns = block_columns(*m.committed_blocks);
+    after_columns = block_columns(blocks);
+    for (const auto& [key, column] : after_columns) {
       const auto it = before_columns.find(key);
-      if (it == before_columns.end() || !same_column(it->second, column)) {
-        changed_columns.push_back({key, std::move(column)});
-      }
-      if (it != before_columns.end()) before_columns.erase(it);
+      if (it != before_columns.end() && same_column(it->second, column)) continue;
+      writes.push_back({RowKey{kBlockLayer, key.first, key.second}, [&, c = &column] {
+                          std::vector<store_detail::BlockColumnChunk> chunks;
+                          for (const auto& [cy, values] : *c) chunks.push_back({cy, values});
+                          return store_detail::encode_block_column(chunks, blocks.chunk_size());
+                        }});
     }
-    for (const auto& entry : before_columns) gone_columns.push_back(entry.first);
+    for (const auto& entry : before_columns) {
+      if (!after_columns.contains(entry.first)) {
+        gone.push_back(RowKey{kBlockLayer, entry.first.first, entry.first.second});
+      }
+    }
   }
-  // The instance layer's changed and emptied chunks.
-  std::vector<std::pair<InstanceEditKey, const InstanceEditSnapshot::Chunk*>> changed_instances;
-  std::vector<InstanceEditKey> gone_instances;
+  const auto encode_instances = [&](const InstanceEditSnapshot::Chunk& c) {
+    return store_detail::encode_instance_chunk(c, instances.chunk_size_m());
+  };
+  const auto instance_xz = [](const InstanceEditKey& k) { return std::pair{k.cx, k.cz}; };
   if (shared_instances != m.committed_instances) {
-    const auto& was = m.committed_instances->chunks();
-    for (const auto& [key, chunk] : instances.chunks()) {
-      const auto it = was.find(key);
-      if (it == was.end() || (it->second != chunk && *it->second != *chunk)) {
-        changed_instances.push_back({key, chunk.get()});
-      }
-    }
-    for (const auto& entry : was) {
-      if (!instances.chunks().contains(entry.first)) gone_instances.push_back(entry.first);
-    }
+    diff(kInstanceLayer, m.committed_instances->chunks(), instances.chunks(), instance_xz,
+         encode_instances);
   }
-  const std::size_t first_instance = changed.size() + changed_columns.size();
-  const std::size_t jobs = first_instance + changed_instances.size();
-  std::vector<std::vector<std::uint8_t>> blobs(jobs);
-  parallel_for(ExecContext{.threads = jobs > 1 ? 0 : 1}, std::int64_t(jobs), 1,
+  const auto encode_paint = [&](const SplatPaintSnapshot::Tile& t) {
+    return store_detail::encode_paint_tile(t, paint.tile_cells(), paint.layers());
+  };
+  if (shared_paint != m.committed_paint) {
+    diff(kPaintLayer, m.committed_paint->tiles(), paint.tiles(), tile_xz, encode_paint);
+  }
+  std::vector<std::vector<std::uint8_t>> blobs(writes.size());
+  parallel_for(ExecContext{.threads = writes.size() > 1 ? 0 : 1}, std::int64_t(writes.size()), 1,
                [&](std::int64_t b, std::int64_t e) {
                  for (std::int64_t k = b; k < e; ++k) {
-                   const std::size_t j = std::size_t(k);
-                   if (j < changed.size()) {
-                     blobs[j] =
-                         store_detail::encode_height_tile(*changed[j].second, m.info.tile_cells);
-                     continue;
-                   }
-                   if (j >= first_instance) {
-                     blobs[j] = store_detail::encode_instance_chunk(
-                         *changed_instances[j - first_instance].second, instances.chunk_size_m());
-                     continue;
-                   }
-                   std::vector<store_detail::BlockColumnChunk> chunks;
-                   for (const auto& [cy, values] : changed_columns[j - changed.size()].second) {
-                     chunks.push_back({cy, values});
-                   }
-                   blobs[j] = store_detail::encode_block_column(chunks, blocks.chunk_size());
+                   blobs[std::size_t(k)] = writes[std::size_t(k)].encode();
                  }
                });
-  // The schema this commit needs: 2 for block overrides, 3 for instance overrides.
+  // The schema this commit needs: a layer's number is the schema version that added it (2 for
+  // block overrides, 3 for instance overrides, 4 for paint).
   int schema = m.info.schema_version;
-  if (!changed_columns.empty()) schema = std::max(schema, 2);
-  if (!changed_instances.empty()) schema = std::max(schema, 3);
+  for (const Write& w : writes) schema = std::max(schema, int(w.key.layer));
   const bool raise_schema = schema > m.info.schema_version;
 
   WorldCommit result;
@@ -599,45 +653,22 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
   const Db& db = *m.db;
   db.exec("BEGIN IMMEDIATE", "starting a commit");
   try {
-    for (std::size_t k = 0; k < changed.size(); ++k) {
-      m.upsert->bind(1, kHeightLayer);
-      m.upsert->bind(2, changed[k].first.first);
-      m.upsert->bind(3, changed[k].first.second);
+    for (std::size_t k = 0; k < writes.size(); ++k) {
+      m.upsert->bind(1, writes[k].key.layer);
+      m.upsert->bind(2, writes[k].key.cx);
+      m.upsert->bind(3, writes[k].key.cz);
       m.upsert->bind_blob(4, blobs[k]);
       m.upsert->step("writing the edits");
       m.upsert->reset();
       result.bytes_written += blobs[k].size();
     }
-    for (std::size_t k = 0; k < changed_columns.size(); ++k) {
-      const std::vector<std::uint8_t>& blob = blobs[changed.size() + k];
-      m.upsert->bind(1, kBlockLayer);
-      m.upsert->bind(2, changed_columns[k].first.first);
-      m.upsert->bind(3, changed_columns[k].first.second);
-      m.upsert->bind_blob(4, blob);
-      m.upsert->step("writing the block overrides");
-      m.upsert->reset();
-      result.bytes_written += blob.size();
-    }
-    for (std::size_t k = 0; k < changed_instances.size(); ++k) {
-      const std::vector<std::uint8_t>& blob = blobs[first_instance + k];
-      m.upsert->bind(1, kInstanceLayer);
-      m.upsert->bind(2, changed_instances[k].first.cx);
-      m.upsert->bind(3, changed_instances[k].first.cz);
-      m.upsert->bind_blob(4, blob);
-      m.upsert->step("writing the instance overrides");
-      m.upsert->reset();
-      result.bytes_written += blob.size();
-    }
-    const auto erase = [&](std::int64_t layer, const Key& key) {
-      m.erase->bind(1, layer);
-      m.erase->bind(2, key.first);
-      m.erase->bind(3, key.second);
+    for (const RowKey& key : gone) {
+      m.erase->bind(1, key.layer);
+      m.erase->bind(2, key.cx);
+      m.erase->bind(3, key.cz);
       m.erase->step("writing the edits");
       m.erase->reset();
-    };
-    for (const Key& key : gone) erase(kHeightLayer, key);
-    for (const BlockColumnKey& key : gone_columns) erase(kBlockLayer, key);
-    for (const InstanceEditKey& key : gone_instances) erase(kInstanceLayer, {key.cx, key.cz});
+    }
     if (raise_schema) {
       db.exec(("PRAGMA user_version=" + std::to_string(schema)).c_str(),
               "raising the schema version");
@@ -667,44 +698,29 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
   }
 
   // Only now, with the transaction durable, does the in-memory state follow.
-  for (std::size_t k = 0; k < changed.size(); ++k) {
-    std::size_t& size = m.blob_size[changed[k].first];
-    m.info.blob_bytes += blobs[k].size() - size;
-    size = blobs[k].size();
-  }
-  for (const Key& key : gone) {
+  const auto uncount = [&](const RowKey& key) {
     const auto it = m.blob_size.find(key);
+    if (it == m.blob_size.end()) return;
     m.info.blob_bytes -= it->second;
+    m.info.layer_bytes[std::size_t(key.layer - 1)] -= it->second;
     m.blob_size.erase(it);
+  };
+  for (std::size_t k = 0; k < writes.size(); ++k) {
+    uncount(writes[k].key);
+    m.count_blob(writes[k].key, blobs[k].size());
   }
-  for (std::size_t k = 0; k < changed_columns.size(); ++k) {
-    std::size_t& size = m.block_blob_size[changed_columns[k].first];
-    m.info.blob_bytes += blobs[changed.size() + k].size() - size;
-    size = blobs[changed.size() + k].size();
-  }
-  for (const BlockColumnKey& key : gone_columns) {
-    const auto it = m.block_blob_size.find(key);
-    m.info.blob_bytes -= it->second;
-    m.block_blob_size.erase(it);
-  }
-  for (std::size_t k = 0; k < changed_instances.size(); ++k) {
-    std::size_t& size = m.instance_blob_size[changed_instances[k].first];
-    m.info.blob_bytes += blobs[first_instance + k].size() - size;
-    size = blobs[first_instance + k].size();
-  }
-  for (const InstanceEditKey& key : gone_instances) {
-    const auto it = m.instance_blob_size.find(key);
-    m.info.blob_bytes -= it->second;
-    m.instance_blob_size.erase(it);
-  }
+  for (const RowKey& key : gone) uncount(key);
   m.info.schema_version = schema;
-  result.tiles_written = changed.size() + changed_columns.size() + changed_instances.size();
-  result.tiles_deleted = gone.size() + gone_columns.size() + gone_instances.size();
+  result.tiles_written = writes.size();
+  result.tiles_deleted = gone.size();
   m.committed = std::move(shared);
   m.committed_blocks = std::move(shared_blocks);
   m.committed_instances = std::move(shared_instances);
+  m.committed_paint = std::move(shared_paint);
   m.info.instance_chunks = instances.chunks().size();
   m.info.instance_overrides = instances.override_count();
+  m.info.paint_tiles = paint.tile_count();
+  m.info.painted_vertices = paint.painted_vertices();
   m.info.block_chunks = blocks.chunk_count();
   m.info.block_overrides = blocks.override_count();
   m.info.commits = result.seq;
@@ -782,6 +798,22 @@ std::string WorldStore::check() const {
                 i.blob(2), side,
                 "instance chunk (" + std::to_string(key.cx) + ", " + std::to_string(key.cz) + ")"));
         (void)InstanceEditSnapshot(side, {{key, std::move(chunk)}});
+      } catch (const Error& e) {
+        problems += std::string(e.what()) + "\n";
+      }
+    }
+    Stmt p(db, "SELECT cx, cz, blob FROM chunks WHERE layer = ?");
+    p.bind(1, kPaintLayer);
+    while (p.step("checking the splat paint")) {
+      try {
+        const SplatPaintSnapshot::TileKey key{p.int64(0), p.int64(1)};
+        const SplatPaintSnapshot& layer = *impl_->committed_paint;
+        auto tile = std::make_shared<const SplatPaintSnapshot::Tile>(
+            store_detail::decode_paint_tile(p.blob(2), layer.tile_cells(), layer.layers(),
+                                            "paint tile (" + std::to_string(key.first) + ", " +
+                                                std::to_string(key.second) + ")"));
+        (void)SplatPaintSnapshot(layer.cell_size_m(), layer.tile_cells(), layer.layers(),
+                                 {{key, std::move(tile)}});
       } catch (const Error& e) {
         problems += std::string(e.what()) + "\n";
       }

@@ -218,8 +218,10 @@ void write_biome_preview_png(const fs::path& path, const SurfaceParams& params, 
   write_png8(path, g.width, g.height, 3, rgb);
 }
 
-void write_scatter_csv(const fs::path& path, std::span<const ScatterInstance> instances) {
-  std::string s = "x,y,z,yaw,scale_xz,scale_y,species,id\n";
+void write_scatter_csv(const fs::path& path, std::span<const ScatterInstance> instances,
+                       bool with_state) {
+  std::string s = with_state ? "x,y,z,yaw,scale_xz,scale_y,species,id,state\n"
+                             : "x,y,z,yaw,scale_xz,scale_y,species,id\n";
   s.reserve(instances.size() * 64 + s.size());
   for (const ScatterInstance& in : instances) {
     append_number(s, in.x_m, false);
@@ -234,8 +236,10 @@ void write_scatter_csv(const fs::path& path, std::span<const ScatterInstance> in
     s += ',';
     append_number(s, in.scale_y, true);
     char id[20];
-    std::snprintf(id, sizeof id, ",%016llx\n", static_cast<unsigned long long>(in.id));
+    std::snprintf(id, sizeof id, ",%016llx", static_cast<unsigned long long>(in.id));
     s += ',' + std::to_string(in.species) + id;
+    if (with_state) s += ',' + std::to_string(in.state);
+    s += '\n';
   }
   write_text(path, s);
 }
@@ -267,11 +271,12 @@ void write_scatter_unity_csv(const fs::path& path, std::span<const ScatterInstan
 
 void write_scatter_manifest(const fs::path& path, const SurfaceParams& params,
                             std::span<const ScatterInstance> instances, const GridSpec& grid,
-                            std::span<const std::string> files) {
+                            std::span<const std::string> files, bool with_state) {
   nlohmann::ordered_json doc;
   std::vector<std::int64_t> counts(params.species.size(), 0);
   for (const ScatterInstance& in : instances) ++counts[std::size_t(in.species)];
-  doc["columns"] = "x,y,z,yaw,scale_xz,scale_y,species,id";
+  doc["columns"] = with_state ? "x,y,z,yaw,scale_xz,scale_y,species,id,state"
+                              : "x,y,z,yaw,scale_xz,scale_y,species,id";
   doc["units"] = {{"position", "m"}, {"yaw", "degrees about +Y"}, {"scale", "factor"}};
   doc["region"] = {{"x0_m", grid.x_m(0)},
                    {"z0_m", grid.z_m(0)},

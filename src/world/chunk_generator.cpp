@@ -213,9 +213,11 @@ std::size_t ChunkGenerator::scratch_bytes() const {
 void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& stitch, ChunkData& out,
                               const ExecContext& ctx, ChunkScratch* scratch,
                               const HeightEditSnapshot* edits,
-                              const InstanceEditSnapshot* instances) const {
+                              const InstanceEditSnapshot* instances,
+                              const SplatPaintSnapshot* paint) const {
   validate_key(key);
   if (instances != nullptr && !instances->empty() && !surface_) check_instance_edits(*instances);
+  if (paint != nullptr) check_paint(*paint);
   if (edits != nullptr && !edits->empty() && edits->cell_size_m() != cell_size_m_) {
     throw Error(ErrorCategory::invalid_argument,
                 "height edits of cell " + std::to_string(edits->cell_size_m()) +
@@ -259,7 +261,7 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
   if (!surface_) return;
   ChunkScratch local;  // empty vectors: allocates nothing unless used
   ChunkScratch& s = scratch != nullptr ? *scratch : local;
-  generate_surface(out, ctx, s);
+  generate_surface(out, ctx, s, paint);
   // Scatter of a level-0 chunk over the edited heights (the same edits as its mesh), so trees
   // stand on the edited ground; coarser levels hold no instances.
   if (out.scatter.capacity() < scatter_capacity_) out.scatter.reserve(scatter_capacity_);
@@ -336,8 +338,23 @@ std::vector<ScatterInstance> ChunkGenerator::instances_near(double x_m, double z
   return found;
 }
 
-void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx,
-                                      ChunkScratch& s) const {
+void ChunkGenerator::check_paint(const SplatPaintSnapshot& paint) const {
+  if (!surface_) {
+    if (paint.empty()) return;
+    throw Error(ErrorCategory::invalid_argument,
+                "splat paint on a world without surface data (ChunkSettings::surface is off)");
+  }
+  if (paint.cell_size_m() != cell_size_m_ || paint.layers() != int(surface_->layers.size())) {
+    throw Error(ErrorCategory::invalid_argument,
+                "splat paint of cell " + format_number(paint.cell_size_m()) + " m and " +
+                    std::to_string(paint.layers()) + " layers on a world of cell " +
+                    format_number(cell_size_m_) + " m and " +
+                    std::to_string(surface_->layers.size()) + " splat layers");
+  }
+}
+
+void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx, ChunkScratch& s,
+                                      const SplatPaintSnapshot* paint) const {
   const SurfaceParams& params = *surface_;
   compute_climate(params.climate, seed_, out.heights, {}, s.climate, ctx, climate_sources_.get());
   compute_biome_weights(params, out.heights, s.climate, s.biomes, ctx);
@@ -347,6 +364,7 @@ void ChunkGenerator::generate_surface(ChunkData& out, const ExecContext& ctx,
   }
   slope_deg_clamped(out.heights, s.slope, ctx);
   compute_splat(params, seed_, out.heights, s.slope, s.biomes, s.splat, ctx);
+  if (paint != nullptr) paint->apply_to(s.splat);
   out.splat_layers = s.splat.layer_count;
   splat_to_u8(s.splat, out.splat, ctx);
   out.biome.assign(s.biomes.dominant.begin(), s.biomes.dominant.end());

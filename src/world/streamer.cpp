@@ -46,6 +46,13 @@ namespace {
 
 enum class SlotState : std::uint8_t { free, queued, running, done, resident };
 
+// The edit layers a chunk is generated with (nullptr: none).
+struct EditLayers {
+  std::shared_ptr<const HeightEditSnapshot> heights;
+  std::shared_ptr<const InstanceEditSnapshot> instances;
+  std::shared_ptr<const SplatPaintSnapshot> paint;
+};
+
 struct Slot {
   ChunkData data;
   ChunkKey key;
@@ -55,8 +62,7 @@ struct Slot {
   std::atomic<bool> cancel{false};
   // The edits the job generates with (set by the owner before the job is queued, or while it
   // is queued, under the queue mutex).
-  std::shared_ptr<const HeightEditSnapshot> edits;
-  std::shared_ptr<const InstanceEditSnapshot> instances;
+  EditLayers layers;
   // A replacement: the resident slot whose chunk this job regenerates after set_edits (not in
   // by_key; -1 for an ordinary job).
   int replaces = -1;
@@ -190,8 +196,7 @@ struct Streamer::Impl {
   std::vector<int> done;  // capacity slot_count
   // Edits (owner thread): the current snapshot, the resident slots waiting for a replacement
   // job, the replacement jobs in flight and the finished ones held until all are done.
-  std::shared_ptr<const HeightEditSnapshot> edits;
-  std::shared_ptr<const InstanceEditSnapshot> instances;
+  EditLayers edits;
   std::vector<std::pair<int, ChunkKey>> refresh_pending;
   // Per slot: whether refresh_pending holds (slot, pending_key[slot]) (so set_edits need not
   // search it), and scratch for schedule_refresh: whether a replacement job in flight already
@@ -336,8 +341,8 @@ struct Streamer::Impl {
         ctx.threads = 1;
         ctx.cancel = &slot.cancel;
         ctx.simd = simd;
-        gen.generate(slot.key, {0, 0, 0, 0}, slot.data, ctx, &own, slot.edits.get(),
-                     slot.instances.get());
+        gen.generate(slot.key, {0, 0, 0, 0}, slot.data, ctx, &own, slot.layers.heights.get(),
+                     slot.layers.instances.get(), slot.layers.paint.get());
       } catch (const Error& e) {
         slot.failed = true;
         // A cancellation is not an error (the flag may already be cleared again: the owner
@@ -371,8 +376,7 @@ struct Streamer::Impl {
     if (slot.replaces < 0) by_key.erase(slot.key);  // a replacement is not in by_key
     slot.state = SlotState::free;
     slot.cancel.store(false, std::memory_order_relaxed);
-    slot.edits.reset();
-    slot.instances.reset();
+    slot.layers = {};
     slot.replaces = -1;
     slot.stale = false;
     free_slots.push_back(s);
@@ -382,15 +386,22 @@ struct Streamer::Impl {
   // ---- edits (owner thread)
 
   void set_edits(std::shared_ptr<const HeightEditSnapshot> next, const LatticeRect& changed) {
-    edits = std::move(next);
+    edits.heights = std::move(next);
     const int cells = gen.settings().cells;
     const std::int64_t reach = gen.scatter_reach_cells();
     mark_touched([&](const ChunkKey& key) { return grid_touches(key, cells, changed, reach); });
   }
 
+  // Paint changes the splat weights of the samples it lies on only: no scatter reach.
+  void set_paint(std::shared_ptr<const SplatPaintSnapshot> next, const LatticeRect& changed) {
+    edits.paint = std::move(next);
+    const int cells = gen.settings().cells;
+    mark_touched([&](const ChunkKey& key) { return grid_touches(key, cells, changed, 0); });
+  }
+
   void set_instance_edits(std::shared_ptr<const InstanceEditSnapshot> next,
                           const InstanceChanges& changed) {
-    instances = std::move(next);
+    edits.instances = std::move(next);
     if (changed.empty()) return;
     const double size = gen.chunk_size_m(0);
     mark_touched([&](const ChunkKey& key) {
@@ -414,8 +425,7 @@ struct Streamer::Impl {
       const SlotState st = sl.state.load(std::memory_order_relaxed);
       if (st == SlotState::free || !touched(sl.key)) continue;
       if (st == SlotState::queued) {
-        sl.edits = edits;
-        sl.instances = instances;
+        sl.layers = edits;
       } else if (st == SlotState::running || st == SlotState::done) {
         sl.stale = true;  // dropped when delivered (a replacement is queued again)
       } else if (sl.replaces >= 0) {
@@ -481,8 +491,7 @@ struct Streamer::Impl {
       sl.key = target.key;
       sl.replaces = r;
       sl.stale = false;
-      sl.edits = edits;
-      sl.instances = instances;
+      sl.layers = edits;
       sl.last_used = frame;
       sl.cancel.store(false, std::memory_order_relaxed);
       sl.state = SlotState::queued;
@@ -853,8 +862,7 @@ struct Streamer::Impl {
         }
         Slot& sl = slots[std::size_t(slot)];
         sl.key = s.nodes[std::size_t(c.slot)].key;
-        sl.edits = edits;
-        sl.instances = instances;
+        sl.layers = edits;
         sl.replaces = -1;
         sl.stale = false;
         sl.state = SlotState::queued;
@@ -970,6 +978,12 @@ void Streamer::set_edits(std::shared_ptr<const HeightEditSnapshot> edits,
     query_ = std::move(q);
   }
   impl_->set_edits(std::move(edits), changed);
+}
+
+void Streamer::set_paint(std::shared_ptr<const SplatPaintSnapshot> paint,
+                         const LatticeRect& changed) {
+  if (paint != nullptr) generator_->check_paint(*paint);
+  impl_->set_paint(std::move(paint), changed);
 }
 
 void Streamer::set_instance_edits(std::shared_ptr<const InstanceEditSnapshot> instances,

@@ -16,57 +16,17 @@
 #include <string>
 #include <vector>
 
+#include "support/bake_files.hpp"
 #include "terrane/bake.hpp"
 
 namespace terrane {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Rgba {
-  int width = 0, height = 0;
-  std::vector<std::uint8_t> px;  // 4 bytes per pixel, row-major
-};
-
-Rgba read_rgba(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  const std::string bytes{std::istreambuf_iterator<char>(in), {}};
-  Rgba img;
-  spng_ctx* ctx = spng_ctx_new(0);
-  spng_set_png_buffer(ctx, bytes.data(), bytes.size());
-  spng_ihdr ihdr{};
-  std::size_t size = 0;
-  const bool ok =
-      spng_get_ihdr(ctx, &ihdr) == 0 && spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &size) == 0;
-  if (ok) {
-    img.width = int(ihdr.width);
-    img.height = int(ihdr.height);
-    img.px.resize(size);
-    if (spng_decode_image(ctx, img.px.data(), size, SPNG_FMT_RGBA8, 0) != 0) img.px.clear();
-  }
-  spng_ctx_free(ctx);
-  EXPECT_FALSE(img.px.empty()) << "cannot decode " << p;
-  return img;
-}
-
-// A scatter CSV row as written, split at commas: x, y, z, yaw, scale_xz, scale_y, species, id.
-using Row = std::vector<std::string>;
-
-std::vector<Row> read_scatter_csv(const fs::path& p) {
-  std::ifstream in(p);
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "x,y,z,yaw,scale_xz,scale_y,species,id");
-  std::vector<Row> rows;
-  while (std::getline(in, line)) {
-    Row r;
-    std::stringstream s(line);
-    for (std::string f; std::getline(s, f, ',');) r.push_back(f);
-    EXPECT_EQ(r.size(), 8U) << line;
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
+using test::read_rgba;
+using test::read_scatter_csv;
+using test::Rgba;
+using test::Row;
 
 // Everything of a point but its height: y is the height of the exported level-0 mesh under it,
 // and the whole map's mesh is not the halves' meshes (each mesh splits its cells along the

@@ -303,6 +303,67 @@ TEST_F(WorldCliTest, InstanceBrushesFellPlantAndRegrow) {
   EXPECT_TRUE(WorldStore::open(world_).instance_edits().empty());
 }
 
+TEST_F(WorldCliTest, PaintBrushesAreCommittedAndTheBakeCarriesThem) {
+  ASSERT_EQ(run("world new " + world_).code, 0);
+  const Preset preset = WorldStore::open(world_).preset();
+  ASSERT_GE(preset.surface.layers.size(), 2u);
+  const std::string layer = preset.surface.layers.back().name;
+  auto r =
+      run("world edit " + world_ + " --brush paint --at 100,-50 --layer " + layer +
+          " --radius 200 --strength 1 --brush unpaint --at 250,-50 --radius 60 --strength 0.5");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("2 stroke(s) (2 changed the world)"), std::string::npos) << r.out;
+  std::uint64_t hash = 0;
+  {
+    const WorldStore w = WorldStore::open(world_);
+    hash = w.paint()->content_hash();
+    const double cell = w.info().cell_size_m;
+    const int l = int(preset.surface.layers.size()) - 1;
+    EXPECT_EQ(w.paint()->amount_at(std::int64_t(std::lround(100.0 / cell)),
+                                   std::int64_t(std::lround(-50.0 / cell)), l),
+              1.0f);
+    EXPECT_EQ(w.info().schema_version, 4);
+  }
+  r = test::run_command(std::string(TERRANE_CLI_PATH) + " world info " + world_ + " --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json info = nlohmann::json::parse(r.out);
+  EXPECT_GT(info["painted_vertices"].get<std::size_t>(), 100u);
+  EXPECT_EQ(info["paint_tiles"].get<std::size_t>(), 4u);  // the stroke spans the origin
+  EXPECT_EQ(info["layer_bytes"]["paint"], info["edit_bytes"]);
+  r = run("world info " + world_);
+  EXPECT_NE(
+      r.out.find("paint       " + std::to_string(info["painted_vertices"].get<std::size_t>()) +
+                 " painted vertices in 4 tiles"),
+      std::string::npos)
+      << r.out;
+
+  // The bake's sidecar records the paint it baked.
+  const fs::path out = dir_ / "bake";
+  r = run("generate " + world_ + " --size 65 --formats splat -q -o " + out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json side = nlohmann::json::parse(std::ifstream(out / "default.json"));
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  EXPECT_EQ(side["edits"]["paint_hash"], hex);
+  EXPECT_EQ(side["edits"]["paint_tiles"], 4);
+
+  const std::uint64_t before = commits();
+  for (const std::string& bad :
+       {std::string("--brush paint --at 1,1"), std::string("--brush paint --at 1,1 --layer nope"),
+        std::string("--brush unpaint --at 1,1 --layer " + layer),
+        std::string("--brush paint --at 1,1 --layer " + layer + " --strength 2"),
+        std::string("--brush paint --at 1,1,1 --layer " + layer),
+        std::string("--brush raise --at 1,1 --layer " + layer)}) {
+    r = run("world edit " + world_ + " " + bad);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find("stroke 1"), std::string::npos) << bad << ": " << r.out;
+  }
+  EXPECT_EQ(commits(), before);
+  r = run("world edit " + world_ + " --brush unpaint --at 100,-50 --radius 400 --falloff 1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(WorldStore::open(world_).paint()->empty());
+}
+
 TEST_F(WorldCliTest, BlockBrushesAreCommittedAndTheBlockBakeCarriesThem) {
   ASSERT_EQ(run("world new " + world_ + " --set world.cell_size_m=1").code, 0);
   const fs::path procedural = dir_ / "procedural", edited = dir_ / "edited";

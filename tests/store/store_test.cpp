@@ -248,7 +248,8 @@ TEST_F(StoreTest, BadFilesAreRefusedWithTheirReason) {
                ErrorCategory::invalid_argument, {"tile_cells = 4", "8..1024"});
   sql(file(), "PRAGMA user_version = 7");
   expect_error([&] { WorldStore::open(file()); }, ErrorCategory::invalid_argument,
-               {"schema version 7", "reads versions 1 to 3", "newer terrane"});
+               {"schema version 7", "reads versions 1 to " + std::to_string(kWorldSchemaVersion),
+                "newer terrane"});
   sql(file(), "PRAGMA user_version = 1; DELETE FROM meta WHERE key = 'preset_json'");
   expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io, {"'preset_json' is missing"});
   // overwrite replaces it with a fresh world.
@@ -492,6 +493,75 @@ TEST_F(StoreTest, InstanceOverridesRoundTripAndRaiseTheSchema) {
   sql(file(), "UPDATE chunks SET blob = x'0011223344' WHERE layer = 3 AND cx = 0 AND cz = 0");
   expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
                {"instance chunk (0, 0)", "no TRI1 header"});
+}
+
+TEST_F(StoreTest, SplatPaintRoundTripsWritesOnlyChangedTilesAndRaisesTheSchema) {
+  std::uint64_t hash = 0;
+  const int layers = int(preset_.surface.layers.size());
+  {
+    WorldStore w = WorldStore::create(file(), preset_);
+    ASSERT_NE(w.paint(), nullptr);
+    EXPECT_TRUE(w.paint()->empty());
+    EXPECT_EQ(w.paint()->layers(), layers);
+    SplatPaint paint(*w.paint());
+    SplatBrush b;
+    b.layer = layers - 1;
+    b.x_m = 10.0, b.z_m = -5.0, b.radius_m = 20.0, b.strength = 0.8;
+    paint.apply(b);  // tiles (-1, -1), (0, -1), (-1, 0), (0, 0) of 128 vertices
+    const WorldCommit c =
+        w.commit(WorldEdits{nullptr, nullptr, nullptr, paint.snapshot()}, "paint");
+    EXPECT_EQ(c.tiles_written, 4u);
+    EXPECT_EQ(w.info().schema_version, 4);
+    EXPECT_EQ(w.info().paint_tiles, 4u);
+    EXPECT_GT(w.info().painted_vertices, 1000u);
+    EXPECT_EQ(w.info().layer_bytes[3], w.info().blob_bytes);
+    EXPECT_EQ(w.info().blob_bytes, c.bytes_written);
+    // A stroke inside one tile rewrites that tile only.
+    b.x_m = 60.0, b.z_m = 60.0, b.radius_m = 5.0, b.layer = 0;
+    paint.apply(b);
+    EXPECT_EQ(
+        w.commit(WorldEdits{nullptr, nullptr, nullptr, paint.snapshot()}, "dab").tiles_written, 1u);
+    EXPECT_EQ(
+        w.commit(WorldEdits{nullptr, nullptr, nullptr, paint.snapshot()}, "same").tiles_written,
+        0u);
+    hash = paint.current().content_hash();
+  }
+  {
+    WorldStore w = WorldStore::open(file());
+    EXPECT_EQ(w.info().schema_version, 4);
+    EXPECT_EQ(w.paint()->content_hash(), hash);
+    EXPECT_EQ(w.check(), "ok");
+    // Unpainted everywhere: every tile deleted.
+    SplatPaint paint(*w.paint());
+    SplatBrush wipe;
+    wipe.kind = PaintKind::unpaint;
+    wipe.radius_m = 300.0;
+    wipe.falloff_start = 1.0;
+    paint.apply(wipe);
+    const WorldCommit c = w.commit(WorldEdits{nullptr, nullptr, nullptr, paint.snapshot()}, "wipe");
+    EXPECT_EQ(c.tiles_deleted, 4u);
+    EXPECT_EQ(w.info().paint_tiles, 0u);
+    EXPECT_EQ(w.info().blob_bytes, 0u);
+    // Paint of another layer count is refused.
+    const SplatPaint other(w.info().cell_size_m, w.info().tile_cells, layers + 1);
+    expect_error(
+        [&] {
+          w.commit(WorldEdits{nullptr, nullptr, nullptr, other.snapshot()}, "x");
+        },
+        ErrorCategory::invalid_argument, {"splat paint", "layers"});
+    SplatBrush dab;
+    dab.radius_m = 3.0;
+    paint.apply(dab);
+    w.commit(WorldEdits{nullptr, nullptr, nullptr, paint.snapshot()}, "one");
+  }
+  sql(file(),
+      "UPDATE chunks SET blob = substr(blob, 1, length(blob) - 4) || x'00000000' "
+      "WHERE layer = 4 AND cx = 0 AND cz = 0");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
+               {"paint tile (0, 0)", "damaged splat paint"});
+  sql(file(), "UPDATE chunks SET blob = x'0011223344' WHERE layer = 4 AND cx = 0 AND cz = 0");
+  expect_error([&] { WorldStore::open(file()); }, ErrorCategory::io,
+               {"paint tile (0, 0)", "no TRP1 header"});
 }
 
 // Truncations and random byte damage of a world file: open() and check() either work or throw

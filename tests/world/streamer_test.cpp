@@ -261,6 +261,26 @@ TEST(StreamerTest, EditsRegenerateTheTouchedChunksTogether) {
 // chunk holding it (swapped in with an `updated` event), which then equals the generator's chunk
 // on the overrides; a height edit beyond a level-0 chunk's one-cell halo but within its scatter's
 // reach (scatter_reach_cells) regenerates it too, since its instances' spacing reads there.
+using UpdatedKey = std::tuple<std::int64_t, std::int64_t, int>;  // (cx, cz, level)
+
+// Runs the streamer until the edits' replacements are all swapped in; returns the chunks that
+// had an `updated` event meanwhile.
+std::set<UpdatedKey> settle_updates(Streamer& s) {
+  std::set<UpdatedKey> updated;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < give_up) {
+    s.update();
+    s.poll();
+    for (const ChunkEvent& e : s.events()) {
+      if (e.kind == ChunkEventKind::updated) updated.emplace(e.key.cx, e.key.cz, e.key.level);
+    }
+    if (s.stats().updates_pending == 0 && s.stats().view_complete) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  EXPECT_EQ(s.stats().updates_pending, 0u);
+  return updated;
+}
+
 TEST(StreamerTest, InstanceEditsAndTheScatterReachRegenerateTheirChunks) {
   StreamerParams p = small_params(2);
   p.chunk.surface = true;
@@ -268,22 +288,7 @@ TEST(StreamerTest, InstanceEditsAndTheScatterReachRegenerateTheirChunks) {
   const Viewer v{.x_m = 40.0, .z_m = -30.0};
   s.set_viewers({&v, 1});
   drain(s);
-  using Key = std::tuple<std::int64_t, std::int64_t, int>;
-  auto settle = [&] {
-    std::set<Key> updated;
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    while (std::chrono::steady_clock::now() < give_up) {
-      s.update();
-      s.poll();
-      for (const ChunkEvent& e : s.events()) {
-        if (e.kind == ChunkEventKind::updated) updated.emplace(e.key.cx, e.key.cz, e.key.level);
-      }
-      if (s.stats().updates_pending == 0 && s.stats().view_complete) break;
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-    EXPECT_EQ(s.stats().updates_pending, 0u);
-    return updated;
-  };
+  const auto settle = [&] { return settle_updates(s); };
   const VisibleChunk* chunk = nullptr;
   for (const VisibleChunk& c : s.visible()) {
     if (c.key.level == 0 && !c.data->scatter.empty()) chunk = &c;
@@ -295,7 +300,7 @@ TEST(StreamerTest, InstanceEditsAndTheScatterReachRegenerateTheirChunks) {
   const InstanceChanges changed = e.remove({&felled, 1});
   const auto snap = e.snapshot();
   s.set_instance_edits(snap, changed);
-  EXPECT_EQ(settle(), (std::set<Key>{{key.cx, key.cz, 0}}));
+  EXPECT_EQ(settle(), (std::set<UpdatedKey>{{key.cx, key.cz, 0}}));
   for (const VisibleChunk& c : s.visible()) {
     if (!(c.key == key)) continue;
     ChunkData d;
@@ -331,6 +336,69 @@ TEST(StreamerTest, InstanceEditsAndTheScatterReachRegenerateTheirChunks) {
   alien.add(unknown);
   test::expect_error([&] { s.set_instance_edits(alien.snapshot(), {}); },
                      ErrorCategory::invalid_argument, {"instance edits add species 999"});
+}
+
+// Splat paint regenerates exactly the resident chunks of every level whose samples hold a
+// painted vertex; afterwards every chunk equals a from-scratch generation with the paint, and the
+// splat seams stay bit-identical.
+TEST(StreamerTest, PaintRegeneratesTheChunksHoldingAPaintedVertex) {
+  StreamerParams p = small_params(2);
+  p.chunk.surface = true;
+  Streamer s(default_preset(), p);
+  const Viewer v{.x_m = 40.0, .z_m = -30.0};
+  s.set_viewers({&v, 1});
+  drain(s);
+  const ChunkGenerator& gen = s.generator();
+  const int layers = int(default_preset().surface.layers.size());
+  SplatPaint paint(gen.cell_size_m(), gen.settings().cells, layers);
+  SplatBrush b;
+  b.layer = layers - 1;
+  b.x_m = 128.0;  // on a level-0 and level-1 chunk border
+  b.z_m = -20.0;
+  b.radius_m = 30.0;
+  b.strength = 0.9;
+  const LatticeRect r = paint.apply(b);
+  ASSERT_FALSE(r.empty());
+  // The chunks whose height grid (with its one-sample ring) holds a painted vertex.
+  std::set<UpdatedKey> want;
+  const int n = gen.settings().cells;
+  for (const VisibleChunk& c : s.visible()) {
+    const std::int64_t step = std::int64_t{1} << c.key.level;
+    bool holds = false;
+    for (std::int64_t j = r.j0; j <= r.j1 && !holds; ++j) {
+      for (std::int64_t i = r.i0; i <= r.i1 && !holds; ++i) {
+        if (i % step != 0 || j % step != 0) continue;
+        bool any = false;
+        for (int l = 0; l < layers; ++l) any = any || paint.current().amount_at(i, j, l) != 0.0f;
+        holds = any && i / step >= c.key.cx * n - 1 && i / step <= c.key.cx * n + n + 1 &&
+                j / step >= c.key.cz * n - 1 && j / step <= c.key.cz * n + n + 1;
+      }
+    }
+    if (holds) want.emplace(c.key.cx, c.key.cz, c.key.level);
+  }
+  ASSERT_GE(want.size(), 3u);
+  const auto snap = paint.snapshot();
+  s.set_paint(snap, r);
+  const std::set<UpdatedKey> updated = settle_updates(s);
+  for (const UpdatedKey& k : want) EXPECT_TRUE(updated.contains(k));
+  std::size_t changed = 0;
+  for (const VisibleChunk& c : s.visible()) {
+    ChunkData d, base;
+    gen.generate(c.key, {0, 0, 0, 0}, d, {}, nullptr, nullptr, nullptr, snap.get());
+    gen.generate(c.key, {0, 0, 0, 0}, base);
+    EXPECT_EQ(c.data->content_hash(), d.content_hash()) << c.key.cx << ", " << c.key.cz;
+    if (d.splat != base.splat) {
+      ++changed;
+      EXPECT_TRUE(updated.contains({c.key.cx, c.key.cz, c.key.level}));
+    }
+    EXPECT_EQ(d.mesh.positions, base.mesh.positions);  // paint moves no vertex
+  }
+  EXPECT_GE(changed, 3u);
+  expect_seamless(s);
+
+  const SplatPaint other(gen.cell_size_m(), gen.settings().cells, layers + 1);
+  test::expect_error([&] { s.set_paint(other.snapshot(), {}); }, ErrorCategory::invalid_argument,
+                     {"splat paint", "splat layers"});
 }
 
 TEST(StreamerTest, HysteresisStopsFlipsAtABandEdge) {
