@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
     session = std::make_unique<Session>(
         preset, o.world, editing.tool->snapshot(),
         editing.file != nullptr ? editing.file->block_edits() : nullptr,
-        editing.file != nullptr ? editing.file->instance_edits() : nullptr);
+        editing.file != nullptr ? editing.file->instance_edits() : nullptr,
+        editing.file != nullptr ? editing.file->paint() : nullptr);
   } catch (const std::exception& e) {
     fail(e.what());
   }

@@ -11,11 +11,14 @@ namespace terrane::view {
 Session::Session(Preset preset, const WorldOptions& options,
                  std::shared_ptr<const HeightEditSnapshot> edits,
                  std::shared_ptr<const BlockEditSnapshot> blocks,
-                 std::shared_ptr<const InstanceEditSnapshot> instances)
+                 std::shared_ptr<const InstanceEditSnapshot> instances,
+                 std::shared_ptr<const SplatPaintSnapshot> paint)
     : preset_(std::move(preset)),
       options_(options),
       edits_(std::move(edits)),
-      block_edits_(std::move(blocks)) {
+      block_edits_(std::move(blocks)),
+      instances_(std::move(instances)),
+      paint_(std::move(paint)) {
   StreamerParams params;
   params.chunk.cells = options.cells;
   params.chunk.surface = true;
@@ -46,7 +49,9 @@ Session::Session(Preset preset, const WorldOptions& options,
     water_->set_edits(edits_);
   }
   // A world file's instance overrides (felled trees, placed instances): nothing is resident yet.
-  if (instances != nullptr && !instances->empty()) streamer_->set_instance_edits(instances, {});
+  if (instances_ != nullptr && !instances_->empty()) streamer_->set_instance_edits(instances_, {});
+  // A world file's splat paint, likewise before anything is resident.
+  if (paint_ != nullptr && !paint_->empty()) streamer_->set_paint(paint_, {});
   set_nav(options.nav);
 }
 
@@ -57,6 +62,23 @@ void Session::set_edits(std::shared_ptr<const HeightEditSnapshot> edits,
   if (nav_ != nullptr) nav_->set_edits(edits, changed);
   if (blocks_ != nullptr) blocks_->set_edits(edits, block_edits_);
   edits_ = std::move(edits);
+}
+
+void Session::set_block_edits(std::shared_ptr<const BlockEditSnapshot> blocks) {
+  if (blocks_ != nullptr) blocks_->set_edits(edits_, blocks);
+  block_edits_ = std::move(blocks);
+}
+
+void Session::set_instance_edits(std::shared_ptr<const InstanceEditSnapshot> instances,
+                                 const InstanceChanges& changed) {
+  streamer_->set_instance_edits(instances, changed);
+  instances_ = std::move(instances);
+}
+
+void Session::set_paint(std::shared_ptr<const SplatPaintSnapshot> paint,
+                        const LatticeRect& changed) {
+  streamer_->set_paint(paint, changed);
+  paint_ = std::move(paint);
 }
 
 void Session::set_nav(const NavOptions& options) {

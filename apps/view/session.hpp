@@ -52,11 +52,14 @@ class Session {
   // Throws terrane::Error for a preset the streamer refuses, or height edits of another cell
   // size. `edits` (optional): the world starts with these height edits (a world file's);
   // `blocks` (optional): the block world (--blocks) starts with these block overrides (a world
-  // file's). Block overrides of another block world throw Error too.
+  // file's); `instances`, `paint` (optional): a world file's scatter overrides and splat paint.
+  // Block overrides of another block world, or paint of another lattice or layer count, throw
+  // Error too.
   Session(Preset preset, const WorldOptions& options,
           std::shared_ptr<const HeightEditSnapshot> edits = nullptr,
           std::shared_ptr<const BlockEditSnapshot> blocks = nullptr,
-          std::shared_ptr<const InstanceEditSnapshot> instances = nullptr);
+          std::shared_ptr<const InstanceEditSnapshot> instances = nullptr,
+          std::shared_ptr<const SplatPaintSnapshot> paint = nullptr);
 
   const Preset& preset() const { return preset_; }
   Streamer& streamer() { return *streamer_; }
@@ -75,6 +78,17 @@ class Session {
   // whose ground they change (BlockStreamer::set_edits, with the session's block overrides).
   void set_edits(std::shared_ptr<const HeightEditSnapshot> edits, const LatticeRect& changed);
   const std::shared_ptr<const HeightEditSnapshot>& edits() const { return edits_; }
+  // Block overrides (--blocks; the brush's block layer): the block world reads `blocks` with the
+  // height edits (BlockStreamer::set_edits). Without a block world they are only kept.
+  void set_block_edits(std::shared_ptr<const BlockEditSnapshot> blocks);
+  const std::shared_ptr<const BlockEditSnapshot>& block_edits() const { return block_edits_; }
+  // Scatter overrides and splat paint (the brush's other layers): Streamer::set_instance_edits
+  // and Streamer::set_paint, which regenerate the resident chunks `changed` names.
+  void set_instance_edits(std::shared_ptr<const InstanceEditSnapshot> instances,
+                          const InstanceChanges& changed);
+  const std::shared_ptr<const InstanceEditSnapshot>& instance_edits() const { return instances_; }
+  void set_paint(std::shared_ptr<const SplatPaintSnapshot> paint, const LatticeRect& changed);
+  const std::shared_ptr<const SplatPaintSnapshot>& paint() const { return paint_; }
   // Both streamers have every wanted chunk and every chunk regenerated after set_edits is in,
   // the block chunks are all on the GPU, and every wanted navmesh tile is loaded and rebuilt.
   bool view_complete();
@@ -106,6 +120,8 @@ class Session {
   WorldOptions options_;
   std::shared_ptr<const HeightEditSnapshot> edits_;
   std::shared_ptr<const BlockEditSnapshot> block_edits_;
+  std::shared_ptr<const InstanceEditSnapshot> instances_;
+  std::shared_ptr<const SplatPaintSnapshot> paint_;
   std::unique_ptr<Streamer> streamer_;
   std::unique_ptr<WorldRenderer> renderer_;
   std::unique_ptr<WaterLayer> water_;

@@ -43,6 +43,11 @@ std::shared_ptr<const InstanceEditSnapshot> WorldFile::instance_edits() const {
   return store_.instance_snapshot();
 }
 
+std::shared_ptr<const SplatPaintSnapshot> WorldFile::paint() const {
+  std::shared_ptr<const SplatPaintSnapshot> paint = store_.paint();
+  return paint != nullptr && !paint->empty() ? paint : nullptr;
+}
+
 std::shared_ptr<const BlockEditSnapshot> WorldFile::block_edits() const {
   return std::make_shared<const BlockEditSnapshot>(store_.block_edits());
 }

@@ -31,6 +31,8 @@ class WorldFile {
   std::shared_ptr<const BlockEditSnapshot> block_edits() const;
   // The stored scatter instance overrides (felled, placed instances).
   std::shared_ptr<const InstanceEditSnapshot> instance_edits() const;
+  // The stored splat paint (null when the file has none).
+  std::shared_ptr<const SplatPaintSnapshot> paint() const;
   // A brush tool on the stored edits (saved), of the stored tile size.
   std::unique_ptr<BrushTool> make_tool() const;
   // Commits the tool's edits and marks them saved. Returns the status line ("saved commit #3
