@@ -4,10 +4,14 @@
 // query answers with the stroke as soon as set_edits returns). The world: the default preset at
 // 1 m cells, 64-cell chunks, a 400 m view, 2 workers, drained before timing. Each iteration
 // strokes at a new place near the viewer, raising and lowering in turn.
+// BM_PaintToUpdatedChunks: the same for a 50 m splat paint stroke (SplatPaint::apply +
+// Streamer::set_paint), in a world with surface data (splat weights, biomes, scatter), each
+// iteration painting another layer at a new place.
 // Medians: --benchmark_repetitions=7 --benchmark_report_aggregates_only=true.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,36 +51,71 @@ void BM_Stroke50m(benchmark::State& state) {
 }
 BENCHMARK(BM_Stroke50m)->Unit(benchmark::kMicrosecond);
 
-void BM_StrokeToUpdatedChunks(benchmark::State& state) {
+// The benchmarks' world around a viewer at the origin, every wanted chunk resident.
+std::unique_ptr<Streamer> drained_streamer(bool surface) {
   StreamerParams p;
   p.chunk.cells = 64;
+  p.chunk.surface = surface;
   p.view_distance_m = 400.0;
   p.threads = 2;
   p.worker_priority = WorkerPriority::normal;
-  Streamer s(preset(), p);
+  auto s = std::make_unique<Streamer>(preset(), p);
   const Viewer v{};
-  s.set_viewers({&v, 1});
-  for (int frame = 0; frame < 200000 && !s.stats().view_complete; ++frame) {
-    s.update();
-    s.poll();
+  s->set_viewers({&v, 1});
+  for (int frame = 0; frame < 200000 && !s->stats().view_complete; ++frame) {
+    s->update();
+    s->poll();
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
+  return s;
+}
+
+// Polls until the last edit's chunks are all swapped in; returns how many were updated.
+double settle(Streamer& s, std::uint64_t before) {
+  do {
+    s.update();
+    s.poll();
+  } while (s.stats().updates_pending > 0);
+  return double(s.stats().updated - before);
+}
+
+void BM_StrokeToUpdatedChunks(benchmark::State& state) {
+  const std::unique_ptr<Streamer> s = drained_streamer(false);
   HeightEdits edits(1.0, 64);
   std::int64_t k = 0;
   double chunks = 0.0;
   for (auto _ : state) {
-    const std::uint64_t before = s.stats().updated;
-    const LatticeRect r = edits.apply(stroke(k++), s.generator().graph());
-    s.set_edits(edits.snapshot(), r);
-    do {
-      s.update();
-      s.poll();
-    } while (s.stats().updates_pending > 0);
-    chunks += double(s.stats().updated - before);
+    const std::uint64_t before = s->stats().updated;
+    const LatticeRect r = edits.apply(stroke(k++), s->generator().graph());
+    s->set_edits(edits.snapshot(), r);
+    chunks += settle(*s, before);
   }
   state.counters["chunks_per_stroke"] = chunks / double(state.iterations());
 }
 BENCHMARK(BM_StrokeToUpdatedChunks)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_PaintToUpdatedChunks(benchmark::State& state) {
+  const std::unique_ptr<Streamer> s = drained_streamer(true);
+  const int layers = int(preset().surface.layers.size());
+  SplatPaint paint(1.0, 64, layers);
+  std::int64_t k = 0;
+  double chunks = 0.0;
+  for (auto _ : state) {
+    const std::uint64_t before = s->stats().updated;
+    const HeightBrush at = stroke(k);
+    SplatBrush b;
+    b.layer = int(k++ % layers);
+    b.x_m = at.x_m;
+    b.z_m = at.z_m;
+    b.radius_m = 50.0;
+    b.strength = 0.5;
+    const LatticeRect r = paint.apply(b);
+    s->set_paint(paint.snapshot(), r);
+    chunks += settle(*s, before);
+  }
+  state.counters["chunks_per_stroke"] = chunks / double(state.iterations());
+}
+BENCHMARK(BM_PaintToUpdatedChunks)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -5,7 +5,9 @@
 // redo, and immutable snapshots for readers on other threads; block overrides for voxel mode
 // (BlockEdits, read by BlockWorldGenerator and BlockStreamer in voxel.hpp / world.hpp); scatter
 // instance overrides (InstanceEdits: removed, with a state, added; timers), read by
-// ChunkGenerator::generate and Streamer::set_instance_edits. ChunkGenerator::generate,
+// ChunkGenerator::generate and Streamer::set_instance_edits; splat paint (SplatPaint:
+// premultiplied per-layer amounts over compute_splat's weights), read by ChunkGenerator::generate,
+// Streamer::set_paint and the map bake. ChunkGenerator::generate,
 // TerrainQuery and Streamer::set_edits read a height snapshot (world.hpp), and so do nav's
 // EditedNavTerrain and the block world, and the store (store.hpp) saves and loads every layer
 // (issue 16 is open: docs/EDIT.md says what is built and what is not). A height edit is a float
