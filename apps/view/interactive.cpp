@@ -131,7 +131,7 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
   try {
     for (const BrushStroke& s : o.brushes) {
       editing.tool->begin_drag();
-      editing.tool->stroke(*session, std::vector<HeightBrush>(std::size_t(s.repeat), s.brush));
+      editing.tool->apply(*session, s);
       editing.tool->end_drag();
     }
     for (int k = 0; k < o.undo; ++k) editing.tool->undo(*session);

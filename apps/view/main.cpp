@@ -83,11 +83,10 @@ int main(int argc, char** argv) {
   std::unique_ptr<Session> session;
   try {
     editing.tool = editing.file != nullptr ? editing.file->make_tool() : make_unsaved_tool(preset);
+    // Every layer as the tool holds it (a world file's edits, or none).
     session = std::make_unique<Session>(
-        preset, o.world, editing.tool->snapshot(),
-        editing.file != nullptr ? editing.file->block_edits() : nullptr,
-        editing.file != nullptr ? editing.file->instance_edits() : nullptr,
-        editing.file != nullptr ? editing.file->paint() : nullptr);
+        preset, o.world, editing.tool->snapshot(), editing.tool->block_snapshot(),
+        editing.tool->instance_snapshot(), editing.tool->paint_snapshot());
   } catch (const std::exception& e) {
     fail(e.what());
   }

@@ -154,7 +154,7 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
   auto apply_brushes = [&] {
     for (const BrushStroke& s : o.brushes) {
       tool.begin_drag();
-      tool.stroke(*session, std::vector<HeightBrush>(std::size_t(s.repeat), s.brush));
+      tool.apply(*session, s);
       tool.end_drag();
     }
     for (int k = 0; k < o.undo; ++k) tool.undo(*session);
@@ -259,6 +259,14 @@ int run_offscreen(const Options& o, GLFWwindow* window, std::unique_ptr<Session>
                   {"delta_lo_m", e.delta_lo()},
                   {"delta_hi_m", e.delta_hi()},
                   {"chunks_updated", s.updated},
+                  {"block_overrides", tool.blocks().override_count()},
+                  {"block_hash", tool.blocks().content_hash()},
+                  {"instances_removed", tool.instances().count(InstanceChange::removed)},
+                  {"instances_added", tool.instances().count(InstanceChange::added)},
+                  {"instance_hash", tool.instances().content_hash()},
+                  {"paint_tiles", tool.paint().tile_count()},
+                  {"painted_vertices", tool.paint().painted_vertices()},
+                  {"paint_hash", tool.paint().content_hash()},
                   {"unsaved", tool.unsaved()},
                   {"world_file", editing.file != nullptr ? editing.file->path() : std::string()},
                   {"saved", save_status}};

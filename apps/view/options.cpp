@@ -99,9 +99,19 @@ void check_brush_options(Options& o) {
          std::to_string(o.brushes.size()) + " --brush steps to undo");
   }
   if (!o.brushes.empty()) {
-    const HeightBrush& b = o.brushes.back().brush;
+    const BrushStroke& last = o.brushes.back();
+    const HeightBrush& b = last.brush;
+    o.brush.layer = last.layer;
+    o.brush.block_kind = last.block.kind;
+    o.brush.instance_kind = last.instance.kind;
+    o.brush.regrow_s = last.instance.regrow_s;
+    o.brush.paint_kind = last.paint.kind;
+    o.brush.paint_strength = last.paint.strength;
     o.brush.kind = b.kind;
-    o.brush.radius_m = b.radius_m;
+    o.brush.radius_m = last.layer == EditLayer::blocks      ? last.block.radius_m
+                       : last.layer == EditLayer::instances ? last.instance.radius_m
+                       : last.layer == EditLayer::paint     ? last.paint.radius_m
+                                                            : b.radius_m;
     o.brush.strength_m = b.strength_m;
     o.brush.falloff_start = b.falloff_start;
     o.brush.target_m = b.target_m;
@@ -224,9 +234,13 @@ int parse_options(int argc, char** argv, Options& o) {
                "offscreen: commit the edits into the world file after the --brush strokes");
   app.add_option(
       "--brush", o.brush_specs,
-      "a brush stroke kind=raise|lower|smooth|flatten|noise,x=..,z=..[,radius=..,"
-      "strength=..,falloff=..,target=..,frequency=..,seed=..,repeat=..] (repeatable, "
-      "applied in order before the frames, after --preload's drain; one undo step each)");
+      "a brush stroke of one layer: heights kind=raise|lower|smooth|flatten|noise,x=..,z=..[,"
+      "radius=..,strength=..,falloff=..,target=..,frequency=..,seed=..]; blocks (--blocks) "
+      "kind=dig|fill|restore,x=..,y=..,z=..[,radius=..,block=NAME]; instances "
+      "kind=fell|plant|regrow,x=..,z=..[,radius=..,regrow=S,species=NAME,yaw=..]; paint "
+      "kind=paint|unpaint,x=..,z=..[,layer=NAME,radius=..,strength=..,falloff=..]; each with "
+      "[,repeat=..] (repeatable, applied in order before the frames, after --preload's drain; "
+      "one undo step each)");
   app.add_option("--undo", o.undo, "undo the last N --brush steps after applying them")
       ->check(CLI::Range(0, 100000));
   app.add_option("--brush-cursor", o.brush_cursor,

@@ -32,11 +32,12 @@ std::unique_ptr<WorldFile> WorldFile::create(const std::string& path, const Pres
 }
 
 std::unique_ptr<BrushTool> WorldFile::make_tool() const {
-  const HeightEditSnapshot& stored = store_.height_edits();
-  if (stored.empty()) {
-    return std::make_unique<BrushTool>(preset().world.cell_size_m, info().tile_cells);
-  }
-  return std::make_unique<BrushTool>(stored);
+  ToolLayers layers = empty_layers(preset(), info().tile_cells);
+  if (!store_.height_edits().empty()) layers.heights = store_.height_edits();
+  layers.blocks = store_.block_edits();
+  layers.instances = store_.instance_edits();
+  if (const auto paint = store_.paint(); paint != nullptr) layers.paint = *paint;
+  return std::make_unique<BrushTool>(layers);
 }
 
 std::shared_ptr<const InstanceEditSnapshot> WorldFile::instance_edits() const {
@@ -57,8 +58,14 @@ std::string WorldFile::save(BrushTool& tool) {
   const std::size_t strokes = tool.strokes_since_save();
   const std::string description =
       "terrane-view: " + std::to_string(strokes) + (strokes == 1 ? " stroke" : " strokes");
-  // The shared snapshot: the store keeps it rather than copying its map of tiles.
-  const WorldCommit c = store_.commit(tool.snapshot(), description);
+  // Every layer in one transaction; the shared snapshots, which the store keeps rather than
+  // copying their maps of tiles.
+  WorldEdits edits;
+  edits.heights = tool.snapshot();
+  edits.blocks = tool.block_snapshot();
+  edits.instances = tool.instance_snapshot();
+  edits.paint = tool.paint_snapshot();
+  const WorldCommit c = store_.commit(edits, description);
   tool.mark_saved();
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -113,14 +120,17 @@ OpenedWorld open_world(Options& o, const PresetSource& source) {
 }
 
 std::unique_ptr<BrushTool> make_unsaved_tool(const Preset& preset) {
-  return std::make_unique<BrushTool>(preset.world.cell_size_m, WorldCreateOptions{}.tile_cells);
+  return std::make_unique<BrushTool>(empty_layers(preset, WorldCreateOptions{}.tile_cells));
 }
 
 std::string unsaved_warning(const BrushTool& tool, const WorldFile* file) {
   if (!tool.unsaved()) return {};
-  const std::string what = "the edits of " + std::to_string(tool.strokes_since_save()) +
-                           " strokes (" + std::to_string(tool.current().tile_count()) +
-                           " edited tiles) are not saved";
+  // Every layer's count (a fell leaves the height tiles at 0).
+  std::string what = "the edits of " + std::to_string(tool.strokes_since_save()) + " strokes (" +
+                     std::to_string(tool.current().tile_count()) + " edited tiles, " +
+                     std::to_string(tool.blocks().override_count()) + " block overrides, " +
+                     std::to_string(tool.instances().override_count()) + " instance overrides, " +
+                     std::to_string(tool.paint().tile_count()) + " paint tiles) are not saved";
   return file != nullptr ? what + " to " + file->path() + " (Ctrl+S saves)"
                          : what + " (start with --world FILE, or Save in the panel, to keep them)";
 }

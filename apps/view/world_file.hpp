@@ -26,18 +26,17 @@ class WorldFile {
   const Preset& preset() const { return store_.preset(); }
   const WorldInfo& info() const { return store_.info(); }
 
-  // The stored block overrides (a copy the block world shares; `world edit --brush dig|fill`
-  // makes them: the viewer has no block brush yet).
+  // The stored block overrides (a copy the block world shares).
   std::shared_ptr<const BlockEditSnapshot> block_edits() const;
   // The stored scatter instance overrides (felled, placed instances).
   std::shared_ptr<const InstanceEditSnapshot> instance_edits() const;
   // The stored splat paint (null when the file has none).
   std::shared_ptr<const SplatPaintSnapshot> paint() const;
-  // A brush tool on the stored edits (saved), of the stored tile size.
+  // A brush tool on the stored edits of every layer (saved), of the stored tile size.
   std::unique_ptr<BrushTool> make_tool() const;
-  // Commits the tool's edits and marks them saved. Returns the status line ("saved commit #3
-  // to world.terrane: 2 chunks written, 0 deleted, 14.2 KiB in 3.1 ms"). Throws Error: the file
-  // then keeps its newest commit and the tool stays unsaved.
+  // Commits the tool's edits of every layer in one commit and marks them saved. Returns the status
+  // line ("saved commit #3 to world.terrane: 2 chunks written, 0 deleted, 14.2 KiB in 3.1 ms").
+  // Throws Error: the file then keeps its newest commit and the tool stays unsaved.
   std::string save(BrushTool& tool);
 
  private:

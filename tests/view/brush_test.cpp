@@ -297,8 +297,8 @@ TEST_F(BrushTest, BadBrushOptionsAreNamed) {
   };
   const Case cases[] = {
       {"--brush kind=raise,x=0", "--brush 'kind=raise,x=0': x and z (the centre [m]) are required"},
-      {"--brush kind=dig,x=0,z=0", "kind = 'dig' must be raise, lower, smooth, flatten or noise"},
-      {"--brush x=0,z=0,size=3", "unknown key 'size'"},
+      {"--brush kind=dug,x=0,z=0", "kind = 'dug' must be raise, lower, smooth, flatten or noise"},
+      {"--brush x=0,z=0,size=3", "unknown key 'size' for kind=raise"},
       {"--brush x=0,z=0,radius=abc", "radius = 'abc' is not a finite number"},
       {"--brush x=0,z=0,radius=0", "radius"},
       {"--brush x=0,z=0,repeat=0", "repeat = 0 must be an integer in 1..1000"},
