@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "support/edit_strokes.hpp"
 #include "support/expect_error.hpp"
 #include "terrane/edit.hpp"
 
@@ -17,14 +18,6 @@ namespace {
 // The expression must throw Error(category) naming every needle (test::expect_error).
 #define EXPECT_ERROR(expr, category, ...) \
   test::expect_error([&] { (void)(expr); }, category, __VA_ARGS__)
-
-BlockBrush sphere(BlockBrushKind kind, double x, double y, double z, double r,
-                  std::uint16_t block = 0) {
-  BlockBrush b;
-  b.kind = kind;
-  b.x_m = x, b.y_m = y, b.z_m = z, b.radius_m = r, b.block = block;
-  return b;
-}
 
 // Every block of the box [-64, 64)^3 whose value in `s` is not kKeepBlock, by at().
 std::size_t count_overrides(const BlockEditSnapshot& s, std::uint16_t value) {
@@ -40,7 +33,7 @@ std::size_t count_overrides(const BlockEditSnapshot& s, std::uint16_t value) {
 TEST(BlockOverrides, ASphereChangesExactlyTheBlocksWhoseCentreIsInside) {
   // Half-metre blocks, 16-block chunks, a sphere across chunk borders and negative coordinates.
   BlockEdits edits(0.5, 16, 14);
-  const BlockBrush b = sphere(BlockBrushKind::fill, -1.3, 2.05, 0.4, 5.2, 7);
+  const BlockBrush b = test::block_sphere(BlockBrushKind::fill, -1.3, 2.05, 0.4, 5.2, 7);
   const BlockBox box = edits.apply(b);
   std::size_t inside = 0;
   std::int64_t x0 = INT64_MAX, x1 = INT64_MIN;
@@ -74,8 +67,8 @@ TEST(BlockOverrides, ASphereChangesExactlyTheBlocksWhoseCentreIsInside) {
 
 TEST(BlockOverrides, UndoRedoAndRestoreGiveTheBitsBack) {
   BlockEdits edits(1.0, 32, 14);
-  const BlockBrush dig = sphere(BlockBrushKind::dig, 10.0, -3.0, 4.0, 6.0);
-  const BlockBrush fill = sphere(BlockBrushKind::fill, 14.0, -3.0, 4.0, 4.0, 2);
+  const BlockBrush dig = test::block_sphere(BlockBrushKind::dig, 10.0, -3.0, 4.0, 6.0);
+  const BlockBrush fill = test::block_sphere(BlockBrushKind::fill, 14.0, -3.0, 4.0, 4.0, 2);
   edits.apply(dig);
   const std::shared_ptr<const BlockEditSnapshot> after_dig = edits.snapshot();
   const std::uint64_t dug = after_dig->content_hash();
@@ -102,13 +95,15 @@ TEST(BlockOverrides, UndoRedoAndRestoreGiveTheBitsBack) {
   EXPECT_EQ(edits.current().content_hash(), both);
 
   // Restoring a sphere that covers both removes every override and every chunk.
-  const BlockBox restored = edits.apply(sphere(BlockBrushKind::restore, 12.0, -3.0, 4.0, 12.0));
+  const BlockBox restored =
+      edits.apply(test::block_sphere(BlockBrushKind::restore, 12.0, -3.0, 4.0, 12.0));
   EXPECT_FALSE(restored.empty());
   EXPECT_TRUE(edits.current().empty());
   EXPECT_EQ(count_overrides(edits.current(), kKeepBlock), std::size_t(128) * 128 * 128);
   // A restore where nothing is overridden changes nothing and is no undo step.
   const std::size_t steps = edits.undo_steps();
-  EXPECT_TRUE(edits.apply(sphere(BlockBrushKind::restore, 500.0, 0.0, 0.0, 5.0)).empty());
+  EXPECT_TRUE(
+      edits.apply(test::block_sphere(BlockBrushKind::restore, 500.0, 0.0, 0.0, 5.0)).empty());
   EXPECT_EQ(edits.undo_steps(), steps);
   // Digging twice in the same place changes nothing the second time.
   edits.apply(dig);
@@ -117,7 +112,7 @@ TEST(BlockOverrides, UndoRedoAndRestoreGiveTheBitsBack) {
 
 TEST(BlockOverrides, ASnapshotOfGivenChunksIsChecked) {
   BlockEdits edits(1.0, 8, 14);
-  edits.apply(sphere(BlockBrushKind::fill, 0.0, 0.0, 0.0, 3.0, 13));
+  edits.apply(test::block_sphere(BlockBrushKind::fill, 0.0, 0.0, 0.0, 3.0, 13));
   const BlockEditSnapshot& s = edits.current();
   const BlockEditSnapshot copy(1.0, 8, 14, s.chunks());
   EXPECT_EQ(copy.content_hash(), s.content_hash());
@@ -147,15 +142,15 @@ TEST(BlockOverrides, ASnapshotOfGivenChunksIsChecked) {
 TEST(BlockOverrides, BadBrushesAreNamedAndChangeNothing) {
   BlockEdits edits(1.0, 32, 14);
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_ERROR(edits.apply(sphere(BlockBrushKind::dig, nan, 0.0, 0.0, 3.0)),
+  EXPECT_ERROR(edits.apply(test::block_sphere(BlockBrushKind::dig, nan, 0.0, 0.0, 3.0)),
                ErrorCategory::invalid_argument, {"block brush.x_m"});
-  EXPECT_ERROR(edits.apply(sphere(BlockBrushKind::dig, 0.0, 2e9, 0.0, 3.0)),
+  EXPECT_ERROR(edits.apply(test::block_sphere(BlockBrushKind::dig, 0.0, 2e9, 0.0, 3.0)),
                ErrorCategory::invalid_argument, {"block brush.y_m"});
-  EXPECT_ERROR(edits.apply(sphere(BlockBrushKind::dig, 0.0, 0.0, 0.0, 0.0)),
+  EXPECT_ERROR(edits.apply(test::block_sphere(BlockBrushKind::dig, 0.0, 0.0, 0.0, 0.0)),
                ErrorCategory::invalid_argument, {"block brush.radius_m"});
-  EXPECT_ERROR(edits.apply(sphere(BlockBrushKind::dig, 0.0, 0.0, 0.0, 65.0)),
+  EXPECT_ERROR(edits.apply(test::block_sphere(BlockBrushKind::dig, 0.0, 0.0, 0.0, 65.0)),
                ErrorCategory::invalid_argument, {"block brush.radius_m"});
-  EXPECT_ERROR(edits.apply(sphere(BlockBrushKind::fill, 0.0, 0.0, 0.0, 3.0, 14)),
+  EXPECT_ERROR(edits.apply(test::block_sphere(BlockBrushKind::fill, 0.0, 0.0, 0.0, 3.0, 14)),
                ErrorCategory::invalid_argument,
                {"block brush.block = 14 is not a block of the palette (ids 0..13)"});
   EXPECT_TRUE(edits.current().empty());

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "support/edit_strokes.hpp"
 #include "support/expect_error.hpp"
 #include "terrane/edit.hpp"
 
@@ -17,22 +18,11 @@ namespace {
 #define EXPECT_ERROR(expr, category, needle) \
   test::expect_error([&] { (void)(expr); }, ErrorCategory::category, {needle})
 
-ScatterInstance instance(std::uint64_t id, double x, double z, int species = 0) {
-  ScatterInstance p;
-  p.id = id;
-  p.x_m = x;
-  p.z_m = z;
-  p.species = species;
-  p.yaw_deg = 10.0f;
-  p.scale_xz = 1.5f;
-  p.scale_y = 2.0f;
-  return p;
-}
-
 // A chunk's scatter: five instances inside [0, 64)^2.
 std::vector<ScatterInstance> scatter() {
-  return {instance(11, 1.0, 2.0), instance(12, 10.0, 20.0), instance(13, 30.5, 4.25),
-          instance(14, 63.75, 63.75, 1), instance(15, 0.0, 0.0)};
+  return {test::posed_instance(11, 1.0, 2.0), test::posed_instance(12, 10.0, 20.0),
+          test::posed_instance(13, 30.5, 4.25), test::posed_instance(14, 63.75, 63.75, 1),
+          test::posed_instance(15, 0.0, 0.0)};
 }
 
 std::vector<ScatterInstance> applied(const InstanceEditSnapshot& s) {
@@ -58,7 +48,7 @@ TEST(InstanceEdits, RemoveStateMoveAddAndRestore) {
   EXPECT_EQ(moved.at[0], (std::array<double, 2>{30.5, 4.25}));
   EXPECT_EQ(moved.at[1], (std::array<double, 2>{-5.0, 4.0}));
   std::uint64_t added = 0;
-  ScatterInstance placed = instance(0, 40.0, 41.0, 1);
+  ScatterInstance placed = test::posed_instance(0, 40.0, 41.0, 1);
   placed.state = 3;
   EXPECT_EQ(e.add(placed, 0.0, &added).at.size(), 1u);
   EXPECT_NE(added, 0u);
@@ -136,7 +126,7 @@ TEST(InstanceEdits, UndoRedoGiveTheBitsBack) {
   hashes.push_back(e.current().content_hash());
   e.move(base[3], 100.0, -100.0, 5.0f);
   hashes.push_back(e.current().content_hash());
-  e.add(instance(0, -7.0, 9.0), 12.0);
+  e.add(test::posed_instance(0, -7.0, 9.0), 12.0);
   hashes.push_back(e.current().content_hash());
   for (std::size_t k = hashes.size() - 1; k > 0; --k) {
     EXPECT_FALSE(e.undo().empty());
@@ -157,11 +147,11 @@ TEST(InstanceEdits, UndoRedoGiveTheBitsBack) {
 TEST(InstanceEdits, TimersLapse) {
   InstanceEdits e(64.0);
   const std::vector<ScatterInstance> base = scatter();
-  e.remove({&base[0], 1}, 10.0);               // regrows after 10 s
-  e.set_state({&base[1], 1}, 2, 4.0);          // reverts after 4 s
-  e.add(instance(0, 5.0, 5.0), 6.0);           // goes after 6 s
-  e.remove({&base[2], 1});                     // for good
-  EXPECT_EQ(applied(e.current()).size(), 4u);  // 11 and 13 gone, one added
+  e.remove({&base[0], 1}, 10.0);                  // regrows after 10 s
+  e.set_state({&base[1], 1}, 2, 4.0);             // reverts after 4 s
+  e.add(test::posed_instance(0, 5.0, 5.0), 6.0);  // goes after 6 s
+  e.remove({&base[2], 1});                        // for good
+  EXPECT_EQ(applied(e.current()).size(), 4u);     // 11 and 13 gone, one added
   EXPECT_TRUE(e.advance(3.0).empty());
   EXPECT_EQ(e.undo_steps(), 4u);
   EXPECT_EQ(e.advance(1.0).at.size(), 1u);  // the state
@@ -177,7 +167,8 @@ TEST(InstanceEdits, TimersLapse) {
 
 TEST(InstanceEdits, OverridesBelongToTheChunkOfTheirPosition) {
   InstanceEdits e(64.0);
-  const std::vector<ScatterInstance> edge = {instance(1, 64.0, 0.0), instance(2, -1e-9, 63.999)};
+  const std::vector<ScatterInstance> edge = {test::posed_instance(1, 64.0, 0.0),
+                                             test::posed_instance(2, -1e-9, 63.999)};
   e.remove(edge);
   const InstanceEditSnapshot& s = e.current();
   EXPECT_EQ(s.key_at(64.0, 0.0), (InstanceEditKey{1, 0}));
@@ -235,7 +226,7 @@ TEST(InstanceEdits, BadInputChangesNothing) {
   EXPECT_ERROR(e.set_state(base, 1, std::numeric_limits<double>::infinity()), invalid_argument,
                "timer_s");
   EXPECT_ERROR(e.move(base[1], 2e12, 0.0, 0.0f), invalid_argument, "instance move: x_m");
-  ScatterInstance p = instance(0, 1.0, 1.0);
+  ScatterInstance p = test::posed_instance(0, 1.0, 1.0);
   p.species = -1;
   EXPECT_ERROR(e.add(p), invalid_argument, "instance add.species");
   p.species = 0;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "support/edit_strokes.hpp"
 #include "support/expect_error.hpp"
 #include "terrane/edit.hpp"
 
@@ -14,19 +15,6 @@ namespace terrane {
 namespace {
 
 constexpr int kLayers = 3;
-
-SplatBrush paint(int layer, double x, double z, double radius, double strength,
-                 double falloff_start = 0.5) {
-  SplatBrush b;
-  b.kind = PaintKind::paint;
-  b.layer = layer;
-  b.x_m = x;
-  b.z_m = z;
-  b.radius_m = radius;
-  b.strength = strength;
-  b.falloff_start = falloff_start;
-  return b;
-}
 
 // A splat map on a lattice grid with every cell's weights (0.5, 0.3, 0.2).
 SplatMap flat_splat(const GridSpec& g) {
@@ -62,8 +50,8 @@ double falloff(double radius, double start, double d) {
 
 TEST(SplatPaint, StrokesCompositeAsPremultipliedAlpha) {
   SplatPaint p(1.0, 16, kLayers);  // small tiles: strokes span several, negative indices too
-  const SplatBrush a = paint(2, -4.5, 3.25, 12.0, 0.6, 0.25);
-  const SplatBrush b = paint(0, 2.0, -1.0, 9.0, 0.8);
+  const SplatBrush a = test::paint_brush(2, -4.5, 3.25, 12.0, 0.6, 0.25);
+  const SplatBrush b = test::paint_brush(0, 2.0, -1.0, 9.0, 0.8);
   EXPECT_EQ(p.apply(a), (LatticeRect{-16, -8, 7, 15}));
   EXPECT_FALSE(p.apply(b).empty());
   EXPECT_EQ(p.undo_steps(), 2u);
@@ -92,7 +80,7 @@ TEST(SplatPaint, StrokesCompositeAsPremultipliedAlpha) {
   EXPECT_GT(both, 20u);  // the strokes overlap: the second one composited over the first
   // Inside the full-weight core of a stroke of strength 1, the layer is all there is.
   SplatPaint q(1.0, 16, kLayers);
-  q.apply(paint(1, 0.0, 0.0, 6.0, 1.0, 0.5));
+  q.apply(test::paint_brush(1, 0.0, 0.0, 6.0, 1.0, 0.5));
   EXPECT_EQ(q.current().amount_at(1, 2, 1), 1.0f);
   EXPECT_EQ(q.current().amount_at(1, 2, 0), 0.0f);
   EXPECT_EQ(q.current().amount_at(6, 0, 1), 0.0f);
@@ -100,7 +88,7 @@ TEST(SplatPaint, StrokesCompositeAsPremultipliedAlpha) {
 
 TEST(SplatPaint, PaintedWeightsSumToOneAndUnpaintedCellsKeepTheirBits) {
   SplatPaint p(2.0, 32, kLayers);
-  p.apply(paint(2, 40.0, 40.0, 20.0, 0.7));
+  p.apply(test::paint_brush(2, 40.0, 40.0, 20.0, 0.7));
   const GridSpec g = lattice(65, 0, 0, 2.0);  // 0..128 m
   const SplatMap before = flat_splat(g);
   SplatMap after = before;
@@ -133,7 +121,7 @@ TEST(SplatPaint, PaintedWeightsSumToOneAndUnpaintedCellsKeepTheirBits) {
 
 TEST(SplatPaint, CoarserGridsReadTheSharedVertices) {
   SplatPaint p(1.0, 16, kLayers);
-  p.apply(paint(1, 10.0, -6.0, 15.0, 0.9));
+  p.apply(test::paint_brush(1, 10.0, -6.0, 15.0, 0.9));
   SplatMap fine = flat_splat(lattice(33, -8, -24, 1.0));
   SplatMap coarse = flat_splat(lattice(17, -4, -12, 2.0));  // every other vertex of `fine`
   p.current().apply_to(fine);
@@ -159,9 +147,9 @@ TEST(SplatPaint, CoarserGridsReadTheSharedVertices) {
 
 TEST(SplatPaint, UnpaintUndoAndRedoGiveTheBitsBack) {
   SplatPaint p(1.0, 16, kLayers);
-  p.apply(paint(0, 0.0, 0.0, 10.0, 0.5));
+  p.apply(test::paint_brush(0, 0.0, 0.0, 10.0, 0.5));
   const SplatPaintSnapshot one = p.current();
-  p.apply(paint(2, 3.0, 1.0, 8.0, 0.75));
+  p.apply(test::paint_brush(2, 3.0, 1.0, 8.0, 0.75));
   const SplatPaintSnapshot two = p.current();
   EXPECT_NE(one.content_hash(), two.content_hash());
   // Unpaint at strength 1 with a core wider than everything painted: no tile is left.
@@ -192,23 +180,23 @@ TEST(SplatPaint, UnpaintUndoAndRedoGiveTheBitsBack) {
 
 TEST(SplatPaint, BadInputIsRefusedAndChangesNothing) {
   SplatPaint p(1.0, 16, kLayers);
-  p.apply(paint(0, 0.0, 0.0, 5.0, 0.5));
+  p.apply(test::paint_brush(0, 0.0, 0.0, 5.0, 0.5));
   const std::uint64_t hash = p.current().content_hash();
   const auto refused = [&](SplatBrush b, std::initializer_list<std::string_view> needles) {
     test::expect_error([&] { p.apply(b); }, ErrorCategory::invalid_argument, needles);
     EXPECT_EQ(p.current().content_hash(), hash);
     EXPECT_EQ(p.undo_steps(), 1u);
   };
-  refused(paint(0, std::nan(""), 0.0, 5.0, 0.5), {"brush.x_m"});
-  refused(paint(0, 0.0, 0.0, 0.0, 0.5), {"brush.radius_m"});
-  refused(paint(0, 0.0, 0.0, 2e4, 0.5), {"brush.radius_m"});
-  refused(paint(0, 0.0, 0.0, 5.0, 1.5), {"brush.strength"});
-  refused(paint(0, 0.0, 0.0, 5.0, -0.1), {"brush.strength"});
-  refused(paint(3, 0.0, 0.0, 5.0, 0.5), {"brush.layer", "0..2"});
-  refused(paint(0, 2e12, 0.0, 5.0, 0.5), {"brush.x_m"});
+  refused(test::paint_brush(0, std::nan(""), 0.0, 5.0, 0.5), {"brush.x_m"});
+  refused(test::paint_brush(0, 0.0, 0.0, 0.0, 0.5), {"brush.radius_m"});
+  refused(test::paint_brush(0, 0.0, 0.0, 2e4, 0.5), {"brush.radius_m"});
+  refused(test::paint_brush(0, 0.0, 0.0, 5.0, 1.5), {"brush.strength"});
+  refused(test::paint_brush(0, 0.0, 0.0, 5.0, -0.1), {"brush.strength"});
+  refused(test::paint_brush(3, 0.0, 0.0, 5.0, 0.5), {"brush.layer", "0..2"});
+  refused(test::paint_brush(0, 2e12, 0.0, 5.0, 0.5), {"brush.x_m"});
   SplatPaint fine(0.01, 16, kLayers);
-  test::expect_error([&] { fine.apply(paint(0, 0.0, 0.0, 1e3, 0.5)); }, ErrorCategory::limit,
-                     {"2^26"});
+  test::expect_error([&] { fine.apply(test::paint_brush(0, 0.0, 0.0, 1e3, 0.5)); },
+                     ErrorCategory::limit, {"2^26"});
   test::expect_error([] { SplatPaint(1.0, 16, 0); }, ErrorCategory::invalid_argument,
                      {"layers = 0"});
   test::expect_error([] { SplatPaint(0.0, 16, 3); }, ErrorCategory::invalid_argument,

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "store/store_support.hpp"
+#include "support/edit_strokes.hpp"
 #include "support/expect_error.hpp"
 #include "terrane/store.hpp"
 #include "terrane/world.hpp"
@@ -47,13 +48,6 @@ class StoreTest : public ::testing::Test {
   fs::path dir_;
 };
 
-HeightBrush brush(BrushKind kind, double x, double z, double radius, double strength = 2.0) {
-  HeightBrush b;
-  b.kind = kind;
-  b.x_m = x, b.z_m = z, b.radius_m = radius, b.strength_m = strength;
-  return b;
-}
-
 // Runs SQL on a world file behind the store's back (to damage or age it).
 void sql(const fs::path& f, const std::string& statement) {
   sqlite3* db = nullptr;
@@ -83,9 +77,10 @@ TEST_F(StoreTest, ACommittedWorldOpensWithTheSameEditsPresetAndLog) {
   EXPECT_EQ(listing(), std::vector<std::string>{"w.world"});
 
   HeightEdits edits(1.0, 128);
-  edits.apply(brush(BrushKind::raise, 10.0, 20.0, 50.0), base_);  // 4 tiles around the origin
-  edits.apply(brush(BrushKind::noise, 300.0, -90.0, 30.0), base_);
-  edits.apply(brush(BrushKind::smooth, 12.0, 18.0, 20.0, 0.5), base_);
+  edits.apply(test::height_brush(BrushKind::raise, 10.0, 20.0, 50.0),
+              base_);  // 4 tiles around the origin
+  edits.apply(test::height_brush(BrushKind::noise, 300.0, -90.0, 30.0), base_);
+  edits.apply(test::height_brush(BrushKind::smooth, 12.0, 18.0, 20.0, 0.5), base_);
   const std::uint64_t hash = edits_hash(edits.current());
   {
     WorldStore w = WorldStore::open(file());
@@ -130,7 +125,7 @@ TEST_F(StoreTest, TheWalIsCheckpointedAndStaysBounded) {
     WorldStore w = WorldStore::open(file());
     // About 10 frames each: some 8,000 frames in all (8,240 without checkpoints).
     for (int i = 0; i < 800; ++i) {
-      edits.apply(brush(BrushKind::raise, where(rng), where(rng), 30.0), base_);
+      edits.apply(test::height_brush(BrushKind::raise, where(rng), where(rng), 30.0), base_);
       w.commit(edits.current(), "stroke");
       wal_max = std::max(wal_max, fs::file_size(wal));  // its high-water mark
     }
@@ -146,12 +141,13 @@ TEST_F(StoreTest, TheWalIsCheckpointedAndStaysBounded) {
 TEST_F(StoreTest, CommitsWriteOnlyTheChunksThatChanged) {
   WorldStore w = WorldStore::create(file(), preset_);
   HeightEdits edits(1.0, 128);
-  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 50.0), base_);  // the 4 tiles at the origin
+  edits.apply(test::height_brush(BrushKind::raise, 0.0, 0.0, 50.0),
+              base_);  // the 4 tiles at the origin
   EXPECT_EQ(w.commit(edits.current(), "a").tiles_written, 4u);
   // Nothing changed: nothing written.
   EXPECT_EQ(w.commit(edits.current(), "b").tiles_written, 0u);
   // One tile's interior.
-  edits.apply(brush(BrushKind::lower, 64.0, 64.0, 20.0), base_);
+  edits.apply(test::height_brush(BrushKind::lower, 64.0, 64.0, 20.0), base_);
   WorldCommit c = w.commit(edits.current(), "c");
   EXPECT_EQ(c.tiles_written, 1u);
   EXPECT_EQ(c.tiles_deleted, 0u);
@@ -165,10 +161,10 @@ TEST_F(StoreTest, CommitsWriteOnlyTheChunksThatChanged) {
   EXPECT_EQ(w.info().height_tiles, 0u);
   EXPECT_EQ(w.info().blob_bytes, 0u);
   // A tile edited back to exactly its committed bytes (a new object, equal bits) is skipped.
-  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 50.0), base_);
+  edits.apply(test::height_brush(BrushKind::raise, 0.0, 0.0, 50.0), base_);
   w.commit(edits.current(), "again");
   HeightEdits same(1.0, 128);
-  same.apply(brush(BrushKind::raise, 0.0, 0.0, 50.0), base_);
+  same.apply(test::height_brush(BrushKind::raise, 0.0, 0.0, 50.0), base_);
   ASSERT_NE(same.current().tiles().begin()->second, edits.current().tiles().begin()->second);
   EXPECT_EQ(w.commit(same.current(), "same").tiles_written, 0u);
   EXPECT_EQ(WorldStore::open(file()).info().commits, 6u);  // a, b, c, undo, again, same
@@ -176,8 +172,8 @@ TEST_F(StoreTest, CommitsWriteOnlyTheChunksThatChanged) {
 
 TEST_F(StoreTest, ChunksOfAnOpenedWorldAreIdenticalOnEverySimdTargetAndThreadCount) {
   HeightEdits edits(1.0, 128);
-  edits.apply(brush(BrushKind::raise, 60.0, 70.0, 45.0, 8.0), base_);
-  edits.apply(brush(BrushKind::noise, 130.0, 20.0, 30.0, 3.0), base_);
+  edits.apply(test::height_brush(BrushKind::raise, 60.0, 70.0, 45.0, 8.0), base_);
+  edits.apply(test::height_brush(BrushKind::noise, 130.0, 20.0, 30.0, 3.0), base_);
   WorldStore::create(file(), preset_).commit(edits.current(), "strokes");
   const WorldStore w = WorldStore::open(file());
   const ChunkGenerator gen(w.preset());
@@ -206,7 +202,7 @@ TEST_F(StoreTest, ChunksOfAnOpenedWorldAreIdenticalOnEverySimdTargetAndThreadCou
 
 TEST_F(StoreTest, AWorldWhoseBaseTerrainDiffersIsRefusedUnlessAccepted) {
   HeightEdits edits(1.0, 128);
-  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
+  edits.apply(test::height_brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
   WorldStore::create(file(), preset_).commit(edits.current(), "a");
   // As if another terrane had written it: its recorded fingerprint is not ours.
   sql(file(),
@@ -269,7 +265,7 @@ TEST_F(StoreTest, BadFilesAreRefusedWithTheirReason) {
 
 TEST_F(StoreTest, ADamagedBlobIsReportedNotRead) {
   HeightEdits edits(1.0, 128);
-  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
+  edits.apply(test::height_brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
   WorldStore::create(file(), preset_).commit(edits.current(), "a");
   // Flip a byte inside the zstd frame of chunk (0, 0): its checksum fails.
   sql(file(),
@@ -282,21 +278,13 @@ TEST_F(StoreTest, ADamagedBlobIsReportedNotRead) {
                {"chunk (0, 0)", "no TRH1 header"});
 }
 
-BlockBrush block_brush(BlockBrushKind kind, double x, double y, double z, double radius,
-                       std::uint16_t block = 0) {
-  BlockBrush b;
-  b.kind = kind;
-  b.x_m = x, b.y_m = y, b.z_m = z, b.radius_m = radius, b.block = block;
-  return b;
-}
-
 // Block overrides round-trip bit for bit beside the height edits; a world stays schema 1 until
 // its first commit of them and is schema 2 from then on.
 TEST_F(StoreTest, BlockOverridesRoundTripAndRaiseTheSchemaOnce) {
   const std::uint16_t glass = 13;
   ASSERT_EQ(preset_.voxel.palette.types[glass].name, "glass");
   HeightEdits heights(1.0, 128);
-  heights.apply(brush(BrushKind::raise, 0.0, 0.0, 30.0), base_);
+  heights.apply(test::height_brush(BrushKind::raise, 0.0, 0.0, 30.0), base_);
   std::uint64_t hash = 0;
   std::size_t chunks = 0, overrides = 0;
   {
@@ -307,8 +295,8 @@ TEST_F(StoreTest, BlockOverridesRoundTripAndRaiseTheSchemaOnce) {
     w.commit(heights.snapshot(), "heights");
     EXPECT_EQ(w.info().schema_version, 1) << "height edits alone keep version 1";
     BlockEdits blocks(w.block_edits());
-    blocks.apply(block_brush(BlockBrushKind::dig, 3.0, 41.0, -7.0, 6.0));
-    blocks.apply(block_brush(BlockBrushKind::fill, -250.0, -3.0, 90.0, 4.0, glass));
+    blocks.apply(test::block_sphere(BlockBrushKind::dig, 3.0, 41.0, -7.0, 6.0));
+    blocks.apply(test::block_sphere(BlockBrushKind::fill, -250.0, -3.0, 90.0, 4.0, glass));
     const WorldCommit c = w.commit(WorldEdits{nullptr, blocks.snapshot()}, "blocks");
     EXPECT_GT(c.tiles_written, 1u);
     EXPECT_EQ(w.info().schema_version, 2);
@@ -332,12 +320,12 @@ TEST_F(StoreTest, BlockOverridesRoundTripAndRaiseTheSchemaOnce) {
   EXPECT_EQ(edits_hash(w.height_edits()), edits_hash(heights.current()));
   EXPECT_EQ(w.check(), "ok");
   // A commit of heights alone keeps the block layer.
-  heights.apply(brush(BrushKind::lower, 300.0, 0.0, 20.0), base_);
+  heights.apply(test::height_brush(BrushKind::lower, 300.0, 0.0, 20.0), base_);
   w.commit(heights.snapshot(), "more heights");
   EXPECT_EQ(WorldStore::open(file()).block_edits().content_hash(), hash);
   // Overrides of another block world are refused and nothing is written.
   BlockEdits other(preset_.voxel.block_size_m, 16, int(preset_.voxel.palette.types.size()));
-  other.apply(block_brush(BlockBrushKind::dig, 0.0, 0.0, 0.0, 2.0));
+  other.apply(test::block_sphere(BlockBrushKind::dig, 0.0, 0.0, 0.0, 2.0));
   expect_error(
       [&] {
         w.commit(WorldEdits{nullptr, other.snapshot()}, "x");
@@ -351,16 +339,16 @@ TEST_F(StoreTest, BlockCommitsWriteOnlyTheColumnsThatChanged) {
   const int S = preset_.voxel.chunk_size;
   const double mid = 0.5 * S;  // the centre of chunk 0 on each axis (1 m blocks)
   BlockEdits blocks(w.block_edits());
-  blocks.apply(block_brush(BlockBrushKind::dig, mid, mid, mid, 3.0));  // chunk (0, 0, 0)
+  blocks.apply(test::block_sphere(BlockBrushKind::dig, mid, mid, mid, 3.0));  // chunk (0, 0, 0)
   EXPECT_EQ(w.commit(WorldEdits{nullptr, blocks.snapshot()}, "a").tiles_written, 1u);
   EXPECT_EQ(w.commit(WorldEdits{nullptr, blocks.snapshot()}, "same").tiles_written, 0u);
   // Another chunk of the same column (cx, cz) = (0, 0): that column's blob is rewritten.
-  blocks.apply(block_brush(BlockBrushKind::dig, mid, mid + 5 * S, mid, 3.0));
+  blocks.apply(test::block_sphere(BlockBrushKind::dig, mid, mid + 5 * S, mid, 3.0));
   WorldCommit c = w.commit(WorldEdits{nullptr, blocks.snapshot()}, "b");
   EXPECT_EQ(c.tiles_written, 1u);
   EXPECT_EQ(w.info().block_chunks, 2u);
   // A chunk of column (6, 0).
-  blocks.apply(block_brush(BlockBrushKind::fill, mid + 6 * S, mid, mid, 3.0, 1));
+  blocks.apply(test::block_sphere(BlockBrushKind::fill, mid + 6 * S, mid, mid, 3.0, 1));
   EXPECT_EQ(w.commit(WorldEdits{nullptr, blocks.snapshot()}, "c").tiles_written, 1u);
   // Undo the last two: column (0, 0) is rewritten with one chunk, column (6, 0) is deleted.
   blocks.undo();
@@ -370,7 +358,7 @@ TEST_F(StoreTest, BlockCommitsWriteOnlyTheColumnsThatChanged) {
   EXPECT_EQ(c.tiles_deleted, 1u);
   EXPECT_EQ(w.info().block_chunks, 1u);
   // Restoring the dig's blocks takes the world back to no overrides.
-  blocks.apply(block_brush(BlockBrushKind::restore, mid, mid, mid, 4.0));
+  blocks.apply(test::block_sphere(BlockBrushKind::restore, mid, mid, mid, 4.0));
   EXPECT_TRUE(blocks.current().empty());
   c = w.commit(WorldEdits{nullptr, blocks.snapshot()}, "restore");
   EXPECT_EQ(c.tiles_deleted, 1u);
@@ -385,7 +373,7 @@ TEST_F(StoreTest, ADamagedBlockColumnIsReportedNotRead) {
   {
     WorldStore w = WorldStore::create(file(), preset_);
     BlockEdits blocks(w.block_edits());
-    blocks.apply(block_brush(BlockBrushKind::dig, 5.0, 5.0, 5.0, 3.0));
+    blocks.apply(test::block_sphere(BlockBrushKind::dig, 5.0, 5.0, 5.0, 3.0));
     w.commit(WorldEdits{nullptr, blocks.snapshot()}, "a");
   }
   // The frame's content checksum (its last 4 bytes) no longer matches.
@@ -405,16 +393,8 @@ TEST_F(StoreTest, ADamagedBlockColumnIsReportedNotRead) {
                {"block column (0, 0)", "chunks of 16 blocks"});
 }
 
-ScatterInstance stored_instance(std::uint64_t id, double x, double z) {
-  ScatterInstance p;
-  p.id = id;
-  p.x_m = x;
-  p.z_m = z;
-  p.yaw_deg = 33.0f;
-  p.scale_xz = 1.25f;
-  p.scale_y = 0.75f;
-  return p;
-}
+// The pose of the instances the store tests keep (every field survives the round trip).
+constexpr test::Pose kStoredPose{33.0f, 1.25f, 0.75f};
 
 // Instance overrides: a round trip to the bit (every field of every kind, timers included), the
 // schema raised to 3 by the first commit holding them, only changed chunks written, emptied ones
@@ -426,11 +406,12 @@ TEST_F(StoreTest, InstanceOverridesRoundTripAndRaiseTheSchema) {
     const double side = double(w.info().tile_cells) * w.info().cell_size_m;
     EXPECT_EQ(w.instance_edits().chunk_size_m(), side);
     InstanceEdits inst(w.instance_edits());
-    const ScatterInstance a = stored_instance(101, 3.5, -7.25), b = stored_instance(102, 5.0, 9.0);
+    const ScatterInstance a = test::posed_instance(101, 3.5, -7.25, 0, kStoredPose),
+                          b = test::posed_instance(102, 5.0, 9.0, 0, kStoredPose);
     inst.remove({&a, 1}, 600.0);
     inst.set_state({&b, 1}, 42, 30.0);
-    inst.move(stored_instance(103, 10.0, 10.0), -300.5, 1000.25, 270.0f);
-    ScatterInstance placed = stored_instance(0, 77.0, 78.0);
+    inst.move(test::posed_instance(103, 10.0, 10.0, 0, kStoredPose), -300.5, 1000.25, 270.0f);
+    ScatterInstance placed = test::posed_instance(0, 77.0, 78.0, 0, kStoredPose);
     placed.species = 1;
     placed.state = 5;
     inst.add(placed, 12.5);
@@ -481,7 +462,7 @@ TEST_F(StoreTest, InstanceOverridesRoundTripAndRaiseTheSchema) {
   {
     WorldStore w = WorldStore::open(file());
     InstanceEdits inst(w.instance_edits());
-    const ScatterInstance a = stored_instance(7, 1.0, 1.0);
+    const ScatterInstance a = test::posed_instance(7, 1.0, 1.0, 0, kStoredPose);
     inst.remove({&a, 1});
     w.commit(WorldEdits{nullptr, nullptr, inst.snapshot()}, "one");
   }
@@ -569,7 +550,8 @@ TEST_F(StoreTest, SplatPaintRoundTripsWritesOnlyChangedTilesAndRaisesTheSchema) 
 TEST_F(StoreTest, TruncatedOrCorruptedFilesGiveAnErrorNeverACrash) {
   HeightEdits edits(1.0, 128);
   for (int k = 0; k < 12; ++k) {
-    edits.apply(brush(BrushKind::noise, 200.0 * k - 1000.0, 37.0 * k, 60.0, 4.0), base_);
+    edits.apply(test::height_brush(BrushKind::noise, 200.0 * k - 1000.0, 37.0 * k, 60.0, 4.0),
+                base_);
   }
   WorldStore::create(file(), preset_).commit(edits.current(), "strokes");
   std::vector<char> good;
@@ -616,7 +598,7 @@ TEST_F(StoreTest, AReadOnlyWorldWritesNothing) {
   ro.read_only = true;
   WorldStore w = WorldStore::open(file(), ro);
   HeightEdits edits(1.0, 128);
-  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
+  edits.apply(test::height_brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
   expect_error([&] { w.commit(edits.current(), "x"); }, ErrorCategory::io, {"read-only"});
   EXPECT_EQ(WorldStore::open(file()).info().commits, 0u);
 }
@@ -626,12 +608,13 @@ TEST_F(StoreTest, AReadOnlyWorldWritesNothing) {
 TEST_F(StoreTest, AFullDiskLosesNothingCommitted) {
   WorldStore w = WorldStore::create(file(), preset_);
   HeightEdits edits(1.0, 128);
-  edits.apply(brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
+  edits.apply(test::height_brush(BrushKind::raise, 0.0, 0.0, 20.0), base_);
   w.commit(edits.current(), "small");
   const std::uint64_t kept = edits_hash(edits.current());
   for (int k = 0; k < 40; ++k) {  // about 100 tiles of noise: megabytes
-    edits.apply(brush(BrushKind::noise, 1000.0 + 200.0 * (k % 8), 200.0 * (k / 8), 150.0, 5.0),
-                base_);
+    edits.apply(
+        test::height_brush(BrushKind::noise, 1000.0 + 200.0 * (k % 8), 200.0 * (k / 8), 150.0, 5.0),
+        base_);
   }
   rlimit old{};
   ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);

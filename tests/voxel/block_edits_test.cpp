@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "support/edit_strokes.hpp"
 #include "terrane/edit.hpp"
 #include "terrane/preset.hpp"
 #include "terrane/voxel.hpp"
@@ -50,15 +51,6 @@ std::array<double, 2> land_at() {
   return column_where(float(preset().world.sea_level_m) + 40.0f, 300.0f);
 }
 
-HeightBrush stroke(BrushKind kind, double x, double z, double radius, double strength,
-                   double falloff_start = 0.5) {
-  HeightBrush b;
-  b.kind = kind;
-  b.x_m = x, b.z_m = z, b.radius_m = radius, b.strength_m = strength;
-  b.falloff_start = falloff_start;
-  return b;
-}
-
 // A heightfield block world: no density graph (d = height_m - y), no lakes, no trees, so a
 // block is solid exactly where its row lies under the interpolated 2D surface.
 VoxelParams heightfield_voxel() {
@@ -79,7 +71,7 @@ TEST(BlockEdits, ARaisedPlateauLiftsTheBlocksByItsHeightAndNothingElseChanges) {
   // A flat raise of exactly 8 m (weight 1) within 40 m of the centre, falling to 0 at 80 m.
   HeightEdits edits(preset().world.cell_size_m, 128);
   const CompiledGraph base = compile(preset());
-  edits.apply(stroke(BrushKind::raise, x, z, 80.0, 8.0, 0.5), base);
+  edits.apply(test::height_brush(BrushKind::raise, x, z, 80.0, 8.0, 0.5), base);
   const HeightEditSnapshot& snap = edits.current();
   ASSERT_EQ(snap.delta_at(std::int64_t(x), std::int64_t(z)), 8.0f);  // 1 m cells: index = metres
 
@@ -120,8 +112,8 @@ TEST(BlockEdits, EditedChunksAloneEqualTheEditedRegionAndNoEditsChangeNoByte) {
   const auto [x, z] = land_at();
   const CompiledGraph base = compile(preset());
   HeightEdits edits(preset().world.cell_size_m, 128);
-  edits.apply(stroke(BrushKind::raise, x + 10.0, z - 7.0, 30.0, 12.0), base);
-  edits.apply(stroke(BrushKind::lower, x - 20.0, z + 15.0, 25.0, 9.0), base);
+  edits.apply(test::height_brush(BrushKind::raise, x + 10.0, z - 7.0, 30.0, 12.0), base);
+  edits.apply(test::height_brush(BrushKind::lower, x - 20.0, z + 15.0, 25.0, 9.0), base);
   const HeightEditSnapshot snap = edits.current();
   const float h = evaluate_at(base, x, z);
   const std::int64_t cx0 = std::int64_t(std::floor(x / 32.0)) - 1,
@@ -170,7 +162,7 @@ TEST(BlockEdits, EditedChunksAloneEqualTheEditedRegionAndNoEditsChangeNoByte) {
 
   // Edits of another cell size are refused.
   HeightEdits other(preset().world.cell_size_m * 2.0, 128);
-  other.apply(stroke(BrushKind::raise, x, z, 30.0, 2.0), base);
+  other.apply(test::height_brush(BrushKind::raise, x, z, 30.0, 2.0), base);
   BlockChunkData data;
   try {
     gen.generate({cx0, cy0, cz0}, data, nullptr, {}, &other.current());
@@ -188,7 +180,7 @@ TEST(BlockEdits, APitDugAboveSeaLevelFillsWithALakeThatHoldsItsWater) {
   const auto [x, z] = land_at();
   const CompiledGraph base = compile(preset());
   HeightEdits edits(preset().world.cell_size_m, 128);
-  edits.apply(stroke(BrushKind::lower, x, z, 24.0, 12.0, 0.6), base);
+  edits.apply(test::height_brush(BrushKind::lower, x, z, 24.0, 12.0, 0.6), base);
   const HeightEditSnapshot& snap = edits.current();
   const float h = evaluate_at(base, x, z) - 12.0f;  // the pit's floor
   const int n = 64, sy = 48;
