@@ -492,9 +492,11 @@ class BlockWorldGenerator {
   // Whether chunk (key) has the same blocks under the layers (heights_a, blocks_a) as under
   // (heights_b, blocks_b) because it reads the same parts of them: the same height edit tiles
   // (those under its columns, the density lattice's, the trees' and, with lakes, every lake
-  // window containing it) and the same block override chunks (its own and its 26 neighbours').
-  // Layers are copy-on-write, so a tile or chunk a stroke did not change is the same object.
-  // False means it may differ. nullptr: no layer. What BlockStreamer::set_edits regenerates by.
+  // window containing it) and the same block override values inside its padded box (the
+  // override chunks there, its own and its 26 neighbours', compared as objects and, where the
+  // objects differ, by the values the padded box reads). Layers are copy-on-write, so a tile or
+  // chunk a stroke did not change is the same object. False means it may differ. nullptr: no
+  // layer. What BlockStreamer::set_edits regenerates by.
   bool reads_same_edits(const BlockChunkKey& key, const HeightEditSnapshot* heights_a,
                         const BlockEditSnapshot* blocks_a, const HeightEditSnapshot* heights_b,
                         const BlockEditSnapshot* blocks_b) const;

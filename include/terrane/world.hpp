@@ -199,9 +199,10 @@ class ChunkGenerator {
   // edit this near a chunk may move its instances.
   std::int64_t scatter_reach_cells() const { return scatter_reach_cells_; }
   // The level-0 instances (overrides applied) whose position lies within radius_m of (x, z):
-  // the level-0 chunks under the disc generated with the edits given, in chunk order, then
-  // scatter order. What a brush that fells or restores instances takes. Throws as generate and
-  // Error(invalid_argument) for a radius outside (0, 1e4] m or a centre that is not finite.
+  // the scatter of the level-0 chunks under the disc with the edits given (the same instances
+  // as generate gives them; no mesh or splat is made), in chunk order, then scatter order. What a
+  // brush that fells or restores instances takes. Throws as generate and Error(invalid_argument)
+  // for a radius outside (0, 1e4] m or a centre that is not finite.
   std::vector<ScatterInstance> instances_near(double x_m, double z_m, double radius_m,
                                               const HeightEditSnapshot* edits = nullptr,
                                               const InstanceEditSnapshot* instances = nullptr,
@@ -210,6 +211,12 @@ class ChunkGenerator {
  private:
   void generate_surface(ChunkData& out, const ExecContext& ctx, ChunkScratch& scratch,
                         const SplatPaintSnapshot* paint) const;
+  // The scatter of level-0 chunk `key` (overrides applied; added instances stood on `heights`,
+  // the chunk's edited height grid) into `out`.
+  void scatter_level0(const ChunkKey& key, const Field2D& heights,
+                      std::vector<ScatterInstance>& out, const ExecContext& ctx,
+                      ScatterScratch* scratch, const HeightEditSnapshot* edits,
+                      const InstanceEditSnapshot* instances) const;
 
   ChunkSettings settings_;
   CompiledGraph graph_;

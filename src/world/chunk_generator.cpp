@@ -14,6 +14,15 @@ namespace terrane {
 
 namespace {
 
+// Error(invalid_argument) unless height edits (if any) are on the world's lattice.
+void check_edit_cell(const HeightEditSnapshot* edits, double cell_m) {
+  if (edits != nullptr && !edits->empty() && edits->cell_size_m() != cell_m) {
+    throw Error(ErrorCategory::invalid_argument,
+                "height edits of cell " + std::to_string(edits->cell_size_m()) +
+                    " m on a world of cell " + std::to_string(cell_m) + " m");
+  }
+}
+
 std::string key_text(const ChunkKey& k) {
   return "(" + std::to_string(k.cx) + ", " + std::to_string(k.cz) + ", level " +
          std::to_string(k.level) + ")";
@@ -218,11 +227,7 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
   validate_key(key);
   if (instances != nullptr && !instances->empty() && !surface_) check_instance_edits(*instances);
   if (paint != nullptr) check_paint(*paint);
-  if (edits != nullptr && !edits->empty() && edits->cell_size_m() != cell_size_m_) {
-    throw Error(ErrorCategory::invalid_argument,
-                "height edits of cell " + std::to_string(edits->cell_size_m()) +
-                    " m on a world of cell " + std::to_string(cell_size_m_) + " m");
-  }
+  check_edit_cell(edits, cell_size_m_);
   // A forced target this CPU lacks is refused before any work.
   if (ctx.simd != SimdTarget::best) (void)resolved_simd_target(ctx);
   ChunkMeshParams p;
@@ -262,36 +267,41 @@ void ChunkGenerator::generate(const ChunkKey& key, const std::array<int, 4>& sti
   ChunkScratch local;  // empty vectors: allocates nothing unless used
   ChunkScratch& s = scratch != nullptr ? *scratch : local;
   generate_surface(out, ctx, s, paint);
-  // Scatter of a level-0 chunk over the edited heights (the same edits as its mesh), so trees
-  // stand on the edited ground; coarser levels hold no instances.
   if (out.scatter.capacity() < scatter_capacity_) out.scatter.reserve(scatter_capacity_);
   out.scatter.clear();
   if (out.key.level != 0) return;
+  scatter_level0(out.key, out.heights, out.scatter, ctx, &s.scatter, edits, instances);
+}
+
+void ChunkGenerator::scatter_level0(const ChunkKey& key, const Field2D& heights,
+                                    std::vector<ScatterInstance>& out, const ExecContext& ctx,
+                                    ScatterScratch* scratch, const HeightEditSnapshot* edits,
+                                    const InstanceEditSnapshot* instances) const {
+  // Scatter over the edited heights (the same edits as the chunk's mesh), so trees stand on the
+  // edited ground.
   const double size = chunk_size_m(0);
-  const double x0 = double(out.key.cx) * size;
-  const double z0 = double(out.key.cz) * size;
+  const double x0 = double(key.cx) * size;
+  const double z0 = double(key.cz) * size;
   surface_detail::HeightsHook adjust;
   if (edits != nullptr && !edits->empty()) {
-    adjust = [edits](const GridSpec& grid, std::span<float> heights) {
-      edits->add_to(grid, heights);
-    };
+    adjust = [edits](const GridSpec& grid, std::span<float> h) { edits->add_to(grid, h); };
   }
   surface_detail::scatter_chunk_adjusted(graph_, *surface_, seed_, x0, z0, x0 + size, z0 + size,
-                                         settings_.cells, out.scatter, ctx, climate_sources_.get(),
-                                         &s.scatter, adjust);
+                                         settings_.cells, out, ctx, climate_sources_.get(), scratch,
+                                         adjust);
   if (instances == nullptr) return;
   // The overrides: removed and state ones in place, added ones appended and stood on this
-  // chunk's level-0 triangles (the heights above: edited, with the halo), as scatter stands its
-  // points on them.
-  const std::size_t added = instances->apply_to(x0, z0, x0 + size, z0 + size, out.scatter);
+  // chunk's level-0 triangles (`heights`: edited, with the halo), as scatter stands its points
+  // on them.
+  const std::size_t added = instances->apply_to(x0, z0, x0 + size, z0 + size, out);
   const ScatterMesh mesh{0, 0, settings_.cells, settings_.cells};
-  for (std::size_t k = out.scatter.size() - added; k < out.scatter.size(); ++k) {
-    ScatterInstance& inst = out.scatter[k];
+  for (std::size_t k = out.size() - added; k < out.size(); ++k) {
+    ScatterInstance& inst = out[k];
     // Only this chunk's added instances are checked (the whole layer is, once, by the
     // streamer's set_instance_edits): a chunk costs no scan of every override.
     if (std::size_t(inst.species) >= surface_->species.size()) check_instance_edits(*instances);
     const surface_detail::MeshPoint on =
-        surface_detail::mesh_point(out.heights, mesh, inst.x_m, inst.z_m);
+        surface_detail::mesh_point(heights, mesh, inst.x_m, inst.z_m);
     inst.y_m = on.y_m;
     if (surface_->species[std::size_t(inst.species)].align_to_normal) inst.normal = on.normal;
   }
@@ -323,13 +333,24 @@ std::vector<ScatterInstance> ChunkGenerator::instances_near(double x_m, double z
   if (!surface_) return found;
   const ChunkKey lo = key_at(x_m - radius_m, z_m - radius_m, 0);
   const ChunkKey hi = key_at(x_m + radius_m, z_m + radius_m, 0);
-  ChunkData data;
-  ChunkScratch scratch;
+  if (instances != nullptr && !instances->empty()) check_instance_edits(*instances);
+  check_edit_cell(edits, cell_size_m_);
+  // Each level-0 chunk's heights (for the added instances' ground) and scatter only: no mesh,
+  // no climate, biomes or splat.
+  Field2D heights;
+  std::vector<ScatterInstance> scatter;
+  ScatterScratch scratch;
   const double r2 = radius_m * radius_m;
   for (std::int64_t cz = lo.cz; cz <= hi.cz; ++cz) {
     for (std::int64_t cx = lo.cx; cx <= hi.cx; ++cx) {
-      generate(ChunkKey{cx, cz, 0}, {0, 0, 0, 0}, data, ctx, &scratch, edits, instances);
-      for (const ScatterInstance& p : data.scatter) {
+      const ChunkKey key{cx, cz, 0};
+      heights.grid = height_grid(key);
+      heights.data.resize(heights.grid.sample_count());
+      evaluate(graph_, heights.grid, heights.data, ctx);
+      if (edits != nullptr) edits->add_to(heights.grid, heights.data);
+      scatter.clear();
+      scatter_level0(key, heights, scatter, ctx, &scratch, edits, instances);
+      for (const ScatterInstance& p : scatter) {
         const double dx = p.x_m - x_m, dz = p.z_m - z_m;
         if (dx * dx + dz * dz <= r2) found.push_back(p);
       }

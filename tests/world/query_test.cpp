@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -576,15 +577,28 @@ TEST(ScatterTest, InstanceOverridesChangeTheChunksScatter) {
   stands(m);
   EXPECT_NE(d1.content_hash(), d0.content_hash());
 
-  // instances_near: the overrides applied, within the radius only.
+  // instances_near: the overrides applied, within the radius only, each the chunk's instance
+  // to the byte (it scatters without making the mesh or the splat).
   const auto near = gen->instances_near(8.0, 8.0, 3.0, heights.get(), inst.get());
   bool found_added = false;
   for (const ScatterInstance& p : near) {
     EXPECT_LE(std::hypot(p.x_m - 8.0, p.z_m - 8.0), 3.0);
     EXPECT_NE(p.id, base[0].id);
     found_added = found_added || p.id == added;
+    EXPECT_EQ(std::count_if(d1.scatter.begin(), d1.scatter.end(),
+                            [&](const ScatterInstance& q) {
+                              return std::memcmp(&p, &q, sizeof p) == 0;
+                            }),
+              1)
+        << p.id;
   }
   EXPECT_TRUE(found_added);
+  std::size_t all = 0;
+  for (const ScatterInstance& p : gen->instances_near(0.5 * side, 0.5 * side, 0.75 * side,
+                                                      heights.get(), inst.get())) {
+    all += p.x_m >= 0.0 && p.x_m < side && p.z_m >= 0.0 && p.z_m < side ? 1 : 0;
+  }
+  EXPECT_EQ(all, d1.scatter.size());  // the disc covers chunk (0, 0): all of its instances
 
   // Undo everything: the procedural (height-edited) chunks, same bytes.
   while (!e.undo().empty()) {
