@@ -29,6 +29,27 @@ std::array<std::uint8_t, 4> brush_colour(BrushKind kind) {
   return {255, 255, 255, 255};
 }
 
+std::array<std::uint8_t, 4> brush_colour(const BrushSettings& s) {
+  switch (s.layer) {
+    case EditLayer::heights:
+      return brush_colour(s.kind);
+    case EditLayer::blocks:
+      return s.block_kind == BlockBrushKind::dig ? std::array<std::uint8_t, 4>{170, 110, 60, 255}
+             : s.block_kind == BlockBrushKind::fill
+                 ? std::array<std::uint8_t, 4>{200, 200, 200, 255}
+                 : std::array<std::uint8_t, 4>{60, 230, 230, 255};
+    case EditLayer::instances:
+      return s.instance_kind == InstanceKind::fell ? std::array<std::uint8_t, 4>{235, 50, 40, 255}
+             : s.instance_kind == InstanceKind::plant
+                 ? std::array<std::uint8_t, 4>{180, 255, 40, 255}
+                 : std::array<std::uint8_t, 4>{255, 230, 40, 255};
+    case EditLayer::paint:
+      return s.paint_kind == PaintKind::paint ? std::array<std::uint8_t, 4>{255, 80, 200, 255}
+                                              : std::array<std::uint8_t, 4>{180, 180, 180, 255};
+  }
+  return {255, 255, 255, 255};
+}
+
 void BrushPreview::draw(const FrameView& view, const Camera& camera, const TerrainQuery& ground,
                         double x_m, double z_m, const BrushSettings& settings, int height_px,
                         float fog) {
@@ -48,7 +69,7 @@ void BrushPreview::draw(const FrameView& view, const Camera& camera, const Terra
     p[1] += std::max(0.3, px_at(1.5, p));
     return p;
   };
-  std::array<std::uint8_t, 4> outer = brush_colour(settings.kind);
+  std::array<std::uint8_t, 4> outer = brush_colour(settings);
   std::array<std::uint8_t, 4> inner = outer;
   inner[3] = 150;
   auto circle = [&](double r, double width_px, const std::array<std::uint8_t, 4>& rgba) {
@@ -64,7 +85,8 @@ void BrushPreview::draw(const FrameView& view, const Camera& camera, const Terra
   };
   const double r = settings.radius_m;
   circle(r, 1.5, outer);
-  if (settings.falloff_start > 0.05 && settings.falloff_start < 0.95) {
+  const bool falloff = settings.layer == EditLayer::heights || settings.layer == EditLayer::paint;
+  if (falloff && settings.falloff_start > 0.05 && settings.falloff_start < 0.95) {
     circle(r * settings.falloff_start, 0.8, inner);
   }
   // The centre: a small cross on the ground.

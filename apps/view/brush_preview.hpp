@@ -1,7 +1,7 @@
 // The brush tool's preview: a circle of the brush's radius draped on the edited ground under the
 // cursor (TerrainQuery::height_at along it), a fainter circle where the falloff starts, and a
-// cross at the centre, coloured by the brush kind. Drawn as camera-facing bands through the
-// navmesh overlay's per-frame geometry path (faint where the ground hides it, bright where it
+// cross at the centre, coloured by the brush's layer and kind. Drawn as camera-facing bands through
+// the navmesh overlay's per-frame geometry path (faint where the ground hides it, bright where it
 // is in view), after the world and before the panel.
 #pragma once
 
@@ -17,6 +17,8 @@ namespace terrane::view {
 
 // The outer circle's colour for a brush kind (RGBA); tests look for it.
 std::array<std::uint8_t, 4> brush_colour(BrushKind kind);
+// The outer circle's colour for the settings' layer and kind (the heights': the kind's).
+std::array<std::uint8_t, 4> brush_colour(const BrushSettings& settings);
 
 class BrushPreview {
  public:

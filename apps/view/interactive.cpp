@@ -57,6 +57,37 @@ std::optional<RayHit> pick_ground(GLFWwindow* window, const Session& session, co
   return session.pick(camera, ww, wh, mx, my);
 }
 
+std::optional<Session::BlockPick> pick_block(GLFWwindow* window, Session& session,
+                                             const Camera& camera, double mx, double my) {
+  int ww = 0, wh = 0;
+  glfwGetWindowSize(window, &ww, &wh);
+  return session.pick_block(camera, ww, wh, mx, my);
+}
+
+// The centre of a picked block (above: of the block above it), as a cursor point.
+RayHit block_centre(Session& session, const Session::BlockPick& pick, bool above) {
+  const double b = session.blocks()->generator().params().block_size_m;
+  RayHit hit;
+  hit.x_m = (double(pick.block[0]) + 0.5) * b;
+  hit.y_m = (double(pick.block[1] + (above ? 1 : 0)) + 0.5) * b;
+  hit.z_m = (double(pick.block[2]) + 0.5) * b;
+  return hit;
+}
+
+// The brush's centre under the cursor: the ground, or with the block layer (--blocks) the centre
+// of the hit block (fill: of the block above it), `block` the hit block.
+std::optional<RayHit> pick_cursor(GLFWwindow* window, Session& session, const Camera& camera,
+                                  double mx, double my, const BrushSettings& brush,
+                                  std::optional<Session::BlockPick>& block) {
+  block.reset();
+  if (brush.layer != EditLayer::blocks || session.blocks() == nullptr) {
+    return pick_ground(window, session, camera, mx, my);
+  }
+  block = pick_block(window, session, camera, mx, my);
+  if (!block) return std::nullopt;
+  return block_centre(session, *block, brush.block_kind == BlockBrushKind::fill);
+}
+
 // Why the preset cannot change now (empty: it can).
 std::string preset_lock(const Editing& editing) {
   if (editing.file != nullptr) {
@@ -127,6 +158,9 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
   auto next_stroke = Clock::now();
   std::optional<glm::dvec2> last_stroke;  // x, z of the drag's last stroke
   std::optional<RayHit> cursor;           // the ground under the cursor in brush mode
+  // The block under the cursor (the block layer, --blocks); cursor is then its centre (fill: the
+  // centre of the block above it).
+  std::optional<Session::BlockPick> block_cursor;
   // --brush strokes in the window too (one undo step each), before the first frame.
   try {
     for (const BrushStroke& s : o.brushes) {
@@ -135,6 +169,15 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
       editing.tool->end_drag();
     }
     for (int k = 0; k < o.undo; ++k) editing.tool->undo(*session);
+    if (!o.brushes.empty()) {
+      // The panel's block, species and splat layer: the last --brush's (its names resolve, as
+      // apply resolved them).
+      BrushStroke last = o.brushes.back();
+      resolve_brush_names(last, session->preset());
+      panel.brush.block = last.block.block;
+      panel.brush.species = last.instance.species;
+      panel.brush.paint_layer = last.paint.layer;
+    }
   } catch (const std::exception& e) {
     fail(e.what());
   }
@@ -180,10 +223,11 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     if (!show_panel) panel.rect = {0.0f, 0.0f, 0.0f, 0.0f};
     if (input.click && panel.covers(input.click->x, input.click->y)) input.click.reset();
     cursor.reset();
+    block_cursor.reset();
     if (panel.brush_on &&
         (painting || (!ImGui::GetIO().WantCaptureMouse && !panel.covers(mx, my)))) {
       try {
-        cursor = pick_ground(window, *session, camera, mx, my);
+        cursor = pick_cursor(window, *session, camera, mx, my, panel.brush, block_cursor);
       } catch (const std::exception& e) {
         panel.error = e.what();
       }
@@ -212,13 +256,47 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
       while (due < kMaxStrokesPerFrame && next_stroke + due * period <= now) ++due;
       const glm::dvec2 to(cursor->x_m, cursor->z_m);
       const glm::dvec2 from = last_stroke.value_or(to);
-      std::vector<HeightBrush> strokes;
-      for (int k = 1; k <= due; ++k) {
-        const glm::dvec2 p = from + (to - from) * (double(k) / due);
-        strokes.push_back(panel.brush.at(p.x, p.y));
-      }
+      const BrushSettings& b = panel.brush;
       try {
-        tool.stroke(*session, strokes);
+        if (b.layer == EditLayer::heights) {
+          std::vector<HeightBrush> strokes;
+          for (int k = 1; k <= due; ++k) {
+            const glm::dvec2 p = from + (to - from) * (double(k) / due);
+            strokes.push_back(b.at(p.x, p.y));
+          }
+          tool.stroke(*session, strokes);
+        } else if (b.layer == EditLayer::paint) {
+          std::vector<SplatBrush> strokes;
+          for (int k = 1; k <= due; ++k) {
+            const glm::dvec2 p = from + (to - from) * (double(k) / due);
+            strokes.push_back(b.paint_at(p.x, p.y));
+          }
+          tool.stroke(*session, strokes);
+        } else if (b.layer == EditLayer::instances) {
+          // Plant: one instance a click; fell and regrow along the way.
+          std::vector<InstanceBrush> strokes;
+          for (int k = 1; k <= due; ++k) {
+            if (b.instance_kind == InstanceKind::plant && (last_stroke || k > 1)) break;
+            const glm::dvec2 p = from + (to - from) * (double(k) / due);
+            InstanceBrush ib;
+            ib.kind = b.instance_kind;
+            ib.x_m = p.x;
+            ib.z_m = p.y;
+            ib.radius_m = b.radius_m;
+            ib.regrow_s = b.regrow_s;
+            ib.species = b.species;
+            strokes.push_back(ib);
+          }
+          if (!strokes.empty()) tool.stroke(*session, strokes);
+        } else {
+          // Blocks: the block under the cursor now (a dug block is not hit again: the next
+          // stroke reaches the one behind it).
+          if (block_cursor) {
+            const RayHit c =
+                block_centre(*session, *block_cursor, b.block_kind == BlockBrushKind::fill);
+            tool.stroke(*session, std::vector<BlockBrush>{b.block_at(c.x_m, c.y_m, c.z_m)});
+          }
+        }
       } catch (const std::exception& e) {
         panel.error = e.what();
       }
@@ -326,6 +404,9 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
       r.redo_steps = tool.redo_steps();
       r.strokes = tool.strokes();
       r.tiles = e.tile_count();
+      r.block_overrides = tool.blocks().override_count();
+      r.instance_overrides = tool.instances().override_count();
+      r.paint_tiles = tool.paint().tile_count();
       r.bytes = e.bytes();
       r.delta_lo_m = e.delta_lo();
       r.delta_hi_m = e.delta_hi();

@@ -135,7 +135,7 @@ PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& 
   }
 
   // Near the top: with --nav or the brush it is what one looks at (open from the start then).
-  draw_brush_section(state, report, req);
+  draw_brush_section(state, preset, report, req);
   draw_nav_section(state, report, req);
 
   // Height edits sit on the preset's base terrain: while there are any (or a world file is

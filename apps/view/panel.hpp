@@ -66,6 +66,7 @@ struct PanelState {
 // What the panel shows of the brush tool's edits.
 struct EditReport {
   std::size_t undo_steps = 0, redo_steps = 0, strokes = 0, tiles = 0, bytes = 0;
+  std::size_t block_overrides = 0, instance_overrides = 0, paint_tiles = 0;  // the other layers
   float delta_lo_m = 0.0f, delta_hi_m = 0.0f;
   bool unsaved = false;
   std::string world_file;  // empty: none
@@ -90,7 +91,8 @@ struct FrameReport {
 };
 
 // The panel's "Brush" section (brush_panel.cpp).
-void draw_brush_section(PanelState& state, const FrameReport& report, PanelRequests& req);
+void draw_brush_section(PanelState& state, const Preset& preset, const FrameReport& report,
+                        PanelRequests& req);
 
 // Draws the panel (inside an ImGui frame) and returns the requests.
 PanelRequests draw_panel(PanelState& state, PresetSource& source, const Preset& preset,

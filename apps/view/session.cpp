@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 #include "brush_tool.hpp"
 
@@ -178,19 +179,91 @@ double Session::ground_m(double x_m, double z_m) const {
   return streamer_->query().height_at(x_m, z_m);
 }
 
-std::optional<RayHit> Session::pick(const Camera& camera, int width, int height, double px,
-                                    double py) const {
-  if (width <= 0 || height <= 0) return std::nullopt;
-  const FrameView view = frame_view(camera, width, height, options_.view_distance_m);
+namespace {
+
+// The direction of the ray through pixel (px, py) (not normalised; zero when degenerate).
+glm::dvec3 pixel_ray(const Camera& camera, int width, int height, double px, double py,
+                     double view_distance_m) {
+  if (width <= 0 || height <= 0) return glm::dvec3(0.0);
+  const FrameView view = frame_view(camera, width, height, view_distance_m);
   const glm::mat4 inverse = glm::inverse(view.view_proj);
   const float nx = float(2.0 * px / width - 1.0), ny = float(1.0 - 2.0 * py / height);
   const glm::vec4 p_near = inverse * glm::vec4(nx, ny, -1.0f, 1.0f);
   const glm::vec4 p_far = inverse * glm::vec4(nx, ny, 1.0f, 1.0f);
-  const glm::dvec3 dir =
-      glm::dvec3(p_far) / double(p_far.w) - glm::dvec3(p_near) / double(p_near.w);
+  return glm::dvec3(p_far) / double(p_far.w) - glm::dvec3(p_near) / double(p_near.w);
+}
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+}  // namespace
+
+std::optional<RayHit> Session::pick(const Camera& camera, int width, int height, double px,
+                                    double py) const {
+  const glm::dvec3 dir = pixel_ray(camera, width, height, px, py, options_.view_distance_m);
   if (!(glm::length(dir) > 0.0)) return std::nullopt;
   return streamer_->query().raycast(camera.x_m, camera.y_m, camera.z_m, dir.x, dir.y, dir.z,
                                     options_.view_distance_m);
+}
+
+std::optional<Session::BlockPick> Session::pick_block(const Camera& camera, int width, int height,
+                                                      double px, double py) {
+  if (blocks_ == nullptr) return std::nullopt;
+  glm::dvec3 dir = pixel_ray(camera, width, height, px, py, options_.view_distance_m);
+  if (!(glm::length(dir) > 0.0)) return std::nullopt;
+  dir = glm::normalize(dir);
+  const BlockWorldGenerator& gen = blocks_->generator();
+  const double b = gen.params().block_size_m;
+  const std::int64_t n = gen.chunk_size();
+  const std::vector<BlockType>& types = gen.palette().types;
+  std::map<std::array<std::int64_t, 3>, const BlockChunk*> chunks;
+  for (const BlockChunkResident* r : blocks_->resident()) {
+    chunks[{r->key.cx, r->key.cy, r->key.cz}] = &r->blocks;
+  }
+  std::map<std::array<std::int64_t, 3>, std::vector<std::uint16_t>> decoded;
+  // Amanatides and Woo's traversal of the blocks along the ray (block (i, j, k) spans
+  // [i * b, (i + 1) * b) on each axis).
+  const glm::dvec3 o(camera.x_m / b, camera.y_m / b, camera.z_m / b);
+  std::array<std::int64_t, 3> cell{std::int64_t(std::floor(o.x)), std::int64_t(std::floor(o.y)),
+                                   std::int64_t(std::floor(o.z))};
+  std::array<std::int64_t, 3> step{};
+  std::array<double, 3> t_max{}, t_delta{};
+  for (int a = 0; a < 3; ++a) {
+    const double d = dir[a], p = o[a];
+    step[std::size_t(a)] = d > 0.0 ? 1 : -1;
+    t_delta[std::size_t(a)] = d != 0.0 ? std::abs(1.0 / d) : 1e300;
+    const double next = d > 0.0 ? std::floor(p) + 1.0 - p : p - std::floor(p);
+    t_max[std::size_t(a)] = d != 0.0 ? next * t_delta[std::size_t(a)] : 1e300;
+  }
+  const double reach = options_.block_view_m / b;
+  double t = 0.0;
+  while (t <= reach) {
+    const std::array<std::int64_t, 3> key{floor_div(cell[0], n), floor_div(cell[1], n),
+                                          floor_div(cell[2], n)};
+    if (const auto it = chunks.find(key); it != chunks.end()) {
+      const BlockChunk& c = *it->second;
+      std::uint16_t id = c.value;
+      if (!c.uniform) {
+        auto [d, fresh] = decoded.try_emplace(key);
+        if (fresh) c.decode(d->second);
+        const std::int64_t x = cell[0] - key[0] * n, y = cell[1] - key[1] * n,
+                           z = cell[2] - key[2] * n;
+        id = d->second[std::size_t((y * n + z) * n + x)];
+      }
+      if (id < types.size() && types[id].kind != BlockKind::air &&
+          types[id].kind != BlockKind::liquid) {
+        const glm::dvec3 at = (o + dir * t) * b;
+        return BlockPick{cell, {at.x, at.y, at.z}};
+      }
+    }
+    const int a =
+        t_max[0] < t_max[1] ? (t_max[0] < t_max[2] ? 0 : 2) : (t_max[1] < t_max[2] ? 1 : 2);
+    t = t_max[std::size_t(a)];
+    t_max[std::size_t(a)] += t_delta[std::size_t(a)];
+    cell[std::size_t(a)] += step[std::size_t(a)];
+  }
+  return std::nullopt;
 }
 
 }  // namespace terrane::view

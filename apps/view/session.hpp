@@ -3,6 +3,7 @@
 // A new preset builds a new Session; the old one keeps rendering when the new one fails.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -114,6 +115,15 @@ class Session {
   // (TerrainQuery::raycast), within the view distance.
   std::optional<RayHit> pick(const Camera& camera, int width, int height, double px,
                              double py) const;
+  // The block world's (--blocks) first solid block (not air, not liquid) along the same ray,
+  // within its view distance, through the resident block chunks; nullopt without a block world
+  // or a hit. `block` is the block's coordinates, `at` the point where the ray enters it.
+  struct BlockPick {
+    std::array<std::int64_t, 3> block{};
+    std::array<double, 3> at{};
+  };
+  std::optional<BlockPick> pick_block(const Camera& camera, int width, int height, double px,
+                                      double py);
 
  private:
   Preset preset_;
