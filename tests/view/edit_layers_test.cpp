@@ -213,6 +213,71 @@ TEST_F(EditLayersTest, SavedPaintRoundTripsThroughTheWorldFile) {
   EXPECT_NE(more.log.find("paint tiles) are not saved to " + file), std::string::npos) << more.log;
 }
 
+// One history across the layers, in the order the strokes were made: undoing two of three
+// strokes (a hill, a paint stroke, a fell) takes the fell and the paint back and leaves the hill.
+TEST_F(EditLayersTest, UndoFollowsTheOrderOfStrokesAcrossLayers) {
+  const std::string strokes =
+      " --brush kind=raise,x=0,z=130,radius=30,strength=10 --brush "
+      "kind=paint,x=0,z=130,radius=30,layer=snow --brush kind=fell,x=0,z=45,radius=25";
+  const Shot all = render(kScatterScene + strokes);
+  ASSERT_EQ(all.rc, 0) << all.log;
+  const Shot two = render(kScatterScene + strokes + " --undo 2");
+  ASSERT_EQ(two.rc, 0) << two.log;
+  const Shot hill = render(kScatterScene + " --brush kind=raise,x=0,z=130,radius=30,strength=10");
+  ASSERT_EQ(hill.rc, 0) << hill.log;
+  const nlohmann::json &a = all.stats["edits"], &t = two.stats["edits"];
+  EXPECT_EQ(a.value("undo_steps", 0), 3) << a.dump();
+  EXPECT_GT(a.value("paint_tiles", 0), 0);
+  EXPECT_GT(a.value("instances_removed", 0), 0);
+  EXPECT_EQ(t.value("undo_steps", 0), 1) << t.dump();
+  EXPECT_EQ(t.value("redo_steps", 0), 2) << t.dump();
+  EXPECT_GT(t.value("tiles", 0), 0) << "the hill was undone";
+  EXPECT_EQ(t.value("paint_tiles", -1), 0);
+  EXPECT_EQ(t.value("instances_removed", -1), 0);
+  EXPECT_EQ(differing_pixels(hill, two), 0u) << "the picture is not the hill's alone";
+}
+
+// The window, driven by xdotool (skipped where it is not installed): started on the paint layer
+// (the last --brush is a paint stroke, so the panel's layer and splat layer are its), B and a
+// left drag paint snow under the cursor, Ctrl+S saves both; Ctrl+Z undoes the drag, Ctrl+S
+// again: the file's paint is then the --brush stroke's alone.
+TEST_F(EditLayersTest, WindowDragPaintsTheChosenLayer) {
+  if (std::system("command -v xdotool > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "xdotool is not installed";
+  }
+  const std::string file = (dir_ / "drag.terrane").string();
+  const std::string stroke = " --brush kind=paint,x=0,z=130,radius=20,layer=snow,strength=1";
+  const fs::path log = dir_ / "window_log.txt";
+  const std::string script =
+      std::string(TERRANE_VIEW_PATH) + " default --set world.cell_size_m=1 --world " + file +
+      " --size 800x450 --camera 0,448,0 --look 0,-25 --hide scatter --frames 100000" + stroke +
+      " & pid=$!; xdotool search --sync --name terrane windowfocus; sleep 2; "
+      "xdotool mousemove 620 280; sleep 0.5; "
+      "xdotool mousedown 1; sleep 0.6; xdotool mousemove 660 300; sleep 0.6; xdotool mouseup 1; "
+      "sleep 0.5; xdotool key ctrl+s; sleep 0.5; xdotool key ctrl+z; sleep 0.5; "
+      "xdotool key ctrl+s; sleep 0.5; xdotool key Escape; wait $pid";
+  const std::string cmd = xvfb_run() + "sh -c '" + script + "' > " + log.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  const std::string text = read_text(log);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  EXPECT_NE(text.find("saved commit #1 to " + file), std::string::npos) << text;
+  EXPECT_NE(text.find("saved commit #2 to " + file), std::string::npos) << text;
+  // The drag painted: undone, the second commit writes or deletes the tiles it changed.
+  EXPECT_EQ(text.find("saved commit #2 to " + file + ": 0 chunks written, 0 deleted"),
+            std::string::npos)
+      << "the drag painted nothing\n"
+      << text;
+  EXPECT_EQ(text.find("warning:"), std::string::npos) << text;
+  const Shot alone = render(kScene + stroke);
+  ASSERT_EQ(alone.rc, 0) << alone.log;
+  terrane::WorldStore store = terrane::WorldStore::open(file);
+  ASSERT_NE(store.paint(), nullptr);
+  EXPECT_EQ(store.paint()->content_hash(),
+            alone.stats["edits"].value("paint_hash", std::uint64_t(0)))
+      << "Ctrl+Z did not undo the drag's paint";
+  EXPECT_EQ(store.log(10).size(), 2u);
+}
+
 TEST_F(EditLayersTest, BadLayerSpecsAreNamed) {
   struct Case {
     const char* args;
