@@ -1,13 +1,9 @@
 #include "brush_tool.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <initializer_list>
 #include <limits>
 
 #include "session.hpp"
-#include "terrane/schema.hpp"
 
 namespace terrane::view {
 

@@ -1,7 +1,9 @@
 // terrane-view's window: the fly / walk camera, the ImGui panel, live preset edits and --watch
 // (an invalid preset keeps the last valid world), the growth animation, screenshots, and the
-// brush tool (B: the preview circle under the cursor, left-drag paints, Ctrl+Z / Ctrl+Y undo and
-// redo a drag at a time, Ctrl+S saves into the world file).
+// brush tool (B: the preview circle under the cursor, left-drag paints the panel's layer:
+// heights, blocks under the cursor with --blocks, scatter instances, splat paint; Ctrl+Z / Ctrl+Y
+// undo and redo a drag at a time across the layers, Ctrl+S saves every layer into the world
+// file).
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
