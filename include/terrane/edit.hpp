@@ -242,8 +242,9 @@ class SplatPaintSnapshot {
   // for a grid off the lattice or another layer count. Costs nothing away from painted tiles.
   void apply_to(SplatMap& splat) const;
   std::size_t tile_count() const { return tiles_.size(); }
-  // Vertices with paint (A > 0).
+  // Vertices with paint (A > 0), of all tiles (a pass over every amount) or of one tile.
   std::size_t painted_vertices() const;
+  static std::size_t painted_vertices(const Tile& tile, int layers);
   std::size_t bytes() const;
   const TileMap& tiles() const { return tiles_; }
   // FNV-1a 64 over the layer count and every tile's (ti, tj) and amounts, in tile order.

@@ -155,19 +155,23 @@ void SplatPaintSnapshot::apply_to(SplatMap& splat) const {
   }
 }
 
-std::size_t SplatPaintSnapshot::painted_vertices() const {
+std::size_t SplatPaintSnapshot::painted_vertices(const Tile& tile, int layers) {
   std::size_t n = 0;
-  const auto L = std::size_t(layers_);
-  for (const auto& [key, tile] : tiles_) {
-    for (std::size_t v = 0; v < tile->size(); v += L) {
-      for (std::size_t l = 0; l < L; ++l) {
-        if ((*tile)[v + l] != 0.0f) {
-          ++n;
-          break;
-        }
+  const auto L = std::size_t(layers);
+  for (std::size_t v = 0; v + L <= tile.size(); v += L) {
+    for (std::size_t l = 0; l < L; ++l) {
+      if (tile[v + l] != 0.0f) {
+        ++n;
+        break;
       }
     }
   }
+  return n;
+}
+
+std::size_t SplatPaintSnapshot::painted_vertices() const {
+  std::size_t n = 0;
+  for (const auto& entry : tiles_) n += painted_vertices(*entry.second, layers_);
   return n;
 }
 

@@ -578,23 +578,25 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
   };
   std::vector<Write> writes;
   std::vector<RowKey> gone;
-  // One layer of tiles keyed by (x, z) pairs: the changed and the vanished ones.
+  // One layer's changed and vanished chunks, in one walk over both sorted maps.
   const auto diff = [&](std::int64_t layer, const auto& before, const auto& after,
                         const auto& key_xz, const auto& encode) {
     if (&before == &after) return;
-    for (const auto& [key, chunk] : after) {
-      const auto it = before.find(key);
-      if (it == before.end() || (it->second != chunk && *it->second != *chunk)) {
-        const auto [x, z] = key_xz(key);
-        writes.push_back({RowKey{layer, x, z}, [&encode, c = chunk.get()] { return encode(*c); }});
+    const auto row = [&](const auto& key) {
+      const auto [x, z] = key_xz(key);
+      return RowKey{layer, x, z};
+    };
+    auto old = before.begin();
+    for (auto now = after.begin(); now != after.end(); ++now) {
+      for (; old != before.end() && old->first < now->first; ++old) gone.push_back(row(old->first));
+      const bool same_key = old != before.end() && old->first == now->first;
+      if (!(same_key && (old->second == now->second || *old->second == *now->second))) {
+        writes.push_back(
+            {row(now->first), [&encode, c = now->second.get()] { return encode(*c); }});
       }
+      if (same_key) ++old;
     }
-    for (const auto& entry : before) {
-      if (!after.contains(entry.first)) {
-        const auto [x, z] = key_xz(entry.first);
-        gone.push_back(RowKey{layer, x, z});
-      }
-    }
+    for (; old != before.end(); ++old) gone.push_back(row(old->first));
   };
   const auto tile_xz = [](const std::pair<std::int64_t, std::int64_t>& k) { return k; };
   const auto encode_height = [&](const HeightEditSnapshot::Tile& t) {
@@ -713,16 +715,37 @@ WorldCommit WorldStore::commit(const WorldEdits& layers, std::string_view descri
   m.info.schema_version = schema;
   result.tiles_written = writes.size();
   result.tiles_deleted = gone.size();
+  // Each layer's counts where the layer changed; the painted vertices from the changed tiles
+  // only (counting them all would read every amount of the layer on every commit).
+  if (shared_instances != m.committed_instances) {
+    m.info.instance_chunks = instances.chunks().size();
+    m.info.instance_overrides = instances.override_count();
+  }
+  if (shared_blocks != m.committed_blocks) {
+    m.info.block_chunks = blocks.chunk_count();
+    m.info.block_overrides = blocks.override_count();
+  }
+  if (shared_paint != m.committed_paint) {
+    const auto painted = [&](const SplatPaintSnapshot& layer, const RowKey& key) -> std::size_t {
+      const auto it = layer.tiles().find({key.cx, key.cz});
+      return it == layer.tiles().end()
+                 ? 0
+                 : SplatPaintSnapshot::painted_vertices(*it->second, layer.layers());
+    };
+    for (const Write& w : writes) {
+      if (w.key.layer != kPaintLayer) continue;
+      m.info.painted_vertices += painted(paint, w.key);
+      m.info.painted_vertices -= painted(*m.committed_paint, w.key);
+    }
+    for (const RowKey& key : gone) {
+      if (key.layer == kPaintLayer) m.info.painted_vertices -= painted(*m.committed_paint, key);
+    }
+    m.info.paint_tiles = paint.tile_count();
+  }
   m.committed = std::move(shared);
   m.committed_blocks = std::move(shared_blocks);
   m.committed_instances = std::move(shared_instances);
   m.committed_paint = std::move(shared_paint);
-  m.info.instance_chunks = instances.chunks().size();
-  m.info.instance_overrides = instances.override_count();
-  m.info.paint_tiles = paint.tile_count();
-  m.info.painted_vertices = paint.painted_vertices();
-  m.info.block_chunks = blocks.chunk_count();
-  m.info.block_overrides = blocks.override_count();
   m.info.commits = result.seq;
   m.info.written_by = terrane_version();
   if (m.record_fingerprint) {

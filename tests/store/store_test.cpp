@@ -502,6 +502,8 @@ TEST_F(StoreTest, SplatPaintRoundTripsWritesOnlyChangedTilesAndRaisesTheSchema) 
     paint.apply(b);
     EXPECT_EQ(
         w.commit(WorldEdits{nullptr, nullptr, nullptr, paint.snapshot()}, "dab").tiles_written, 1u);
+    // The painted vertices follow the changed tile (counted from it, not from every tile).
+    EXPECT_EQ(w.info().painted_vertices, paint.current().painted_vertices());
     EXPECT_EQ(
         w.commit(WorldEdits{nullptr, nullptr, nullptr, paint.snapshot()}, "same").tiles_written,
         0u);
@@ -522,6 +524,7 @@ TEST_F(StoreTest, SplatPaintRoundTripsWritesOnlyChangedTilesAndRaisesTheSchema) 
     const WorldCommit c = w.commit(WorldEdits{nullptr, nullptr, nullptr, paint.snapshot()}, "wipe");
     EXPECT_EQ(c.tiles_deleted, 4u);
     EXPECT_EQ(w.info().paint_tiles, 0u);
+    EXPECT_EQ(w.info().painted_vertices, 0u);
     EXPECT_EQ(w.info().blob_bytes, 0u);
     // Paint of another layer count is refused.
     const SplatPaint other(w.info().cell_size_m, w.info().tile_cells, layers + 1);
