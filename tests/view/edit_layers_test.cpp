@@ -24,31 +24,8 @@ using namespace terrane_view_test;
 const std::string kView = " --size 480x270 --camera 0,448,0 --look 0,-25 --hide scatter";
 const std::string kScene = "default --set world.cell_size_m=1" + kView;
 
-// Share of the pixels of a box (fractions of the picture) that differ by more than `tolerance`
-// (RGB summed) between a and b.
-double changed(const Shot& a, const Shot& b, double x0, double x1, double y0, double y1,
-               int tolerance = 24) {
-  std::size_t n = 0, all = 0;
-  for (int y = int(y0 * a.height); y < int(y1 * a.height); ++y) {
-    for (int x = int(x0 * a.width); x < int(x1 * a.width); ++x) {
-      const unsigned char *p = a.at(x, y), *q = b.at(x, y);
-      n += std::abs(p[0] - q[0]) + std::abs(p[1] - q[1]) + std::abs(p[2] - q[2]) > tolerance;
-      ++all;
-    }
-  }
-  return double(n) / double(std::max<std::size_t>(all, 1));
-}
-
 // Pixels of a box near the snow layer's white (240, 244, 248): the grass, forest and rock of the
 // scene are far darker.
-std::size_t differing_pixels(const Shot& a, const Shot& b) {
-  std::size_t n = 0;
-  for (std::size_t k = 0; k + 2 < a.rgb.size() && k + 2 < b.rgb.size(); k += 3) {
-    n += a.rgb[k] != b.rgb[k] || a.rgb[k + 1] != b.rgb[k + 1] || a.rgb[k + 2] != b.rgb[k + 2];
-  }
-  return n + (a.rgb.size() != b.rgb.size() ? a.rgb.size() : 0);
-}
-
 std::size_t white(const Shot& s, double x0, double x1, double y0, double y1) {
   std::size_t n = 0;
   for (int y = int(y0 * s.height); y < int(y1 * s.height); ++y) {

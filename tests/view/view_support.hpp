@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +31,31 @@ struct Shot {
     return rgb.data() + (std::size_t(y) * std::size_t(width) + std::size_t(x)) * 3;
   }
 };
+
+// Share of the pixels of a box (fractions of the picture) that differ by more than `tolerance`
+// (RGB summed) between a and b.
+inline double changed(const Shot& a, const Shot& b, double x0, double x1, double y0, double y1,
+                      int tolerance = 24) {
+  std::size_t n = 0, all = 0;
+  for (int y = int(y0 * a.height); y < int(y1 * a.height); ++y) {
+    for (int x = int(x0 * a.width); x < int(x1 * a.width); ++x) {
+      const unsigned char *p = a.at(x, y), *q = b.at(x, y);
+      n += std::abs(p[0] - q[0]) + std::abs(p[1] - q[1]) + std::abs(p[2] - q[2]) > tolerance;
+      ++all;
+    }
+  }
+  return double(n) / double(std::max<std::size_t>(all, 1));
+}
+
+// Pixels that differ at all between a and b (every pixel of the larger one when the sizes
+// differ).
+inline std::size_t differing_pixels(const Shot& a, const Shot& b) {
+  std::size_t n = 0;
+  for (std::size_t k = 0; k + 2 < a.rgb.size() && k + 2 < b.rgb.size(); k += 3) {
+    n += a.rgb[k] != b.rgb[k] || a.rgb[k + 1] != b.rgb[k + 1] || a.rgb[k + 2] != b.rgb[k + 2];
+  }
+  return n + (a.rgb.size() != b.rgb.size() ? a.rgb.size() : 0);
+}
 
 inline std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
