@@ -513,7 +513,10 @@ int run_world(const WorldOptions& opt) {
     if (opt.check) {
       const std::string problems = w.check();
       if (problems != "ok") {
-        throw Error(ErrorCategory::io, "world " + opt.file + " is damaged:\n" + problems);
+        // The report lists one problem per line; the error itself is one line.
+        std::fprintf(stderr, "%s\n", problems.c_str());
+        throw Error(ErrorCategory::io,
+                    "world " + opt.file + " is damaged (the problems are listed above)");
       }
     }
     print_info(w, opt.json, std::size_t(opt.log));

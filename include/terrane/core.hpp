@@ -33,14 +33,19 @@ enum class ErrorCategory {
 
 const char* to_string(ErrorCategory c);
 
+// `message` with every control character (below 0x20, and 0x7f) written as an escape: \n, \r,
+// \t, or \xNN; other bytes (UTF-8 included) unchanged.
+std::string one_line_message(std::string_view message);
+
 // The one exception type thrown at API boundaries. what() is a complete, user-facing message
-// naming the file / JSON path / value / allowed range. An Error thrown by work running on a
-// worker thread (parallel_for, the Streamer's jobs) reaches the caller with its category and
-// message intact.
+// naming the file / JSON path / value / allowed range, on one line: control characters in it
+// (a JSON key or name echoed from the input may hold any) are written as escapes, \n, \t, \r,
+// \xNN (one_line_message). An Error thrown by work running on a worker thread (parallel_for,
+// the Streamer's jobs) reaches the caller with its category and message intact.
 class Error : public std::runtime_error {
  public:
   Error(ErrorCategory category, const std::string& message)
-      : std::runtime_error(message), category_(category) {}
+      : std::runtime_error(one_line_message(message)), category_(category) {}
   ErrorCategory category() const noexcept { return category_; }
 
  private:
@@ -64,13 +69,13 @@ inline constexpr int kMaxGridSide = 65536;
 // the split (docs/DESIGN.md §1: any split of a region gives the same bits). Chunk (cx, cz) of N
 // cells is the grid with index_x0 = cx * N, index_z0 = cz * N.
 struct GridSpec {
-  int width = 0;                // samples along X   [Limit: 1..kMaxGridSide]
-  int height = 0;               // samples along Z   [Limit: 1..kMaxGridSide]
-  double spacing_m = 1.0;       // distance between samples [Units: m] [Limit: > 0, finite]
-  double origin_x_m = 0.0;      // [Units: m] finite
-  double origin_z_m = 0.0;      // [Units: m] finite
-  std::int64_t index_x0 = 0;    // integer sample offset along X
-  std::int64_t index_z0 = 0;    // integer sample offset along Z
+  int width = 0;              // samples along X   [Limit: 1..kMaxGridSide]
+  int height = 0;             // samples along Z   [Limit: 1..kMaxGridSide]
+  double spacing_m = 1.0;     // distance between samples [Units: m] [Limit: > 0, finite]
+  double origin_x_m = 0.0;    // [Units: m] finite
+  double origin_z_m = 0.0;    // [Units: m] finite
+  std::int64_t index_x0 = 0;  // integer sample offset along X
+  std::int64_t index_z0 = 0;  // integer sample offset along Z
 
   double x_m(std::int64_t i) const { return origin_x_m + double(index_x0 + i) * spacing_m; }
   double z_m(std::int64_t j) const { return origin_z_m + double(index_z0 + j) * spacing_m; }
@@ -108,7 +113,9 @@ struct Field2D {
 
   float& at(int i, int j) { return data[std::size_t(j) * std::size_t(grid.width) + i]; }
   float at(int i, int j) const { return data[std::size_t(j) * std::size_t(grid.width) + i]; }
-  std::span<float> row(int j) { return {data.data() + std::size_t(j) * grid.width, std::size_t(grid.width)}; }
+  std::span<float> row(int j) {
+    return {data.data() + std::size_t(j) * grid.width, std::size_t(grid.width)};
+  }
   std::span<const float> row(int j) const {
     return {data.data() + std::size_t(j) * grid.width, std::size_t(grid.width)};
   }
@@ -129,9 +136,13 @@ constexpr std::uint64_t hash_combine(std::uint64_t a, std::uint64_t b) {
 }
 // FNV-1a 64 over bytes: stable content hashes for goldens and sidecars.
 std::uint64_t hash_bytes(const void* data, std::size_t n, std::uint64_t h = 0xCBF29CE484222325ull);
-inline std::uint64_t hash_floats(std::span<const float> v) { return hash_bytes(v.data(), v.size_bytes()); }
+inline std::uint64_t hash_floats(std::span<const float> v) {
+  return hash_bytes(v.data(), v.size_bytes());
+}
 // Uniform float in [0, 1) from a 64-bit hash (24 high bits).
-constexpr float unit_float(std::uint64_t h) { return float(h >> 40) * (1.0f / 16777216.0f); }
+constexpr float unit_float(std::uint64_t h) {
+  return float(h >> 40) * (1.0f / 16777216.0f);
+}
 
 // ---------------------------------------------------------------------------------------------
 // SIMD target selection
