@@ -2,8 +2,8 @@
 // limits, --set and the messages; --set reaches every field and explains a path that does not
 // exist. (Graph-section syntax is tested in tests/graph.)
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -201,12 +201,11 @@ TEST(SetOverrides, MissingPartsSayWhatIsMissingAndWhatExists) {
   EXPECT_EQ(err("alpine", "post.0.talus=1"),
             "builtin preset 'alpine': --set 'post.0.talus=1': post.0.talus: no such field (did "
             "you mean 'talus_deg'?); fields here: op, talus_deg, strength, iterations");
-  EXPECT_EQ(
-      error_of([] {
-        (void)load_preset("islands", std::vector<std::string>{"post=[]", "post.0.talus_deg=1"});
-      }),
-      "builtin preset 'islands': --set 'post.0.talus_deg=1': post.0: '0' is not an index of "
-      "post, an array of 0");
+  EXPECT_EQ(error_of([] {
+              (void)load_preset("islands", std::vector<std::string>{"post=[]", "post.0.talus_deg=1"});
+            }),
+            "builtin preset 'islands': --set 'post.0.talus_deg=1': post.0: '0' is not an index of "
+            "post, an array of 0");
   EXPECT_EQ(err("default", "surface.layers.0.name=x"),
             "builtin preset 'default': --set 'surface.layers.0.name=x': surface.layers: not set in "
             "the preset (the defaults apply), so it has no entry '0'; give the whole list, e.g. "
@@ -284,6 +283,7 @@ TEST(Schema, OneFormatterAndOneRangeCheck) {
   EXPECT_EQ(join_names(names), "talus_deg, strength");
 }
 
+
 // Issue 12, defect 2: 10^5 nested '[' in the file, in a node field or through --set is refused
 // while parsing (no stack overflow in reading, dumping or describing it).
 TEST(JsonDepth, DeepNestingIsRefusedWhileParsing) {
@@ -298,16 +298,15 @@ TEST(JsonDepth, DeepNestingIsRefusedWhileParsing) {
     return std::string("no error");
   };
   const std::string in_node = category_and_message([&] {
-    (void)parse_preset(
-        R"({"graph": {"output": "a", "nodes": {"a": {"type": "constant", "value": )" + deep +
-            "}}}}",
-        "deep.json");
+    (void)parse_preset(R"({"graph": {"output": "a", "nodes": {"a": {"type": "constant", "value": )" +
+                           deep + "}}}}",
+                       "deep.json");
   });
   EXPECT_EQ(in_node, "limit exceeded: deep.json: " + msg);
   const std::string via_set = category_and_message(
       [&] { (void)load_preset("default", std::vector<std::string>{"post=" + deep}); });
-  EXPECT_EQ(via_set, "limit exceeded: builtin preset 'default': --set 'post=" +
-                         std::string(72, '[') + "...': " + msg);
+  EXPECT_EQ(via_set, "limit exceeded: builtin preset 'default': --set 'post=" + std::string(72, '[') +
+                         "...': " + msg);
   // 64 levels are fine (the limit is on what parsing accepts, not on what sections mean).
   const std::string ok = std::string(63, '[') + std::string(63, ']');
   const std::string shallow = category_and_message(
@@ -316,11 +315,12 @@ TEST(JsonDepth, DeepNestingIsRefusedWhileParsing) {
   EXPECT_EQ(shallow.find(msg), std::string::npos) << shallow;
 }
 
+
 // Issue 12, defect 4: only regular files of at most kMaxPresetFileBytes are read; a directory,
 // /dev/zero, a FIFO or an oversized file is refused at once, naming what it is.
 TEST(PresetFile, NonRegularAndOversizedFilesAreRefusedBeforeReading) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("terrane_preset_file_" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("terrane_preset_file_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   EXPECT_EQ(error_of([&] { (void)load_preset(dir.string()); }),
             dir.string() + ": not a regular file (a directory); a preset is a JSON file");
@@ -330,9 +330,8 @@ TEST(PresetFile, NonRegularAndOversizedFilesAreRefusedBeforeReading) {
   }
   const std::filesystem::path fifo = dir / "fifo.json";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(
-      error_of([&] { (void)load_preset(fifo.string()); }),
-      fifo.string() + ": not a regular file (a device, FIFO or socket); a preset is a JSON file");
+  EXPECT_EQ(error_of([&] { (void)load_preset(fifo.string()); }),
+            fifo.string() + ": not a regular file (a device, FIFO or socket); a preset is a JSON file");
   const std::filesystem::path big = dir / "big.json";
   std::ofstream(big) << "{}";
   std::filesystem::resize_file(big, kMaxPresetFileBytes + 1);
@@ -341,14 +340,14 @@ TEST(PresetFile, NonRegularAndOversizedFilesAreRefusedBeforeReading) {
   std::filesystem::remove_all(dir);
 }
 
+
 // Issue 12, defect 4: parsing is linear and its limits are checked while parsing: a document of
 // 300,000 empty objects is refused at the value limit, a 60,000-node graph (2.7 MB, within the
 // file cap) at the node limit after a linear parse (it took 94 s with nlohmann's callback
 // parser, which rescans the parent at every object end; 0.2 s now). Duplicate keys are found
 // with their path, array indices included.
 TEST(PresetLimits, ValuesAreBoundedWhileParsingAndNodesAfter) {
-  std::string empties =
-      R"({"graph": {"output": "a", "nodes": {"a": {"type": "constant"}}}, "x": [)";
+  std::string empties = R"({"graph": {"output": "a", "nodes": {"a": {"type": "constant"}}}, "x": [)";
   for (int i = 0; i < 300000; ++i) empties += i ? ",{}" : "{}";
   empties += "]}";
   EXPECT_EQ(error_of([&] { (void)parse_preset(empties, "empties.json"); }),
@@ -363,14 +362,14 @@ TEST(PresetLimits, ValuesAreBoundedWhileParsingAndNodesAfter) {
   nodes += "}}}";
   EXPECT_EQ(error_of([&] { (void)parse_preset(nodes, "nodes.json"); }),
             "nodes.json: graph.nodes: 60000 nodes is more than the limit of 1024");
-  EXPECT_EQ(
-      error_of([] {
-        (void)parse_preset(
-            R"({"graph": {"output": "a", "nodes": {"a": {"type": "constant"}}}, "post": [{"kind": "thermal"}, {"kind": "thermal", "kind": "breach"}]})",
-            "dup.json");
-      }),
-      "dup.json: post[1].kind: duplicate key 'kind'");
+  EXPECT_EQ(error_of([] {
+              (void)parse_preset(
+                  R"({"graph": {"output": "a", "nodes": {"a": {"type": "constant"}}}, "post": [{"kind": "thermal"}, {"kind": "thermal", "kind": "breach"}]})",
+                  "dup.json");
+            }),
+            "dup.json: post[1].kind: duplicate key 'kind'");
 }
+
 
 // A message is one line even when it echoes input with control characters: a key holding a
 // newline (the fuzzer's find, "freque\ncy" in a ridged node) and a node name with a tab come
@@ -395,18 +394,17 @@ TEST(PresetErrors, EchoedKeysWithControlCharactersStayOnOneLine) {
   EXPECT_EQ(one_line_message("x\ny\rz\x7f\xc3\xa9"), "x\\ny\\rz\\x7f\xc3\xa9");
 }
 
+
 // Issue 12, defect 6: nlohmann's own exceptions never leak raw: a number a double cannot hold
 // and a --set string that is not UTF-8 are named with their source.
 TEST(PresetMessages, JsonLibraryErrorsNameTheSource) {
-  EXPECT_EQ(
-      error_of([] {
-        (void)parse_preset(
-            R"({"seed": 1e400, "graph": {"output": "a", "nodes": {"a": {"type": "constant"}}}})",
-            "big.json");
-      }),
-      "big.json: number overflow parsing '1e400'");
-  const std::string bad_utf8 =
-      error_of([] { (void)load_preset("islands", std::vector<std::string>{"description=a\xff"}); });
+  EXPECT_EQ(error_of([] {
+              (void)parse_preset(R"({"seed": 1e400, "graph": {"output": "a", "nodes": {"a": {"type": "constant"}}}})",
+                                 "big.json");
+            }),
+            "big.json: number overflow parsing '1e400'");
+  const std::string bad_utf8 = error_of(
+      [] { (void)load_preset("islands", std::vector<std::string>{"description=a\xff"}); });
   EXPECT_EQ(bad_utf8.find("[json.exception"), std::string::npos) << bad_utf8;
   EXPECT_NE(bad_utf8.find("builtin preset 'islands': --set 'description="), std::string::npos);
   EXPECT_NE(bad_utf8.find("': the value is not valid UTF-8 text"), std::string::npos) << bad_utf8;
