@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -44,7 +45,14 @@ struct Input {
   // A left click outside the panel, at this cursor position (window coordinates): the
   // navmesh path's next point. Taken from the callback: a click can be shorter than a frame.
   std::optional<glm::dvec2> click;
+  bool trace = false;  // --trace-input
 };
+
+// --trace-input: one line for each thing the window did with its input, so a script driving
+// the window waits for the window (not for the clock) before its next step.
+void trace(const Input& in, const std::string& line) {
+  if (in.trace) std::cerr << "terrane-view: input: " << line << "\n";
+}
 
 Input& input_of(GLFWwindow* w) {
   return *static_cast<Input*>(glfwGetWindowUserPointer(w));
@@ -109,6 +117,7 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
                     glm::dvec3 velocity, const StartTimes& start) {
   const std::string& renderer_name = start.renderer;
   Input input;
+  input.trace = o.trace_input;
   glfwSetWindowUserPointer(window, &input);
   // Interactive.
   IMGUI_CHECKVERSION();
@@ -122,8 +131,9 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
   });
   glfwSetMouseButtonCallback(window, [](GLFWwindow* w, int button, int action, int mods) {
     ImGui_ImplGlfw_MouseButtonCallback(w, button, action, mods);
-    if (button != GLFW_MOUSE_BUTTON_LEFT || action != GLFW_PRESS ||
-        ImGui::GetIO().WantCaptureMouse) {
+    if (button != GLFW_MOUSE_BUTTON_LEFT || action != GLFW_PRESS) return;
+    if (ImGui::GetIO().WantCaptureMouse) {
+      trace(input_of(w), "click on the panel");
       return;
     }
     double x = 0.0, y = 0.0;
@@ -157,6 +167,9 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
   panel.brush_on = !o.brushes.empty();
   BrushPreview preview;
   bool painting = false;  // a left drag of the brush is in progress
+  int drag_strokes = 0;   // stroke batches handed to the world in this drag
+  std::optional<glm::ivec2> traced_cursor;  // --trace-input: the cursor's last traced pixel
+  int traced_ground = -1;  // and whether the brush found ground under it (1, 0; -1: not traced)
   auto next_stroke = Clock::now();
   std::optional<glm::dvec2> last_stroke;  // x, z of the drag's last stroke
   std::optional<RayHit> cursor;           // the ground under the cursor in brush mode
@@ -210,20 +223,30 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     // them while the brush paints (the stroke stays under the cursor).
     double mx = 0.0, my = 0.0;
     glfwGetCursorPos(window, &mx, &my);
+    if (frame_count == 0) trace(input, "first frame");
+    if (const glm::ivec2 px(int(std::lround(mx)), int(std::lround(my))); px != traced_cursor) {
+      traced_cursor = px;
+      trace(input, "cursor " + std::to_string(px.x) + "," + std::to_string(px.y));
+    }
     if (input.toggle_brush) {
       panel.brush_on = !panel.brush_on;
       input.toggle_brush = false;
+      trace(input, panel.brush_on ? "brush on" : "brush off");
     }
     BrushTool& tool = *editing.tool;
     if (painting &&
         (!panel.brush_on || glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) != GLFW_PRESS)) {
       painting = false;
       tool.end_drag();
+      trace(input, "drag ended after " + std::to_string(drag_strokes) + " strokes");
     }
     // ImGui's WantCaptureMouse is a frame old: a click right after the cursor moved onto the
     // panel would still reach the world, so the panel's last rectangle decides too.
     if (!show_panel) panel.rect = {0.0f, 0.0f, 0.0f, 0.0f};
-    if (input.click && panel.covers(input.click->x, input.click->y)) input.click.reset();
+    if (input.click && panel.covers(input.click->x, input.click->y)) {
+      input.click.reset();
+      trace(input, "click on the panel");
+    }
     cursor.reset();
     block_cursor.reset();
     if (panel.brush_on &&
@@ -233,6 +256,12 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
       } catch (const std::exception& e) {
         panel.error = e.what();
       }
+      if (int(cursor.has_value()) != traced_ground) {
+        traced_ground = int(cursor.has_value());
+        trace(input, cursor ? "ground under the cursor" : "no ground under the cursor");
+      }
+    } else {
+      traced_ground = -1;
     }
     // A left click in brush mode: the flatten target when picking it, else a drag begins.
     if (input.click && panel.brush_on) {
@@ -241,10 +270,14 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
         panel.pick_target = false;
       } else if (cursor) {
         painting = true;
+        drag_strokes = 0;
         last_stroke.reset();
         tool.begin_drag();
         if (panel.target_from_drag) panel.brush.target_m = cursor->y_m;
         next_stroke = now;
+        trace(input, "drag begun");
+      } else {
+        trace(input, "click with no ground under the cursor");
       }
       input.click.reset();
     }
@@ -304,6 +337,7 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
       }
       last_stroke = to;
       next_stroke = std::max(next_stroke + due * period, now);
+      ++drag_strokes;
     }
     const bool rmb = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS &&
                      !ImGui::GetIO().WantCaptureMouse && !painting;
@@ -452,10 +486,20 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     if (req.grow) grow_t = 0.0, panel.draw.grow = 0.0;
     // Undo / redo a drag at a time (a drag in progress ends first), save, discard.
     if (req.undo || input.undo || req.redo || input.redo || req.discard_edits) {
-      if (painting) painting = false, tool.end_drag();
+      if (painting) {
+        painting = false;
+        tool.end_drag();
+        trace(input, "drag ended after " + std::to_string(drag_strokes) + " strokes");
+      }
       try {
-        if (req.undo || input.undo) tool.undo(*session);
-        if (req.redo || input.redo) tool.redo(*session);
+        if (req.undo || input.undo) {
+          tool.undo(*session);
+          trace(input, "undo");
+        }
+        if (req.redo || input.redo) {
+          tool.redo(*session);
+          trace(input, "redo");
+        }
         if (req.discard_edits && editing.file == nullptr) tool.discard(*session);
       } catch (const std::exception& e) {
         panel.error = e.what();

@@ -181,6 +181,9 @@ int parse_options(int argc, char** argv, Options& o) {
       ->check(CLI::IsMember({"normal", "low", "background"}));
   app.add_option("--max-fps", o.max_fps, "interactive frame-rate cap (leaves the workers time)")
       ->check(CLI::Range(1.0, 1000.0));
+  app.add_flag("--trace-input", o.trace_input,
+               "interactive: print what the window did with its input on stderr, a line each "
+               "(\"terrane-view: input: ...\"), for scripts that drive the window");
   app.add_option("--edit-at-frame", o.edit_at_frame,
                  "interactive: apply the --edit assignments as panel edits at this frame")
       ->check(CLI::Range(0, 1000000));

@@ -39,6 +39,7 @@ struct Options {
   double drain_timeout_s = 300.0;
   std::string worker_priority = "normal";
   double max_fps = 60.0;
+  bool trace_input = false;  // interactive: one stderr line per input the window acts on
   WorldOptions world;
   int edit_at_frame = -1;          // interactive: apply `edits` as panel edits at this frame
   std::vector<std::string> edits;  // "graph.nodes.hills.frequency=0.0002"

@@ -234,27 +234,39 @@ TEST_F(BrushTest, WorldFileKeepsTheEdits) {
 // a line of text of the panel right after moving onto it (the panel's, not a stroke: ImGui
 // learns where the mouse is a frame late), Ctrl+S; Ctrl+Z undoes the whole drag (the second
 // commit deletes every chunk the first wrote), Ctrl+Y and Ctrl+Z again leave nothing unsaved,
-// so Esc closes without a warning.
+// so Esc closes without a warning. Each step waits for the window's trace of the one before.
 TEST_F(BrushTest, WindowDragIsOneUndoStep) {
   if (std::system("command -v xdotool > /dev/null 2>&1") != 0) {
     GTEST_SKIP() << "xdotool is not installed";
   }
   const std::string file = (dir_ / "drag.terrane").string();
-  const fs::path log = dir_ / "log.txt";
-  const std::string script =
+  const std::string body =
       std::string(TERRANE_VIEW_PATH) + " default --set world.cell_size_m=1 --world " + file +
-      " --size 800x450 --camera 0,448,0 --look 0,-25 --hide scatter --frames 100000 & pid=$!; "
-      "xdotool search --sync --name terrane windowfocus; sleep 2; "
-      "xdotool mousemove 620 280; sleep 0.5; xdotool key b; sleep 0.5; "
-      "xdotool mousedown 1; sleep 0.6; xdotool mousemove 660 290; sleep 0.6; xdotool mouseup 1; "
-      "sleep 0.5; xdotool mousemove 250 290 click 1; sleep 0.5; "
-      "xdotool key ctrl+s; sleep 0.5; xdotool key ctrl+z; sleep 0.5; "
-      "xdotool key ctrl+s; sleep 0.5; xdotool key ctrl+y; sleep 0.3; xdotool key ctrl+z; "
-      "sleep 0.5; xdotool key Escape; wait $pid";
-  const std::string cmd = xvfb_run() + "sh -c '" + script + "' > " + log.string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  const std::string text = read_text(log);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+      " --size 800x450 --camera 0,448,0 --look 0,-25 --hide scatter --frames 100000"
+      " --trace-input & pid=$!\n"
+      "xdotool search --sync --onlyvisible --name terrane windowfocus\n"
+      "await 'input: first frame'\n"
+      "xdotool mousemove 620 280; await 'input: cursor 620,280'\n"
+      "xdotool key b; await 'input: brush on'; await 'input: ground under the cursor'\n"
+      "xdotool mousedown 1; await 'input: drag begun'\n"
+      "xdotool mousemove 660 290; await 'input: cursor 660,290'\n"
+      "xdotool mouseup 1; await 'input: drag ended'\n"
+      "xdotool mousemove 250 290; await 'input: cursor 250,290'\n"
+      "xdotool click 1; await 'input: click on the panel'\n"
+      "xdotool key ctrl+s; await 'saved commit #1'\n"
+      "xdotool key ctrl+z; await 'input: undo'\n"
+      "xdotool key ctrl+s; await 'saved commit #2'\n"
+      "xdotool key ctrl+y; await 'input: redo'\n"
+      "xdotool key ctrl+z; await 'input: undo' 2\n"
+      "xdotool key Escape; wait $pid";
+  std::string text;
+  ASSERT_EQ(drive_window(body, dir_ / "log.txt", text), 0) << text;
+  EXPECT_EQ(text.find("click with no ground"), std::string::npos) << text;
+  EXPECT_NE(text.find("input: drag ended after "), std::string::npos) << text;
+  EXPECT_EQ(text.find("input: drag ended after 0 strokes"), std::string::npos) << text;
+  EXPECT_EQ(text.find("input: drag begun", text.find("input: drag ended")), std::string::npos)
+      << "the click on the panel began a drag\n"
+      << text;
   const std::size_t first = text.find("saved commit #1 to " + file + ": ");
   ASSERT_NE(first, std::string::npos) << text;
   const int written = std::atoi(text.c_str() + first + 21 + file.size());

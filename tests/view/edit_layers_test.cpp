@@ -224,19 +224,23 @@ TEST_F(EditLayersTest, WindowDragPaintsTheChosenLayer) {
   }
   const std::string file = (dir_ / "drag.terrane").string();
   const std::string stroke = " --brush kind=paint,x=0,z=130,radius=20,layer=snow,strength=1";
-  const fs::path log = dir_ / "window_log.txt";
-  const std::string script =
+  const std::string body =
       std::string(TERRANE_VIEW_PATH) + " default --set world.cell_size_m=1 --world " + file +
       " --size 800x450 --camera 0,448,0 --look 0,-25 --hide scatter --frames 100000" + stroke +
-      " & pid=$!; xdotool search --sync --name terrane windowfocus; sleep 2; "
-      "xdotool mousemove 620 280; sleep 0.5; "
-      "xdotool mousedown 1; sleep 0.6; xdotool mousemove 660 300; sleep 0.6; xdotool mouseup 1; "
-      "sleep 0.5; xdotool key ctrl+s; sleep 0.5; xdotool key ctrl+z; sleep 0.5; "
-      "xdotool key ctrl+s; sleep 0.5; xdotool key Escape; wait $pid";
-  const std::string cmd = xvfb_run() + "sh -c '" + script + "' > " + log.string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  const std::string text = read_text(log);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+      " --trace-input & pid=$!\n"
+      "xdotool search --sync --onlyvisible --name terrane windowfocus\n"
+      "await 'input: first frame'\n"
+      "xdotool mousemove 620 280; await 'input: cursor 620,280'\n"
+      "await 'input: ground under the cursor'\n"
+      "xdotool mousedown 1; await 'input: drag begun'\n"
+      "xdotool mousemove 660 300; await 'input: cursor 660,300'\n"
+      "xdotool mouseup 1; await 'input: drag ended'\n"
+      "xdotool key ctrl+s; await 'saved commit #1'\n"
+      "xdotool key ctrl+z; await 'input: undo'\n"
+      "xdotool key ctrl+s; await 'saved commit #2'\n"
+      "xdotool key Escape; wait $pid";
+  std::string text;
+  ASSERT_EQ(drive_window(body, dir_ / "window_log.txt", text), 0) << text;
   EXPECT_NE(text.find("saved commit #1 to " + file), std::string::npos) << text;
   EXPECT_NE(text.find("saved commit #2 to " + file), std::string::npos) << text;
   // The drag painted: undone, the second commit writes or deletes the tiles it changed.

@@ -123,6 +123,34 @@ class ViewTest : public ::testing::Test {
     return s;
   }
 
+  // Runs `body`, a shell script that starts the viewer (with --trace-input, in the background,
+  // as $pid) and drives its window with xdotool, under xvfb-run; its output and the viewer's go
+  // to `log`, returned with the exit status. The script steps with `await TEXT [N]`: it waits
+  // until the log holds N (default 1) lines with TEXT (the window's "input: ..." lines, its
+  // "saved commit #K"), so every step follows what the window did, whatever the machine's load,
+  // never the clock. After 300 s without them, the script kills the viewer and fails, naming
+  // what it waited for.
+  int drive_window(const std::string& body, const fs::path& log, std::string& text) {
+    const fs::path script = dir_ / "drive.sh";
+    std::ofstream(script) << "log='" << log.string() << "'\n"
+                          << "await() {\n"
+                             "  n=0\n"
+                             "  while [ \"$(grep -cF -- \"$1\" \"$log\")\" -lt \"${2:-1}\" ]; do\n"
+                             "    n=$((n + 1))\n"
+                             "    if [ $n -gt 3000 ]; then\n"
+                             "      echo \"drive.sh: timed out waiting for ${2:-1} lines with '$1'\"\n"
+                             "      kill $pid; exit 1\n"
+                             "    fi\n"
+                             "    sleep 0.1\n"
+                             "  done\n"
+                             "}\n"
+                          << body << "\n";
+    const std::string cmd = xvfb_run() + "sh " + script.string() + " > " + log.string() + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    text = read_text(log);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
   fs::path dir_;
 };
 
