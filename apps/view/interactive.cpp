@@ -234,11 +234,14 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
       trace(input, panel.brush_on ? "brush on" : "brush off");
     }
     BrushTool& tool = *editing.tool;
-    if (painting &&
-        (!panel.brush_on || glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) != GLFW_PRESS)) {
+    const auto end_drag = [&] {
       painting = false;
       tool.end_drag();
       trace(input, "drag ended after " + std::to_string(drag_strokes) + " strokes");
+    };
+    if (painting &&
+        (!panel.brush_on || glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) != GLFW_PRESS)) {
+      end_drag();
     }
     // ImGui's WantCaptureMouse is a frame old: a click right after the cursor moved onto the
     // panel would still reach the world, so the panel's last rectangle decides too.
@@ -486,11 +489,7 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
     if (req.grow) grow_t = 0.0, panel.draw.grow = 0.0;
     // Undo / redo a drag at a time (a drag in progress ends first), save, discard.
     if (req.undo || input.undo || req.redo || input.redo || req.discard_edits) {
-      if (painting) {
-        painting = false;
-        tool.end_drag();
-        trace(input, "drag ended after " + std::to_string(drag_strokes) + " strokes");
-      }
+      if (painting) end_drag();
       try {
         if (req.undo || input.undo) {
           tool.undo(*session);
