@@ -138,7 +138,7 @@ class ViewTest : public ::testing::Test {
                              "  while [ \"$(grep -cF -- \"$1\" \"$log\")\" -lt \"${2:-1}\" ]; do\n"
                              "    n=$((n + 1))\n"
                              "    if [ $n -gt 3000 ]; then\n"
-                             "      echo \"drive.sh: timed out waiting for ${2:-1} lines with '$1'\"\n"
+                             "      echo \"drive.sh: timed out waiting for '$1' (x${2:-1})\"\n"
                              "      kill $pid; exit 1\n"
                              "    fi\n"
                              "    sleep 0.1\n"
