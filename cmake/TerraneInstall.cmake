@@ -1,9 +1,11 @@
 # Install rules and the exported package (included from the top CMakeLists.txt when
 # TERRANE_INSTALL is on):
 #   <prefix>/lib/libterrane.a (or .so)            the library
+#   <prefix>/lib/libterrane.so                     the C API (terrane.h) with a static library
 #   <prefix>/include/terrane/*.hpp                 the public headers
 #   <prefix>/lib/cmake/terrane/                    find_package(terrane) -> terrane::terrane
 #   <prefix>/lib/pkgconfig/terrane.pc              pkg-config, correct for static linking
+#   <prefix>/lib/pkgconfig/terrane-c.pc            pkg-config for the C API (libterrane.so)
 #   <prefix>/bin/terrane                           the CLI, when it is built
 # The layout follows GNUInstallDirs; the files are relocatable (cmake --install --prefix works).
 include(GNUInstallDirs)
@@ -15,6 +17,17 @@ install(TARGETS terrane EXPORT terrane-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The C API's shared library (src/capi): libterrane.so beside the static libterrane.a.
+get_target_property(_terrane_c_type terrane_c TYPE)
+if(_terrane_c_type STREQUAL "SHARED_LIBRARY")
+  install(TARGETS terrane_c EXPORT terrane-targets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  # With both in one directory, -lterrane would pick the shared C library: terrane.pc names the
+  # static archive itself.
+  set(TERRANE_PC_LIBS "-l:libterrane.a")
+else()
+  set(TERRANE_PC_LIBS "-lterrane")
+endif()
 # include/terrane is the public API by definition (internal headers live next to their .cpp in
 # src/), so the whole directory is installed and a new module's header needs no extra step.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/terrane
@@ -43,7 +56,9 @@ set(_terrane_pc_dir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 file(RELATIVE_PATH TERRANE_PC_PREFIX_FROM_PCFILEDIR /_p/${_terrane_pc_dir} /_p)
 string(REGEX REPLACE "/$" "" TERRANE_PC_PREFIX_FROM_PCFILEDIR "${TERRANE_PC_PREFIX_FROM_PCFILEDIR}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/terrane.pc.in ${PROJECT_BINARY_DIR}/terrane.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/terrane.pc DESTINATION ${_terrane_pc_dir})
+configure_file(${CMAKE_CURRENT_LIST_DIR}/terrane-c.pc.in ${PROJECT_BINARY_DIR}/terrane-c.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/terrane.pc ${PROJECT_BINARY_DIR}/terrane-c.pc
+  DESTINATION ${_terrane_pc_dir})
 
 if(TARGET terrane_cli)
   install(TARGETS terrane_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

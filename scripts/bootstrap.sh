@@ -18,6 +18,11 @@ packages=(
   # offscreen under Xvfb with Mesa's software rasteriser (llvmpipe).
   libglfw3-dev libepoxy-dev libimgui-dev libglm-dev
   xvfb xauth libgl1-mesa-dri libglx-mesa0 xdotool
+  # The bindings (issue 17) and their tests: the Python module (pybind11 + NumPy, tested with
+  # pytest and installed with pip), the C# layer (mcs + mono), the Blender add-on (blender,
+  # headless).
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-pip
+  mono-mcs mono-runtime blender
 )
 
 missing=()

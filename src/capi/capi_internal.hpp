@@ -1,0 +1,111 @@
+// The C API's handles and its one way of turning C++ failures into statuses (src/capi, used by
+// every file of the module; include/terrane/terrane.h is the interface).
+#pragma once
+
+#include <memory>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "terrane/core.hpp"
+#include "terrane/edit.hpp"
+#include "terrane/preset.hpp"
+#include "terrane/store.hpp"
+#include "terrane/terrane.h"
+#include "terrane/world.hpp"
+
+struct terrane_preset {
+  terrane::Preset preset;
+  // The compiled graph (heights) and the chunk generator with surface data (scatter), made
+  // once with the preset: both are immutable and thread-safe.
+  std::shared_ptr<const terrane::CompiledGraph> graph;
+  std::shared_ptr<const terrane::ChunkGenerator> surface_generator;
+};
+
+struct terrane_query {
+  std::shared_ptr<const terrane::TerrainQuery> query;
+};
+
+struct ChunkKeyHash {
+  std::size_t operator()(const terrane::ChunkKey& k) const { return terrane::hash(k); }
+};
+
+struct terrane_streamer {
+  std::unique_ptr<terrane::Streamer> streamer;
+  // Resident chunks by key, kept from the events (ready adds, evicted removes).
+  std::unordered_map<terrane::ChunkKey, const terrane::ChunkData*, ChunkKeyHash> resident;
+  std::size_t events_seen = 0;  // of the current events() list
+  mutable std::string last_error;
+};
+
+struct terrane_world {
+  std::unique_ptr<terrane::WorldStore> store;
+  std::shared_ptr<const terrane::CompiledGraph> graph;
+  terrane::HeightEdits heights;
+  terrane::BlockEdits blocks;
+  terrane::SplatPaint paint;
+  // The layer of every stroke applied since the open, newest last (undo takes them back in
+  // that order): 0 heights, 1 blocks, 2 paint.
+  std::vector<int> strokes;
+  std::uint32_t pending = 0;
+  bool read_only = false;
+  mutable std::string last_error;
+};
+
+namespace terrane::capi {
+
+// Records `message` as the calling thread's last error and returns `status`.
+terrane_status fail(terrane_status status, const std::string& message);
+terrane_status status_of(ErrorCategory category);
+
+// Runs `body` (returning terrane_status), turning any exception into a status and the thread's
+// last error (and `handle_error` when given: the handle's own message).
+template <class Body>
+terrane_status guarded(Body&& body, std::string* handle_error = nullptr) noexcept {
+  terrane_status s = TERRANE_OK;
+  std::string message;
+  try {
+    return body();
+  } catch (const Error& e) {
+    s = status_of(e.category());
+    message = e.what();
+  } catch (const std::bad_alloc&) {
+    s = TERRANE_LIMIT;
+    message = "out of memory";
+  } catch (const std::exception& e) {
+    s = TERRANE_INTERNAL;
+    message = std::string("internal error: ") + e.what();
+  } catch (...) {
+    s = TERRANE_INTERNAL;
+    message = "internal error: unknown exception";
+  }
+  try {
+    if (handle_error != nullptr) *handle_error = message;
+    return fail(s, message);
+  } catch (...) {
+    return s;
+  }
+}
+
+// Throws Error(invalid_argument) "<what> is NULL" when p is null.
+template <class T>
+void require(const T* p, const char* what) {
+  if (p == nullptr) throw Error(ErrorCategory::invalid_argument, std::string(what) + " is NULL");
+}
+
+// The caller's buffer of `capacity` elements must hold `needed`: writes *count (when given) and
+// returns TERRANE_OK, or TERRANE_BUFFER_TOO_SMALL with the thread's error set when it does not
+// (or is NULL with needed > 0).
+terrane_status check_capacity(const void* buffer, std::size_t capacity, std::size_t needed,
+                              std::size_t* count, const char* what);
+
+// heights of `graph` (+ `edits`) on the grid the C API describes (see terrane_heights).
+terrane_status heights(const CompiledGraph& graph, const HeightEditSnapshot* edits,
+                       double world_cell_m, double x0_m, double z0_m, std::int32_t width,
+                       std::int32_t height, double cell_m, std::int32_t threads, float* out,
+                       std::size_t capacity, std::size_t* count);
+
+void copy_instance(const ScatterInstance& in, terrane_instance& out);
+
+}  // namespace terrane::capi
