@@ -159,10 +159,12 @@ typedef struct terrane_instance {
   uint64_t state;          /* 0 as generated; a world's instance overrides set it */
 } terrane_instance;
 
-/* The instances whose position lies in [x0_m, x1_m) x [z0_m, z1_m), the same ones the streamed
- * world places there (chunk by chunk in chunk order, then scatter order). The rectangle spans
- * at most 65536 m per side. Errors as terrane_heights; TERRANE_BUFFER_TOO_SMALL with *count the
- * number of instances. Any thread. */
+/* The instances whose position lies in [x0_m, x1_m) x [z0_m, z1_m): the ones the streamed
+ * world's level-0 chunks hold there, in a fixed order (by 128-cell chunk, then the scatter's
+ * order); to the byte with 128-cell chunks (the default: y_m and the normal come from the level-0
+ * triangle under the instance, and other chunk sizes split some cells along the other diagonal). The rectangle spans at most 65536 m per side; the cost is the scatter
+ * of the 128-cell chunks it touches. Errors as terrane_heights; TERRANE_BUFFER_TOO_SMALL with
+ * *count the number of instances. Any thread. */
 TERRANE_API terrane_status terrane_scatter(const terrane_preset* preset, double x0_m,
                                            double z0_m, double x1_m, double z1_m,
                                            terrane_instance* out, size_t capacity,
@@ -322,7 +324,7 @@ TERRANE_API terrane_status terrane_streamer_events(const terrane_streamer* strea
 TERRANE_API terrane_status terrane_streamer_visible(const terrane_streamer* streamer,
                                                     terrane_visible_chunk* out, size_t capacity,
                                                     size_t* count);
-TERRANE_API terrane_status terrane_streamer_stats(const terrane_streamer* streamer,
+TERRANE_API terrane_status terrane_streamer_get_stats(const terrane_streamer* streamer,
                                                   terrane_streamer_stats* out);
 
 /* A resident chunk (of a ready or updated event not yet evicted, or of the visible set);
@@ -382,10 +384,11 @@ typedef struct terrane_path_result {
 
 /* Sets the defaults above. Any thread. */
 TERRANE_API void terrane_nav_agent_init(terrane_nav_agent* agent);
-/* The path `terrane path` finds: navmesh tiles over the two points' box plus margin_m (0: 64 m, as the CLI)
- * are built (threads: 0 = all cores), then the straight path is written as x, y, z triples into
- * `points` (capacity in points; *count = points in the path). An unreachable target is a status
- * in *result, not an error. agent NULL: the defaults. Any thread. */
+/* The path `terrane path` finds: navmesh tiles over the two points' box plus margin_m (0: 64 m,
+ * as the CLI) are built (threads: 0 = all cores), then the straight path is written as x, y, z
+ * triples into `points` (capacity in points; *count = points in the path; a call with too small
+ * a buffer does the whole work again: give room for 256 points). An unreachable target is a
+ * status in *result, not an error. agent NULL: the defaults. Any thread. */
 TERRANE_API terrane_status terrane_nav_path(const terrane_preset* preset,
                                             const terrane_nav_agent* agent, double from_x_m,
                                             double from_z_m, double to_x_m, double to_z_m,

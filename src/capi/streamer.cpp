@@ -185,7 +185,7 @@ terrane_status terrane_streamer_visible(const terrane_streamer* streamer,
   });
 }
 
-terrane_status terrane_streamer_stats(const terrane_streamer* streamer,
+terrane_status terrane_streamer_get_stats(const terrane_streamer* streamer,
                                       terrane_streamer_stats* out) {
   return capi::on_streamer(streamer, [&] {
     require(out, "out");

@@ -127,11 +127,12 @@ TEST(CApi, HeightsOnTheLatticeAreTheStreamedChunksVertices) {
   settings.cells = 32;
   const terrane::ChunkGenerator gen(cpp, settings);
   terrane::ChunkData chunk;
-  const terrane::ChunkKey key{3, -2, 1};  // level 1: 2 m spacing on 1 m cells
+  const terrane::ChunkKey key{3, -2, 1};  // level 1: the vertices are every second cell
   gen.generate(key, {0, 0, 0, 0}, chunk);
   const double side = gen.chunk_size_m(1);
   std::vector<float> c(33 * 33);
-  ASSERT_EQ(terrane_heights(h.p, 3 * side, -2 * side, 33, 33, 2.0, 0, c.data(), c.size(), nullptr),
+  ASSERT_EQ(terrane_heights(h.p, 3 * side, -2 * side, 33, 33, 2.0 * cpp.world.cell_size_m, 0,
+                            c.data(), c.size(), nullptr),
             TERRANE_OK);
   for (int j = 0; j <= 32; ++j) {
     for (int i = 0; i <= 32; ++i) {
@@ -193,7 +194,8 @@ TEST(CApi, QueriesAreTheCppQueries) {
 }
 
 TEST(CApi, ScatterOverARectangleIsTheUnionOfItsHalvesInsideIt) {
-  PresetHandle h("default");
+  // 2 m cells: 256 m chunks (each scatter call generates the scatter of the chunks it touches).
+  PresetHandle h("default", {"world.cell_size_m=2"});
   std::size_t n = 0;
   ASSERT_EQ(terrane_scatter(h.p, -100, -50, 156, 206, nullptr, 0, &n), TERRANE_BUFFER_TOO_SMALL);
   ASSERT_GT(n, 10u);

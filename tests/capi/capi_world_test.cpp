@@ -37,11 +37,14 @@ TEST(CApiWorld, StrokesCommitAndReopen) {
   ASSERT_EQ(terrane_heights(p, 0, 0, 41, 41, 0, 0, base.data(), base.size(), nullptr), TERRANE_OK);
   EXPECT_EQ(before, base);  // no edits: the preset's heights
 
+  terrane_preset_info pinfo{};
+  ASSERT_EQ(terrane_preset_get_info(p, &pinfo), TERRANE_OK);
+  const double cell = pinfo.cell_size_m;  // the grids below are on the world's lattice
   terrane_brush b;
   terrane_brush_init(&b, TERRANE_BRUSH_RAISE);
-  b.x_m = 20;
-  b.z_m = 20;
-  b.radius_m = 10;
+  b.x_m = 20 * cell;
+  b.z_m = 20 * cell;
+  b.radius_m = 10 * cell;
   b.strength = 2.5;
   int32_t changed = 0;
   ASSERT_EQ(terrane_world_apply(w, &b, &changed), TERRANE_OK) << terrane_world_last_error(w);
@@ -54,7 +57,7 @@ TEST(CApiWorld, StrokesCommitAndReopen) {
   terrane_query* q = nullptr;
   ASSERT_EQ(terrane_world_query(w, &q), TERRANE_OK);
   double y = 0;
-  ASSERT_EQ(terrane_query_height(q, 20, 20, &y), TERRANE_OK);
+  ASSERT_EQ(terrane_query_height(q, 20 * cell, 20 * cell, &y), TERRANE_OK);
   EXPECT_EQ(float(y), raised[20 * 41 + 20]);
   terrane_query_free(q);
 
@@ -62,7 +65,7 @@ TEST(CApiWorld, StrokesCommitAndReopen) {
   terrane_brush dig;
   terrane_brush_init(&dig, TERRANE_BRUSH_FILL);
   dig.x_m = 5;
-  dig.y_m = 40;
+  dig.y_m = 300;
   dig.z_m = 5;
   dig.block = "no such block";
   EXPECT_EQ(terrane_world_apply(w, &dig, nullptr), TERRANE_INVALID_ARGUMENT);
@@ -73,6 +76,7 @@ TEST(CApiWorld, StrokesCommitAndReopen) {
   terrane_brush paint;
   terrane_brush_init(&paint, TERRANE_BRUSH_PAINT);
   paint.layer = "snow";
+  paint.radius_m = 5 * cell;
   ASSERT_EQ(terrane_world_apply(w, &paint, &changed), TERRANE_OK) << terrane_world_last_error(w);
   terrane_brush bad;
   terrane_brush_init(&bad, 77);
@@ -101,7 +105,7 @@ TEST(CApiWorld, StrokesCommitAndReopen) {
   EXPECT_GT(info.height_tiles, 0u);
   // Off the lattice with edits: refused with the reason.
   std::vector<float> h(4);
-  EXPECT_EQ(terrane_world_heights(r, 0.5, 0, 2, 2, 0, 0, h.data(), h.size(), nullptr),
+  EXPECT_EQ(terrane_world_heights(r, 0.5 * cell, 0, 2, 2, 0, 0, h.data(), h.size(), nullptr),
             TERRANE_INVALID_ARGUMENT);
   EXPECT_NE(std::string(terrane_world_last_error(r)).find("multiples"), std::string::npos);
   EXPECT_EQ(terrane_world_commit(r, nullptr, nullptr), TERRANE_INVALID_ARGUMENT);

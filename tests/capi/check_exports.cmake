@@ -1,6 +1,7 @@
 # libterrane.so exports exactly the functions terrane.h declares: every dynamic symbol it
 # defines is a terrane_* C function of the header, and every function of the header is there.
 # Run by ctest: cmake -DLIBRARY=... -DHEADER=... -P check_exports.cmake
+cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND nm -D --defined-only ${LIBRARY} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nm -D ${LIBRARY} failed (${rc})")
