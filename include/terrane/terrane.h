@@ -24,6 +24,12 @@
  *   - Thread-safety is stated per function. "Any thread": concurrent calls are safe (with the
  *     same or different handles). "Owner thread": calls on that handle must not overlap (they
  *     may come from different threads one after another).
+ *   - Strings passed in and returned are UTF-8 and NUL-terminated (file paths too); returned
+ *     strings belong to the library (valid as the function says: as long as the handle, or
+ *     until the next failing call for messages) and are never freed by the caller.
+ *   - Lifetimes: a query, streamer or world made from a preset does not borrow it (each keeps
+ *     what it needs): the preset may be freed first. A query made from a streamer or world
+ *     keeps the state it was made with and outlives them too.
  *   - Units: metres, seconds, degrees. Y is up; the ground spans x and z. World positions are
  *     double; mesh vertices are float relative to their chunk's origin.
  *   - Determinism: every output is a function of (preset, seed, coordinates, edits), the same
@@ -160,10 +166,11 @@ typedef struct terrane_instance {
 } terrane_instance;
 
 /* The instances whose position lies in [x0_m, x1_m) x [z0_m, z1_m): the ones the streamed
- * world's level-0 chunks hold there, in a fixed order (by 128-cell chunk, then the scatter's
- * order); to the byte with 128-cell chunks (the default: y_m and the normal come from the level-0
- * triangle under the instance, and other chunk sizes split some cells along the other diagonal). The rectangle spans at most 65536 m per side; the cost is the scatter
- * of the 128-cell chunks it touches. Errors as terrane_heights; TERRANE_BUFFER_TOO_SMALL with
+ * world's level-0 chunks hold there, in a fixed order; to the byte with 128-cell chunks (the
+ * default: y_m and the normal come from the level-0 triangle under the instance, and other chunk
+ * sizes split some cells along the other diagonal). The rectangle spans at most 65536 m per
+ * side; the cost follows its area (plus the scatter's margin), so a first call to size the
+ * buffer costs as much as the second. Errors as terrane_heights; TERRANE_BUFFER_TOO_SMALL with
  * *count the number of instances. Any thread. */
 TERRANE_API terrane_status terrane_scatter(const terrane_preset* preset, double x0_m,
                                            double z0_m, double x1_m, double z1_m,

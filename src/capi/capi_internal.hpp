@@ -17,10 +17,11 @@
 
 struct terrane_preset {
   terrane::Preset preset;
-  // The compiled graph (heights) and the chunk generator with surface data (scatter), made
-  // once with the preset: both are immutable and thread-safe.
+  // Made once with the preset, immutable and thread-safe: the compiled graph (heights), the
+  // chunk generator of the default chunks (queries, paths) and the climate sources (scatter).
   std::shared_ptr<const terrane::CompiledGraph> graph;
-  std::shared_ptr<const terrane::ChunkGenerator> surface_generator;
+  std::shared_ptr<const terrane::ChunkGenerator> generator;
+  std::shared_ptr<const terrane::ClimateSources> climate;
 };
 
 struct terrane_query {

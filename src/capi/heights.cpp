@@ -6,6 +6,7 @@
 
 #include "capi_internal.hpp"
 #include "terrane/graph.hpp"
+#include "terrane/surface.hpp"
 
 namespace terrane::capi {
 namespace {
@@ -165,26 +166,12 @@ terrane_status terrane_scatter(const terrane_preset* preset, double x0_m, double
                                             " x " + capi::number(z1_m - z0_m) +
                                             " m: at most 65536 m per side");
     }
+    // The rectangle alone (scatter_chunk is seamless: the same points for any split of a
+    // region), on the triangulation of the default 128-cell chunks.
     std::vector<ScatterInstance> found;
     if (!preset->preset.surface.species.empty()) {
-      // Tiles of at most 4 km, each the disc around it (instances_near's radius is at most
-      // 10 km), filtered to the tile's half-open rectangle: every instance once, in tile order.
-      constexpr double kTile = 4096.0;
-      const std::int64_t nx = std::int64_t(std::ceil((x1_m - x0_m) / kTile));
-      const std::int64_t nz = std::int64_t(std::ceil((z1_m - z0_m) / kTile));
-      for (std::int64_t tz = 0; tz < nz; ++tz) {
-        for (std::int64_t tx = 0; tx < nx; ++tx) {
-          const double ax = x0_m + double(tx) * kTile;
-          const double az = z0_m + double(tz) * kTile;
-          const double bx = tx + 1 == nx ? x1_m : x0_m + double(tx + 1) * kTile;
-          const double bz = tz + 1 == nz ? z1_m : z0_m + double(tz + 1) * kTile;
-          const double cx = 0.5 * (ax + bx), cz = 0.5 * (az + bz);
-          const double r = std::max(1.0e-3, 0.5 * std::hypot(bx - ax, bz - az) * (1.0 + 1e-9));
-          for (const ScatterInstance& s : preset->surface_generator->instances_near(cx, cz, r)) {
-            if (s.x_m >= ax && s.x_m < bx && s.z_m >= az && s.z_m < bz) found.push_back(s);
-          }
-        }
-      }
+      scatter_chunk(*preset->graph, preset->preset.surface, preset->preset.seed, x0_m, z0_m, x1_m,
+                    z1_m, ChunkSettings{}.cells, found, {}, preset->climate.get());
     }
     const terrane_status s =
         capi::check_capacity(out, capacity, found.size(), count, "terrane_scatter");

@@ -53,7 +53,7 @@ terrane_status terrane_nav_path(const terrane_preset* preset, const terrane_nav_
       a.max_drop_m = agent->drop_m;
     }
     params.agents = {a};
-    auto generator = std::make_shared<const ChunkGenerator>(preset->preset);
+    const std::shared_ptr<const ChunkGenerator>& generator = preset->generator;
     auto builder = std::make_shared<const NavTileBuilder>(make_nav_terrain(generator), params);
     const TerrainQuery terrain(generator);
     const std::array<double, 3> from{from_x_m, terrain.height_at(from_x_m, from_z_m), from_z_m};

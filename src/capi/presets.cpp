@@ -31,9 +31,9 @@ terrane_preset* make_handle(Preset preset) {
   auto handle = std::make_unique<terrane_preset>();
   handle->preset = std::move(preset);
   handle->graph = std::make_shared<const CompiledGraph>(compile(handle->preset));
-  ChunkSettings settings;
-  settings.surface = true;
-  handle->surface_generator = std::make_shared<const ChunkGenerator>(handle->preset, settings);
+  handle->generator = std::make_shared<const ChunkGenerator>(handle->preset);
+  handle->climate = std::make_shared<const ClimateSources>(
+      compile_climate_sources(handle->preset.generator(), handle->preset.surface.climate));
   return handle.release();
 }
 

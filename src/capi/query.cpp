@@ -13,8 +13,7 @@ terrane_status terrane_query_create(const terrane_preset* preset, terrane_query*
     *out = nullptr;
     require(preset, "preset");
     auto q = std::make_unique<terrane_query>();
-    // The preset's surface generator serves: queries read only its graph and lattice.
-    q->query = std::make_shared<const TerrainQuery>(preset->surface_generator);
+    q->query = std::make_shared<const TerrainQuery>(preset->generator);
     *out = q.release();
     return TERRANE_OK;
   });
