@@ -249,6 +249,7 @@ TERRANE_API terrane_status terrane_query_raycast(const terrane_query* query,
 /* The streamed world: chunks with LOD around moving viewers                                  */
 
 typedef struct terrane_streamer terrane_streamer;
+typedef struct terrane_world terrane_world; /* see "Worlds" below */
 
 typedef struct terrane_streamer_params {
   int32_t chunk_cells;      /* cells per chunk side, a power of two in 8..1024; default 128 */
@@ -359,6 +360,15 @@ TERRANE_API terrane_status terrane_streamer_chunk_instances(const terrane_stream
                                                             terrane_chunk_key key,
                                                             terrane_instance* out,
                                                             size_t capacity, size_t* count);
+/* Streams `world`'s edits (heights, paint, scatter instances; its preset must be the streamer's
+ * world: the same cell size and splat layers): every later chunk is made with them, and the
+ * resident chunks that the strokes applied since this world's previous set_world touched (all
+ * of them on a world's first call, or after another streamer) are regenerated on the workers and
+ * swapped in together by a later poll (TERRANE_CHUNK_UPDATED events), so an edit never shows
+ * half done. Call it after terrane_world_apply / undo to see strokes as they are made. Owner
+ * thread of both. */
+TERRANE_API terrane_status terrane_streamer_set_world(terrane_streamer* streamer,
+                                                      terrane_world* world);
 /* Queries with the streamer's current edits (none unless a world's); free with
  * terrane_query_free. Owner thread (the query is then usable from any thread). */
 TERRANE_API terrane_status terrane_streamer_query(const terrane_streamer* streamer,
@@ -406,8 +416,6 @@ TERRANE_API terrane_status terrane_nav_path(const terrane_preset* preset,
 /* ------------------------------------------------------------------------------------------ */
 /* Worlds: a preset + seed + edits in a file (`terrane world`, terrane-view)                  */
 
-typedef struct terrane_world terrane_world;
-
 /* Creates a world file for the preset with no edits (overwrite nonzero: replace an existing
  * file) and opens it for editing. Any thread; the world is then used from its owner thread. */
 TERRANE_API terrane_status terrane_world_create(const char* path, const terrane_preset* preset,
@@ -437,8 +445,12 @@ typedef enum terrane_brush_kind {
   TERRANE_BRUSH_FILL = 11,    /* blocks become `block` */
   TERRANE_BRUSH_RESTORE = 12, /* blocks are the generated ones again */
   /* splat paint at (x, z) */
-  TERRANE_BRUSH_PAINT = 20,  /* towards splat layer `layer` by strength (0..1) */
-  TERRANE_BRUSH_UNPAINT = 21 /* back towards the generated splat by strength */
+  TERRANE_BRUSH_PAINT = 20,   /* towards splat layer `layer` by strength (0..1) */
+  TERRANE_BRUSH_UNPAINT = 21, /* back towards the generated splat by strength */
+  /* scatter instances at (x, z) */
+  TERRANE_BRUSH_FELL = 30,  /* removes the instances within the radius (back after regrow_s) */
+  TERRANE_BRUSH_PLANT = 31, /* adds one of `species` at the centre, turned by yaw_deg */
+  TERRANE_BRUSH_REGROW = 32 /* drops the overrides within the radius: the generated ones again */
 } terrane_brush_kind;
 
 typedef struct terrane_brush {
@@ -450,10 +462,13 @@ typedef struct terrane_brush {
   double target_m;      /* flatten's height */
   const char* block;    /* fill: a block name of the preset's voxel palette */
   const char* layer;    /* paint: a splat layer name of the preset */
+  const char* species;  /* plant: a species name of the preset */
+  double regrow_s;      /* fell: seconds until the instances come back; 0: never */
+  double yaw_deg;       /* plant: rotation about +y */
 } terrane_brush;
 
 /* Sets the brush's defaults for `kind` (radius 10 m, or 3 m for blocks; strength 1; falloff
- * 0.5; target 0; no block or layer). Any thread. */
+ * 0.5; target 0; no block, layer or species; regrow_s and yaw_deg 0). Any thread. */
 TERRANE_API void terrane_brush_init(terrane_brush* brush, int32_t kind);
 /* Applies a stroke to the world's edits (not yet to the file): *changed (may be NULL) = 1 when
  * it changed anything. From now on terrane_world_heights and terrane_world_query see it. Owner
@@ -476,6 +491,7 @@ typedef struct terrane_world_info {
   uint64_t height_tiles;     /* edited chunks of the height layer (as committed) */
   uint64_t block_overrides;  /* overridden blocks (as committed) */
   uint64_t painted_vertices; /* (as committed) */
+  uint64_t instance_overrides; /* felled, planted, ... instances (as committed) */
   uint32_t pending_strokes;  /* strokes applied since the last commit or open */
 } terrane_world_info;
 TERRANE_API terrane_status terrane_world_get_info(const terrane_world* world,

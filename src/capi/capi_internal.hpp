@@ -46,11 +46,19 @@ struct terrane_world {
   terrane::HeightEdits heights;
   terrane::BlockEdits blocks;
   terrane::SplatPaint paint;
+  terrane::InstanceEdits instances;
+  // The level-0 chunks with their scatter (the instance brushes), made on first use.
+  std::unique_ptr<terrane::ChunkGenerator> surface_generator;
   // The layer of every stroke applied since the open, newest last (undo takes them back in
-  // that order): 0 heights, 1 blocks, 2 paint.
+  // that order): 0 heights, 1 blocks, 2 paint, 3 instances.
   std::vector<int> strokes;
   std::uint32_t pending = 0;
   bool read_only = false;
+  // What the strokes changed since the last terrane_streamer_set_world to `synced` (a streamer
+  // handle, compared only).
+  const void* synced = nullptr;
+  terrane::LatticeRect changed_heights, changed_paint;
+  terrane::InstanceChanges changed_instances;
   mutable std::string last_error;
 };
 

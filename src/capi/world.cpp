@@ -1,5 +1,6 @@
 // The C API's world files (terrane.h): a WorldStore with the owner's edit layers (heights,
 // blocks, paint) that strokes go to until they are committed together.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -12,27 +13,7 @@ using terrane::capi::require;
 namespace terrane::capi {
 namespace {
 
-enum Layer { kHeights = 0, kBlocks = 1, kPaint = 2 };
-
-terrane_world* make_world(WorldStore store, bool read_only) {
-  auto graph = std::make_shared<const CompiledGraph>(compile(store.preset()));
-  auto stored = std::make_unique<WorldStore>(std::move(store));
-  HeightEdits heights(stored->height_edits());
-  BlockEdits blocks(stored->block_edits());
-  SplatPaint paint(*stored->paint());
-  return new terrane_world{std::move(stored), std::move(graph), std::move(heights),
-                           std::move(blocks), std::move(paint), {}, 0, read_only, {}};
-}
-
-template <class Body>
-terrane_status on_world(const terrane_world* w, Body&& body) noexcept {
-  if (w == nullptr) {
-    return guarded([]() -> terrane_status {
-      throw Error(ErrorCategory::invalid_argument, "world is NULL");
-    });
-  }
-  return guarded(std::forward<Body>(body), &w->last_error);
-}
+enum Layer { kHeights = 0, kBlocks = 1, kPaint = 2, kInstances = 3 };
 
 // The index of `name` in `names` (what = "block", "splat layer"), or Error listing them.
 template <class List, class Name>
@@ -47,6 +28,93 @@ int index_of(const List& list, Name name_of, const char* name, const char* what)
   }
   throw Error(ErrorCategory::invalid_argument,
               std::string(what) + " '" + name + "' is not one of the world's (" + names + ")");
+}
+
+void add_rect(LatticeRect& into, const LatticeRect& r) {
+  if (r.empty()) return;
+  if (into.empty()) {
+    into = r;
+    return;
+  }
+  into.i0 = std::min(into.i0, r.i0);
+  into.j0 = std::min(into.j0, r.j0);
+  into.i1 = std::max(into.i1, r.i1);
+  into.j1 = std::max(into.j1, r.j1);
+}
+
+void add_changes(InstanceChanges& into, const InstanceChanges& c) {
+  into.at.insert(into.at.end(), c.at.begin(), c.at.end());
+}
+
+// An instance brush (fell, plant, regrow) on the world's instance layer, as `terrane world
+// edit` applies it; returns what it changed.
+InstanceChanges apply_instance_brush(terrane_world& w, const terrane_brush& b) {
+  const Preset& preset = w.store->preset();
+  if (preset.surface.species.empty()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "the preset '" + preset.name + "' scatters no species: no instance to change");
+  }
+  if (b.kind == TERRANE_BRUSH_PLANT) {
+    ScatterInstance p;
+    p.x_m = b.x_m;
+    p.z_m = b.z_m;
+    p.yaw_deg = float(b.yaw_deg);
+    p.species = index_of(
+        preset.surface.species, [](const Species& sp) { return sp.name; }, b.species, "species");
+    return w.instances.add(p);
+  }
+  if (!w.surface_generator) {
+    // Which instances a disc holds (ids, positions) does not depend on the chunk size: the
+    // default chunks serve any world.
+    ChunkSettings cs;
+    cs.surface = true;
+    w.surface_generator = std::make_unique<ChunkGenerator>(preset, cs);
+  }
+  if (b.kind == TERRANE_BRUSH_FELL) {
+    if (!(b.regrow_s >= 0.0 && b.regrow_s <= 1e12)) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "regrow_s = " + std::to_string(b.regrow_s) + " is outside the allowed range 0..1e12");
+    }
+    const std::vector<ScatterInstance> near = w.surface_generator->instances_near(
+        b.x_m, b.z_m, b.radius_m, &w.heights.current(), &w.instances.current());
+    return w.instances.remove(near, b.regrow_s);
+  }
+  // regrow: every override whose position lies within the radius.
+  if (!(b.radius_m > 0.0 && b.radius_m <= 1e4) || !std::isfinite(b.x_m) || !std::isfinite(b.z_m)) {
+    throw Error(ErrorCategory::invalid_argument,
+                "regrow at (" + std::to_string(b.x_m) + ", " + std::to_string(b.z_m) + ") radius " +
+                    std::to_string(b.radius_m) + ": a finite centre and a radius in (0, 1e4]");
+  }
+  std::vector<std::uint64_t> ids;
+  for (const auto& entry : w.instances.current().chunks()) {
+    for (const InstanceOverride& o : *entry.second) {
+      if (std::hypot(o.x_m - b.x_m, o.z_m - b.z_m) <= b.radius_m) ids.push_back(o.id);
+    }
+  }
+  return w.instances.restore(ids);
+}
+
+terrane_world* make_world(WorldStore store, bool read_only) {
+  auto graph = std::make_shared<const CompiledGraph>(compile(store.preset()));
+  auto stored = std::make_unique<WorldStore>(std::move(store));
+  HeightEdits heights(stored->height_edits());
+  BlockEdits blocks(stored->block_edits());
+  SplatPaint paint(*stored->paint());
+  InstanceEdits instances(stored->instance_edits());
+  auto* w = new terrane_world{std::move(stored), std::move(graph), std::move(heights),
+                              std::move(blocks),  std::move(paint), std::move(instances)};
+  w->read_only = read_only;
+  return w;
+}
+
+template <class Body>
+terrane_status on_world(const terrane_world* w, Body&& body) noexcept {
+  if (w == nullptr) {
+    return guarded([]() -> terrane_status {
+      throw Error(ErrorCategory::invalid_argument, "world is NULL");
+    });
+  }
+  return guarded(std::forward<Body>(body), &w->last_error);
 }
 
 }  // namespace
@@ -134,7 +202,9 @@ terrane_status terrane_world_apply(terrane_world* world, const terrane_brush* br
         h.strength_m = b.strength;
         h.falloff_start = b.falloff_start;
         h.target_m = b.target_m;
-        did = !world->heights.apply(h, *world->graph).empty();
+        const LatticeRect r = world->heights.apply(h, *world->graph);
+        capi::add_rect(world->changed_heights, r);
+        did = !r.empty();
         break;
       }
       case TERRANE_BRUSH_DIG:
@@ -170,14 +240,25 @@ terrane_status terrane_world_apply(terrane_world* world, const terrane_brush* br
               preset.surface.layers, [](const SplatLayer& l) { return l.name; }, b.layer,
               "splat layer");
         }
-        did = !world->paint.apply(p).empty();
+        const LatticeRect r = world->paint.apply(p);
+        capi::add_rect(world->changed_paint, r);
+        did = !r.empty();
+        break;
+      }
+      case TERRANE_BRUSH_FELL:
+      case TERRANE_BRUSH_PLANT:
+      case TERRANE_BRUSH_REGROW: {
+        layer = capi::kInstances;
+        const InstanceChanges c = capi::apply_instance_brush(*world, b);
+        capi::add_changes(world->changed_instances, c);
+        did = !c.empty();
         break;
       }
       default:
         throw Error(ErrorCategory::invalid_argument,
                     "brush kind " + std::to_string(b.kind) +
                         " is not one of terrane_brush_kind (0..4 heights, 10..12 blocks, 20..21 "
-                        "paint)");
+                        "paint, 30..32 instances)");
     }
     world->strokes.push_back(layer);
     ++world->pending;
@@ -193,9 +274,12 @@ terrane_status terrane_world_undo(terrane_world* world, int32_t* undone) {
       return TERRANE_OK;
     }
     const int layer = world->strokes.back();
-    if (layer == capi::kHeights) world->heights.undo();
+    if (layer == capi::kHeights) capi::add_rect(world->changed_heights, world->heights.undo());
     if (layer == capi::kBlocks) world->blocks.undo();
-    if (layer == capi::kPaint) world->paint.undo();
+    if (layer == capi::kPaint) capi::add_rect(world->changed_paint, world->paint.undo());
+    if (layer == capi::kInstances) {
+      capi::add_changes(world->changed_instances, world->instances.undo());
+    }
     world->strokes.pop_back();
     if (world->pending > 0) --world->pending;
     if (undone != nullptr) *undone = 1;
@@ -210,8 +294,8 @@ terrane_status terrane_world_commit(terrane_world* world, const char* descriptio
                   "the world " + world->store->info().path + " was opened read-only");
     }
     const WorldCommit c = world->store->commit(
-        WorldEdits{world->heights.snapshot(), world->blocks.snapshot(), nullptr,
-                   world->paint.snapshot()},
+        WorldEdits{world->heights.snapshot(), world->blocks.snapshot(),
+                   world->instances.snapshot(), world->paint.snapshot()},
         description != nullptr ? description : "C API");
     world->pending = 0;
     if (seq != nullptr) *seq = c.seq;
@@ -231,6 +315,7 @@ terrane_status terrane_world_get_info(const terrane_world* world, terrane_world_
     r.height_tiles = i.height_tiles;
     r.block_overrides = i.block_overrides;
     r.painted_vertices = i.painted_vertices;
+    r.instance_overrides = i.instance_overrides;
     r.pending_strokes = world->pending;
     *out = r;
     return TERRANE_OK;
@@ -258,6 +343,34 @@ terrane_status terrane_world_query(const terrane_world* world, terrane_query** o
     *out = q.release();
     return TERRANE_OK;
   });
+}
+
+terrane_status terrane_streamer_set_world(terrane_streamer* streamer, terrane_world* world) {
+  return guarded([&] {
+    require(streamer, "streamer");
+    require(world, "world");
+    Streamer& s = *streamer->streamer;
+    LatticeRect heights = world->changed_heights, paint = world->changed_paint;
+    InstanceChanges instances = world->changed_instances;
+    if (world->synced != streamer) {
+      // Another streamer (or none) saw the world last: every resident chunk may differ.
+      constexpr std::int64_t kAll = std::int64_t{1} << 50;
+      heights = paint = LatticeRect{-kAll, -kAll, kAll, kAll};
+      instances.at.clear();
+      for (const auto& entry : world->instances.current().chunks()) {
+        for (const InstanceOverride& o : *entry.second) instances.at.push_back({o.x_m, o.z_m});
+      }
+    }
+    s.set_edits(world->heights.snapshot(), heights);
+    if (s.params().chunk.surface) {
+      s.set_paint(world->paint.snapshot(), paint);
+      s.set_instance_edits(world->instances.snapshot(), instances);
+    }
+    world->synced = streamer;
+    world->changed_heights = world->changed_paint = LatticeRect{};
+    world->changed_instances.at.clear();
+    return TERRANE_OK;
+  }, &streamer->last_error);
 }
 
 }  // extern "C"
