@@ -8,14 +8,11 @@
 
 int main(int argc, char** argv) {
   static float heights[256 * 256];
-  terrane_preset* preset;
-  terrane_query* query;
-  terrane_streamer* streamer;
+  terrane_preset* preset; terrane_query* query; terrane_streamer* streamer;
   terrane_streamer_params params;
   terrane_streamer_stats stats = {0};
   terrane_viewer viewer = {0};
-  double lo = 1e30, hi = -1e30, y;
-  int i;
+  double lo = 1e30, hi = -1e30, y; int i;
   FAIL(terrane_preset_load(argc > 1 ? argv[1] : "default", NULL, 0, &preset));
   FAIL(terrane_heights(preset, 0.0, 0.0, 256, 256, 4.0, 0, heights, 256 * 256, NULL));
   for (i = 0; i < 256 * 256; ++i) {
