@@ -341,9 +341,9 @@ TERRANE_API terrane_status terrane_streamer_chunk_info(const terrane_streamer* s
                                                        terrane_chunk_key key,
                                                        terrane_chunk_info* out);
 /* Its vertex arrays, each for `vertex_capacity` vertices (any pointer may be NULL to skip that
- * array): positions and normals (x, y, z), uvs (u, v: world x, z wrapped at 4096 m), morph_y
- * (the parent level's height at the vertex, for geomorphing). *count = vertices. Owner
- * thread. */
+ * array; all four NULL: only *count is written, TERRANE_OK): positions and normals (x, y, z),
+ * uvs (u, v: world x, z wrapped at 4096 m), morph_y (the parent level's height at the vertex,
+ * for geomorphing). *count = vertices. Owner thread. */
 TERRANE_API terrane_status terrane_streamer_chunk_mesh(const terrane_streamer* streamer,
                                                        terrane_chunk_key key, float* positions,
                                                        float* normals, float* uvs,

@@ -37,6 +37,7 @@ struct terrane_streamer {
   // Resident chunks by key, kept from the events (ready adds, evicted removes).
   std::unordered_map<terrane::ChunkKey, const terrane::ChunkData*, ChunkKeyHash> resident;
   std::size_t events_seen = 0;  // of the current events() list
+  std::uint64_t serial = 0;     // unique in the process (terrane_streamer_set_world)
   mutable std::string last_error;
 };
 
@@ -54,9 +55,9 @@ struct terrane_world {
   std::vector<int> strokes;
   std::uint32_t pending = 0;
   bool read_only = false;
-  // What the strokes changed since the last terrane_streamer_set_world to `synced` (a streamer
-  // handle, compared only).
-  const void* synced = nullptr;
+  // What the strokes changed since the last terrane_streamer_set_world to the streamer of serial
+  // `synced` (0: none).
+  std::uint64_t synced = 0;
   terrane::LatticeRect changed_heights, changed_paint;
   terrane::InstanceChanges changed_instances;
   mutable std::string last_error;

@@ -1,5 +1,6 @@
 // The C API's streamer (terrane.h): terrane::Streamer behind a handle that also keeps the
 // resident chunks by key (from the events) so callers name chunks by their keys.
+#include <atomic>
 #include <string>
 
 #include "capi_internal.hpp"
@@ -90,8 +91,10 @@ terrane_status terrane_streamer_create(const terrane_preset* preset,
                     "worker_priority = " + std::to_string(params->worker_priority) +
                         " is outside the allowed range 0..2 (background, low, normal)");
     }
+    static std::atomic<std::uint64_t> next_serial{1};
     auto s = std::make_unique<terrane_streamer>();
     s->streamer = std::make_unique<Streamer>(preset->preset, p);
+    s->serial = next_serial.fetch_add(1);
     *out = s.release();
     return TERRANE_OK;
   });

@@ -352,7 +352,7 @@ terrane_status terrane_streamer_set_world(terrane_streamer* streamer, terrane_wo
     Streamer& s = *streamer->streamer;
     LatticeRect heights = world->changed_heights, paint = world->changed_paint;
     InstanceChanges instances = world->changed_instances;
-    if (world->synced != streamer) {
+    if (world->synced != streamer->serial) {
       // Another streamer (or none) saw the world last: every resident chunk may differ.
       constexpr std::int64_t kAll = std::int64_t{1} << 50;
       heights = paint = LatticeRect{-kAll, -kAll, kAll, kAll};
@@ -366,7 +366,7 @@ terrane_status terrane_streamer_set_world(terrane_streamer* streamer, terrane_wo
       s.set_paint(world->paint.snapshot(), paint);
       s.set_instance_edits(world->instances.snapshot(), instances);
     }
-    world->synced = streamer;
+    world->synced = streamer->serial;
     world->changed_heights = world->changed_paint = LatticeRect{};
     world->changed_instances.at.clear();
     return TERRANE_OK;

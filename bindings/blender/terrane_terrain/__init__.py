@@ -1,5 +1,6 @@
 # terrane terrain for Blender: adds a terrane world's height grid as a mesh object, and its
-# scatter instances (trees, rocks) as linked duplicates of one placeholder mesh per species.
+# scatter instances (trees, rocks) as geometry-nodes instances of one placeholder object per
+# species: per species one object whose mesh has a vertex per instance.
 #
 # Heights come from the Python module `terrane` (bindings over the C API) when it can be
 # imported -- from sys.path, the add-on preferences' "Module folder", or the environment
@@ -16,8 +17,9 @@
 # Placement: the terrain object sits at the grid's first sample, Blender (x0, -z0, 0), and its
 # vertices are relative to it (floats stay exact far from the origin); sample (i, j) of the grid
 # (terrane x0 + i * cell, z0 + j * cell) is vertex j * size + i at local (i * cell, -j * cell, h).
-# Scatter objects are children of the terrain object, placed relative to it the same way. The
-# module gives the world's scatter (terrane.scatter); the CLI gives the bake's (NAME_scatter.csv,
+# The scatter's species objects are children of the terrain object, their points placed
+# relative to it the same way: instance (x, y, z) is point (x - x0, -(z - z0), y). The module
+# gives the world's scatter (terrane.scatter); the CLI gives the bake's (NAME_scatter.csv,
 # judged on the baked map), which shares most instances but not all, and has no normals.
 
 bl_info = {
@@ -26,7 +28,8 @@ bl_info = {
     "version": (0, 1, 0),
     "blender": (3, 4, 0),
     "location": "View3D > Add > Mesh > terrane terrain; View3D > Sidebar > terrane",
-    "description": "Procedural terrain from terrane presets: height mesh and scatter objects",
+    "description": "Procedural terrain from terrane presets: height mesh and scatter "
+                   "instances",
     "category": "Add Mesh",
 }
 
@@ -114,11 +117,14 @@ def find_cli():
 
 def terrain_from_module(terrane, preset_name, size, cell, seed, x0, z0, scatter):
     try:
-        if seed is None:
-            preset = terrane.load_preset(preset_name)
-        else:
-            preset = terrane.load_preset(preset_name, seed=seed)
+        preset = terrane.load_preset(preset_name, seed=seed)
         cell_m = cell if cell > 0 else preset.cell_size_m
+        if cell_m != preset.cell_size_m:
+            # The world's lattice at the mesh's spacing (as `terrane generate --cell` does), so
+            # the scatter stands on the triangles of this mesh's cells; heights do not depend on
+            # the cell size, the scatter does.
+            preset = terrane.load_preset(preset_name, overrides=["world.cell_size_m=%r" % cell_m],
+                                         seed=seed)
         heights = terrane.heights(preset, x0, z0, size, size, cell_m)
         instances = None
         if scatter:
@@ -285,28 +291,34 @@ def _placeholder_mesh(species_name):
     return mesh
 
 
-def species_meshes(names, context):
-    """One placeholder mesh per species (reused across runs), each on an object in a hidden
-    collection so that the data is easy to find and replace."""
+def species_objects(names, context):
+    """One placeholder object per species (reused across runs), each in a hidden collection so
+    that the data is easy to find and replace; the species objects' modifiers instance them."""
     coll = bpy.data.collections.get(SPECIES_COLLECTION)
     if coll is None:
         coll = bpy.data.collections.new(SPECIES_COLLECTION)
         context.scene.collection.children.link(coll)
         coll.hide_viewport = True
         coll.hide_render = True
-    meshes = []
+    objects = []
     for name in names:
         obj = coll.objects.get("terrane_" + name)
         if obj is None:
             obj = bpy.data.objects.new("terrane_" + name, _placeholder_mesh(name))
             coll.objects.link(obj)
-        meshes.append(obj.data)
-    return meshes
+        objects.append(obj)
+    return objects
+
+
+def species_meshes(names, context):
+    """The placeholder meshes of species_objects."""
+    return [o.data for o in species_objects(names, context)]
 
 
 def instance_rotation(yaw_deg, normal):
     """Euler rotation of an instance: yaw about +Z, then the up axis tilted onto the normal
-    (terrane normal (nx, ny, nz) is Blender (nx, -nz, ny))."""
+    (terrane normal (nx, ny, nz) is Blender (nx, -nz, ny)). One instance, with mathutils; the
+    reference for instance_rotations."""
     yaw = Quaternion((0.0, 0.0, 1.0), math.radians(float(yaw_deg)))
     n = Vector((float(normal[0]), -float(normal[2]), float(normal[1])))
     if n.length == 0.0 or (n.x == 0.0 and n.y == 0.0):
@@ -315,35 +327,181 @@ def instance_rotation(yaw_deg, normal):
     return (tilt @ yaw).to_euler("XYZ")
 
 
+def instance_rotations(yaw_deg, normal):
+    """instance_rotation for arrays: (n, 3) XYZ Euler angles (float64). Upright instances (a
+    normal along terrane +y, or none) get exactly (0, 0, radians(yaw)); the others the same
+    rotation as instance_rotation (tilt @ yaw), to rounding."""
+    yaw = np.radians(np.asarray(yaw_deg, dtype=np.float64))
+    nt = np.asarray(normal, dtype=np.float64).reshape(-1, 3)
+    n = np.stack([nt[:, 0], -nt[:, 2], nt[:, 1]], axis=1)  # Blender axes
+    length = np.linalg.norm(n, axis=1)
+    euler = np.zeros((len(yaw), 3), dtype=np.float64)
+    euler[:, 2] = yaw
+    tilted = (length > 0.0) & ((n[:, 0] != 0.0) | (n[:, 1] != 0.0))
+    if np.any(tilted):
+        u = n[tilted] / length[tilted, None]
+        # The shortest rotation taking +Z onto u: the quaternion (1 + u.z, -u.y, u.x, 0),
+        # normalised (w, x, y, z); u.z > -1 for a terrain normal (otherwise: upright).
+        ok = u[:, 2] > -1.0 + 1e-9
+        tw, tx, ty = 1.0 + u[:, 2], -u[:, 1], u[:, 0]
+        norm = np.sqrt(tw * tw + tx * tx + ty * ty)
+        tw, tx, ty = tw / norm, tx / norm, ty / norm
+        h = yaw[tilted] / 2.0
+        yw, yz = np.cos(h), np.sin(h)
+        # q = tilt @ yaw (tilt's z and yaw's x, y are 0)
+        w = tw * yw
+        x = tx * yw + ty * yz
+        y = ty * yw - tx * yz
+        z = tw * yz
+        # Rotation matrix m[row, column] and its XYZ Euler angles (as Blender's
+        # mat3_normalized_to_eul: rotation = Rz @ Ry @ Rx).
+        m00 = 1.0 - 2.0 * (y * y + z * z)
+        m10 = 2.0 * (x * y + w * z)
+        m20 = 2.0 * (x * z - w * y)
+        m21 = 2.0 * (y * z + w * x)
+        m22 = 1.0 - 2.0 * (x * x + y * y)
+        m11 = 1.0 - 2.0 * (x * x + z * z)
+        m12 = 2.0 * (y * z - w * x)
+        cy = np.hypot(m00, m10)
+        regular = cy > 16.0 * np.finfo(np.float32).eps
+        e = np.empty((len(w), 3), dtype=np.float64)
+        e[:, 0] = np.where(regular, np.arctan2(m21, m22), np.arctan2(-m12, m11))
+        e[:, 1] = np.arctan2(-m20, cy)
+        e[:, 2] = np.where(regular, np.arctan2(m10, m00), 0.0)
+        e[~ok] = np.stack([np.zeros(np.sum(~ok)), np.zeros(np.sum(~ok)), yaw[tilted][~ok]], 1)
+        euler[tilted] = e
+    return euler
+
+
+NODE_GROUP = "terrane scatter instances"
+
+
+def scatter_node_group():
+    """The geometry-nodes group every species object uses (built once, reused): Instance on
+    Points of the input's points with the object of the group input "Instance" (Object Info,
+    as an instance, original transform), rotated by the point attribute "rotation" (XYZ Euler)
+    and scaled by "scale". The instances stay instances (nothing is realized)."""
+    ng = bpy.data.node_groups.get(NODE_GROUP)
+    if (ng is not None and ng.bl_idname == "GeometryNodeTree" and
+            [s.name for s in ng.inputs] == ["Geometry", "Instance"] and
+            any(n.bl_idname == "GeometryNodeInstanceOnPoints" for n in ng.nodes)):
+        return ng
+    ng = bpy.data.node_groups.new(NODE_GROUP, "GeometryNodeTree")
+    ng.inputs.new("NodeSocketGeometry", "Geometry")
+    ng.inputs.new("NodeSocketObject", "Instance")
+    ng.outputs.new("NodeSocketGeometry", "Geometry")
+    nodes, links = ng.nodes, ng.links
+    group_in = nodes.new("NodeGroupInput")
+    group_in.location = (-600, 0)
+    group_out = nodes.new("NodeGroupOutput")
+    group_out.location = (300, 0)
+    info = nodes.new("GeometryNodeObjectInfo")
+    info.location = (-300, -100)
+    info.transform_space = "ORIGINAL"
+    info.inputs["As Instance"].default_value = True
+    rotation = nodes.new("GeometryNodeInputNamedAttribute")
+    rotation.location = (-300, -300)
+    rotation.data_type = "FLOAT_VECTOR"
+    rotation.inputs["Name"].default_value = "rotation"
+    scale = nodes.new("GeometryNodeInputNamedAttribute")
+    scale.location = (-300, -450)
+    scale.data_type = "FLOAT_VECTOR"
+    scale.inputs["Name"].default_value = "scale"
+    iop = nodes.new("GeometryNodeInstanceOnPoints")
+    iop.location = (0, 0)
+    links.new(group_in.outputs["Geometry"], iop.inputs["Points"])
+    links.new(group_in.outputs["Instance"], info.inputs["Object"])
+    links.new(info.outputs["Geometry"], iop.inputs["Instance"])
+    links.new(rotation.outputs["Attribute"], iop.inputs["Rotation"])
+    links.new(scale.outputs["Attribute"], iop.inputs["Scale"])
+    links.new(iop.outputs["Instances"], group_out.inputs["Geometry"])
+    return ng
+
+
+def _split_ids(ids):
+    """uint64 ids as two int32 arrays (low and high 32 bits, two's complement)."""
+    ids = np.asarray(ids, dtype=np.uint64)
+    lo = (ids & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32)
+    hi = (ids >> np.uint64(32)).astype(np.uint32).view(np.int32)
+    return lo, hi
+
+
+def instance_ids(mesh):
+    """The terrane ids (uint64) of a species mesh's points, from its id_lo and id_hi."""
+    n = len(mesh.vertices)
+    lo = np.empty(n, dtype=np.int32)
+    hi = np.empty(n, dtype=np.int32)
+    mesh.attributes["id_lo"].data.foreach_get("value", lo)
+    mesh.attributes["id_hi"].data.foreach_get("value", hi)
+    return ((hi.view(np.uint32).astype(np.uint64) << np.uint64(32)) |
+            lo.view(np.uint32).astype(np.uint64))
+
+
+def _point_attribute(mesh, name, kind, values):
+    attr = mesh.attributes.new(name, kind, "POINT")
+    attr.data.foreach_set("vector" if kind == "FLOAT_VECTOR" else "value",
+                          np.ascontiguousarray(values).ravel())
+
+
 def add_scatter_objects(context, terrain_obj, names, inst, x0, z0):
-    """Children of terrain_obj in a collection "<terrain> scatter": one object per instance,
-    linking its species' mesh (linked duplicates)."""
-    meshes = species_meshes(names, context)
+    """Children of terrain_obj in a collection "<terrain> scatter": per species with instances,
+    one object "<terrain>_<species>" whose mesh has a vertex per instance at terrane
+    (x - x0, -(z - z0), y), with point attributes rotation (XYZ Euler: yaw about +Z, tilted
+    onto the normal), scale ((xz, xz, y)), yaw_deg, id_lo and id_hi (the id's 32-bit halves),
+    and the geometry-nodes modifier of scatter_node_group instancing the species' placeholder
+    object on its points."""
+    species = np.asarray(inst["species"], dtype=np.int64)
+    names = list(names)
+    for s in np.unique(species):  # ids the manifest or preset does not name
+        while int(s) >= len(names):
+            names.append("species_%d" % len(names))
+    placeholders = species_objects(names, context)
+    group = scatter_node_group()
     coll = bpy.data.collections.new(terrain_obj.name + " scatter")
     context.scene.collection.children.link(coll)
-    n = len(inst["x"])
-    for k in range(n):
-        s = int(inst["species"][k])
-        mesh = meshes[s] if 0 <= s < len(meshes) else None
-        obj = bpy.data.objects.new("%s_%s_%016x" % (terrain_obj.name,
-                                                   names[s] if mesh else "instance",
-                                                   int(inst["id"][k])), mesh)
-        obj.location = (float(inst["x"][k] - x0), -float(inst["z"][k] - z0), float(inst["y"][k]))
-        obj.rotation_euler = instance_rotation(inst["yaw_deg"][k], inst["normal"][k])
-        sxz, sy = float(inst["scale_xz"][k]), float(inst["scale_y"][k])
-        obj.scale = (sxz, sxz, sy)
-        obj["terrane_id"] = "%016x" % int(inst["id"][k])
-        obj["terrane_species"] = s
+    # Positions in float64 first, like the linked duplicates' locations were, then float32.
+    co = np.stack([np.asarray(inst["x"], dtype=np.float64) - x0,
+                   -(np.asarray(inst["z"], dtype=np.float64) - z0),
+                   np.asarray(inst["y"], dtype=np.float64)], axis=1).astype(np.float32)
+    rot = instance_rotations(inst["yaw_deg"], inst["normal"]).astype(np.float32)
+    sxz = np.asarray(inst["scale_xz"], dtype=np.float32)
+    sy = np.asarray(inst["scale_y"], dtype=np.float32)
+    scale = np.stack([sxz, sxz, sy], axis=1)
+    yaw = np.asarray(inst["yaw_deg"], dtype=np.float32)
+    lo, hi = _split_ids(inst["id"])
+    objects = []
+    for s in np.unique(species):
+        if s < 0:
+            continue
+        pick = np.flatnonzero(species == s)
+        name = "%s_%s" % (terrain_obj.name, names[s])
+        mesh = bpy.data.meshes.new(name)
+        mesh.vertices.add(len(pick))
+        mesh.vertices.foreach_set("co", co[pick].ravel())
+        _point_attribute(mesh, "rotation", "FLOAT_VECTOR", rot[pick])
+        _point_attribute(mesh, "scale", "FLOAT_VECTOR", scale[pick])
+        _point_attribute(mesh, "yaw_deg", "FLOAT", yaw[pick])
+        _point_attribute(mesh, "id_lo", "INT", lo[pick])
+        _point_attribute(mesh, "id_hi", "INT", hi[pick])
+        mesh.update()
+        obj = bpy.data.objects.new(name, mesh)
+        obj["terrane_species"] = int(s)
+        obj["terrane_species_name"] = names[s]
+        obj["terrane_instances"] = len(pick)
+        mod = obj.modifiers.new("terrane instances", "NODES")
+        mod.node_group = group
+        mod[group.inputs["Instance"].identifier] = placeholders[s]
         obj.parent = terrain_obj
         coll.objects.link(obj)
-    return coll
+        objects.append(obj)
+    return coll, objects
 
 
 # ------------------------------------------------------------------------------------------
 # UI
 
 class TERRANE_OT_add_terrain(bpy.types.Operator):
-    """Add a terrane terrain mesh (and its scatter objects)"""
+    """Add a terrane terrain mesh (and its scatter instances)"""
     bl_idname = "mesh.terrane_terrain_add"
     bl_label = "Add terrane terrain"
     bl_options = {"REGISTER", "UNDO"}
@@ -398,18 +556,20 @@ class TERRANE_OT_add_terrain(bpy.types.Operator):
         obj["terrane_origin"] = (self.origin_x, self.origin_z)
         obj["terrane_backend"] = data["backend"]
         context.collection.objects.link(obj)
-        count = 0
+        count, kinds = 0, 0
         if self.scatter and data["instances"] is not None:
-            add_scatter_objects(context, obj, data["species"], data["instances"],
-                                self.origin_x, self.origin_z)
-            count = len(data["instances"]["x"])
+            _, species_objs = add_scatter_objects(context, obj, data["species"],
+                                                  data["instances"], self.origin_x,
+                                                  self.origin_z)
+            count, kinds = len(data["instances"]["x"]), len(species_objs)
         for o in context.view_layer.objects.selected:
             o.select_set(False)
         obj.select_set(True)
         context.view_layer.objects.active = obj
         self.report({"INFO"}, "%s: %d x %d samples at %g m (%s)%s" % (
             name, self.size, self.size, data["cell"], data["backend"],
-            ", %d scatter objects" % count if self.scatter else ""))
+            ", %d scatter instances on %d species objects" % (count, kinds)
+            if self.scatter else ""))
         return {"FINISHED"}
 
     def draw(self, context):

@@ -1,6 +1,7 @@
 # The terrane Blender add-on, headless: the operator's mesh against terrane.heights bit for bit
-# (after Blender's float32 storage), its extent and scatter objects against terrane.scatter,
-# and the CLI fallback against the module.
+# (after Blender's float32 storage), its extent and its scatter (per species an object of
+# points with a Geometry Nodes instancing modifier) against terrane.scatter, point by point and
+# instance by instance in the evaluated depsgraph, and the CLI fallback against the module.
 #
 #   PATH=/usr/bin:/bin blender -b --factory-startup --python-exit-code 1 \
 #       --python bindings/blender/tests/test_addon.py -- \
@@ -105,32 +106,159 @@ def check_mesh(obj, expected_heights, label):
     check(bool(np.all(up.reshape(-1, 3)[:, 2] > 0)), "%s: every face faces +Z" % label)
 
 
-def scatter_children(obj):
-    return [c for c in obj.children if "terrane_id" in c]
+def species_children(obj):
+    """The terrain's scatter objects: one per species, a point per instance."""
+    return [c for c in obj.children if "terrane_species" in c]
+
+
+def mesh_points(obj):
+    """A species object's points: local positions (n, 3), the named attributes, and the ids
+    rebuilt from id_lo and id_hi (uint64)."""
+    mesh = obj.data
+    n = len(mesh.vertices)
+    co = np.empty(n * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", co)
+    out = {"co": co.reshape(-1, 3)}
+    for name, width, key in (("rotation", 3, "vector"), ("scale", 3, "vector"),
+                             ("yaw_deg", 1, "value"), ("id_lo", 1, "value"),
+                             ("id_hi", 1, "value")):
+        attr = mesh.attributes.get(name)
+        if attr is None or attr.domain != "POINT":
+            out[name] = None
+            continue
+        a = np.empty(n * width, dtype=np.int32 if attr.data_type == "INT" else np.float32)
+        attr.data.foreach_get(key, a)
+        out[name] = a.reshape(-1, 3) if width == 3 else a
+    if out["id_lo"] is not None and out["id_hi"] is not None:
+        out["id"] = ((out["id_hi"].view(np.uint32).astype(np.uint64) << np.uint64(32)) |
+                     out["id_lo"].view(np.uint32).astype(np.uint64))
+    else:
+        out["id"] = None
+    return out
+
+
+def scatter_points(obj):
+    """All the terrain's scatter points, by id: {id: (species object, local position)}."""
+    got = {}
+    for c in species_children(obj):
+        pts = mesh_points(c)
+        if pts["id"] is None:
+            continue
+        for k in range(len(pts["id"])):
+            got[int(pts["id"][k])] = (c, pts["co"][k])
+    return got
+
+
+def expected_rotation(yaw_deg, normal):
+    """The rotation the linked duplicates had: yaw about Blender +Z, then +Z tilted onto the
+    normal (terrane (nx, ny, nz) -> Blender (nx, -nz, ny))."""
+    import math
+    from mathutils import Quaternion, Vector
+    yaw = Quaternion((0.0, 0.0, 1.0), math.radians(float(yaw_deg)))
+    n = Vector((float(normal[0]), -float(normal[2]), float(normal[1])))
+    if n.length == 0.0 or (n.x == 0.0 and n.y == 0.0):
+        return yaw.to_matrix()
+    return (Vector((0.0, 0.0, 1.0)).rotation_difference(n.normalized()) @ yaw).to_matrix()
 
 
 def check_scatter(obj, instances, species, label):
-    kids = scatter_children(obj)
-    check(len(kids) == len(instances["x"]) and len(kids) > 0,
-          "%s: %d scatter objects == %d instances" % (label, len(kids), len(instances["x"])))
-    by_id = {c["terrane_id"]: c for c in kids}
-    k = 0
-    c = by_id.get("%016x" % int(instances["id"][k]))
-    ok = c is not None
-    if ok:
-        want = (np.float32(instances["x"][k] - X0), np.float32(-(instances["z"][k] - Z0)),
-                np.float32(instances["y"][k]))
-        got = tuple(np.float32(v) for v in c.location)
-        s = instances["scale_xz"][k], instances["scale_y"][k]
-        ok = (got == want and np.float32(c.scale[0]) == s[0] and np.float32(c.scale[2]) == s[1]
-              and c.data.name == "terrane_" + species[int(instances["species"][k])])
-    check(ok, "%s: instance %016x placed at terrane (x - x0, -(z - z0), y), scaled, linking "
-          "its species mesh" % (label, int(instances["id"][0])))
-    meshes = {c.data.name for c in kids}
-    users = all(bpy.data.meshes[m].users >= 2 for m in meshes)
-    check(len(meshes) <= len(species) and users,
-          "%s: %d species meshes shared by linked duplicates (%s)" % (label, len(meshes),
-                                                                     ", ".join(sorted(meshes))))
+    import math
+    from mathutils import Euler, Matrix
+    kids = species_children(obj)
+    total = sum(len(c.data.vertices) for c in kids)
+    n = len(instances["x"])
+    check(total == n and n > 0 and len(kids) <= len(species),
+          "%s: %d species objects, their points sum to %d == terrane.scatter's %d instances "
+          "(%s)" % (label, len(kids), total, n, ", ".join(
+              "%s %d" % (c["terrane_species_name"], len(c.data.vertices)) for c in kids)))
+    group = None
+    for c in kids:
+        mods = [m for m in c.modifiers if m.type == "NODES"]
+        g = mods[0].node_group if len(mods) == 1 else None
+        group = g if group is None else group
+        holder = None
+        if g is not None and "Instance" in g.inputs:
+            holder = mods[0][g.inputs["Instance"].identifier]
+        name = "terrane_" + species[c["terrane_species"]]
+        coll = bpy.data.collections.get("terrane species")
+        check(g is not None and g == group and holder is not None and holder.name == name and
+              coll is not None and holder.name in coll.objects and coll.hide_render and
+              coll.hide_viewport and len(c.data.polygons) == 0 and
+              any(nd.bl_idname == "GeometryNodeInstanceOnPoints" for nd in g.nodes) and
+              not any(nd.bl_idname == "GeometryNodeRealizeInstances" for nd in g.nodes),
+              "%s: %s: points only, a Geometry Nodes modifier (group %r, shared) instancing "
+              "the hidden placeholder %s, not realized" % (
+                  label, c.name, g.name if g else None, holder.name if holder else None))
+
+    # Every point against terrane.scatter: same ids, positions (x - x0, -(z - z0), y) in
+    # float32, yaw_deg and scales exactly, rotations those of the old linked duplicates.
+    where = {int(instances["id"][k]): k for k in range(n)}
+    dg = bpy.context.evaluated_depsgraph_get()
+    by_parent = {}
+    for inst in dg.object_instances:
+        if inst.is_instance and inst.parent is not None:
+            by_parent.setdefault(inst.parent.original.name, []).append(
+                (inst.object.original.name, inst.matrix_world.copy()))
+    for c in kids:
+        pts = mesh_points(c)
+        s = c["terrane_species"]
+        ok_attrs = all(pts[a] is not None for a in ("rotation", "scale", "yaw_deg", "id"))
+        ks = np.array([where.get(int(i), -1) for i in pts["id"]]) if ok_attrs else None
+        ok_ids = (ok_attrs and bool(np.all(ks >= 0)) and len(set(ks.tolist())) == len(ks) and
+                  bool(np.all(np.asarray(instances["species"])[ks] == s)) and
+                  len(ks) == int(np.sum(np.asarray(instances["species"]) == s)))
+        check(ok_ids, "%s: %s: every point's id (id_lo, id_hi) is a terrane.scatter id of "
+              "species %d, all of them" % (label, c.name, s))
+        if not ok_ids:
+            continue
+        want_co = np.stack([(instances["x"][ks] - X0).astype(np.float32),
+                            (-(instances["z"][ks] - Z0)).astype(np.float32),
+                            instances["y"][ks].astype(np.float32)], axis=1)
+        sxz = instances["scale_xz"][ks].astype(np.float32)
+        sy = instances["scale_y"][ks].astype(np.float32)
+        check(np.array_equal(pts["co"], want_co),
+              "%s: %s: every point at terrane (x - x0, -(z - z0), y) (float32)" % (label, c.name))
+        check(np.array_equal(pts["yaw_deg"], instances["yaw_deg"][ks].astype(np.float32)) and
+              np.array_equal(pts["scale"][:, 0], sxz) and
+              np.array_equal(pts["scale"][:, 1], sxz) and np.array_equal(pts["scale"][:, 2], sy),
+              "%s: %s: yaw_deg and scale (xz, xz, y) equal terrane.scatter's" % (label, c.name))
+        normals = np.asarray(instances["normal"])[ks]
+        upright = (normals[:, 0] == 0) & (normals[:, 2] == 0)
+        yaw_rad = np.array([math.radians(float(v)) for v in instances["yaw_deg"][ks]],
+                           dtype=np.float32)
+        worst = 0.0
+        for k in np.flatnonzero(~upright):
+            m = Euler(tuple(float(v) for v in pts["rotation"][k]), "XYZ").to_matrix()
+            want = expected_rotation(instances["yaw_deg"][ks[k]], normals[k])
+            worst = max(worst, max(abs(m[r][q] - want[r][q]) for r in range(3)
+                                   for q in range(3)))
+        check(np.array_equal(pts["rotation"][upright][:, :2], np.zeros((int(upright.sum()), 2),
+                                                                      np.float32)) and
+              np.array_equal(pts["rotation"][upright][:, 2], yaw_rad[upright]) and worst < 1e-5,
+              "%s: %s: rotation = (0, 0, radians(yaw)) for the %d upright, yaw then tilt onto "
+              "the normal for the %d tilted (max matrix difference %.2g)" % (
+                  label, c.name, int(upright.sum()), int((~upright).sum()), worst))
+
+        # The evaluated object: one instance of the placeholder per point, where the old
+        # linked duplicate stood (terrain matrix @ translation @ rotation @ scale).
+        ev = c.evaluated_get(dg)
+        got = by_parent.get(c.name, [])
+        holder = "terrane_" + species[s]
+        ok = ev is not None and len(got) == len(ks) and all(o == holder for o, _ in got)
+        worst_t = worst_r = 0.0
+        if ok:
+            base = obj.matrix_world
+            for k, (_, m) in enumerate(got):
+                want = (base @ Matrix.Translation(tuple(float(v) for v in want_co[k])) @
+                        expected_rotation(instances["yaw_deg"][ks[k]], normals[k]).to_4x4() @
+                        Matrix.Diagonal((float(sxz[k]), float(sxz[k]), float(sy[k]), 1.0)))
+                worst_t = max(worst_t, max(abs(m[r][3] - want[r][3]) for r in range(3)))
+                worst_r = max(worst_r, max(abs(m[r][q] - want[r][q]) for r in range(3)
+                                           for q in range(3)))
+            ok = worst_t < 1e-3 and worst_r < 1e-5
+        check(ok, "%s: %s: evaluated depsgraph has %d instances of %s (points %d); matrices "
+              "match the linked duplicates' (max difference %.2g m, %.2g)" % (
+                  label, c.name, len(got), holder, len(ks), worst_t, worst_r))
 
 
 def main():
@@ -147,7 +275,8 @@ def main():
         check(terrane is not None, "terrane module imports from %r" % args.module_path)
     module_heights = None
     if terrane is not None:
-        preset = terrane.load_preset(PRESET, seed=SEED)
+        preset = terrane.load_preset(PRESET, seed=SEED,
+                                     overrides=["world.cell_size_m=%r" % float(CELL)])
         module_heights = terrane.heights(preset, X0, Z0, SIZE, SIZE, CELL)
         ext = (SIZE - 1) * CELL
         instances = terrane.scatter(preset, X0, Z0, X0 + ext, Z0 + ext)
@@ -180,21 +309,34 @@ def main():
                 # The CLI's scatter is the bake's: its rules see the baked map (here 4 m cells)
                 # where terrane.scatter sees the world's lattice, so the sets differ a little;
                 # the candidates they share lie at the same places.
-                kids = {c["terrane_id"]: c for c in scatter_children(obj)}
-                where = {"%016x" % int(inst["id"][k]): k for k in range(len(inst["id"]))}
+                kids = scatter_points(obj)
+                where = {int(inst["id"][k]): k for k in range(len(inst["id"]))}
                 common = [i for i in kids if i in where]
                 same = all(
-                    tuple(np.float32(v) for v in kids[i].location[:2]) ==
+                    tuple(kids[i][1][:2]) ==
                     (np.float32(inst["x"][where[i]] - X0), np.float32(-(inst["z"][where[i]] - Z0)))
                     for i in common)
                 check(len(kids) > 0 and len(common) > len(where) // 2 and same,
-                      "cli: %d scatter objects (the bake's); the %d ids shared with "
+                      "cli: %d scatter points (the bake's); the %d ids shared with "
                       "terrane.scatter's %d lie at the same x, z" % (len(kids), len(common),
                                                                       len(where)))
+                dg = bpy.context.evaluated_depsgraph_get()
+                counts = {}
+                for d in dg.object_instances:
+                    if d.is_instance and d.parent is not None:
+                        counts[d.parent.original.name] = counts.get(d.parent.original.name,
+                                                                    0) + 1
+                cli_kids = species_children(obj)
+                check(len(cli_kids) > 0 and all(
+                    c.evaluated_get(dg) is not None and
+                    counts.get(c.name, 0) == len(c.data.vertices) for c in cli_kids),
+                      "cli: each species object's evaluated instances == its points (%s)" %
+                      ", ".join("%s %d/%d" % (c["terrane_species_name"], counts.get(c.name, 0),
+                                              len(c.data.vertices)) for c in cli_kids))
             else:
                 check(len(local) == SIZE * SIZE and np.all(np.isfinite(local)),
                       "cli: %d finite vertices" % len(local))
-                check(len(scatter_children(obj)) > 0, "cli: scatter objects")
+                check(len(scatter_points(obj)) > 0, "cli: scatter points")
     else:
         check(False, "no CLI given (--cli or TERRANE_CLI) and none on PATH")
 
