@@ -116,6 +116,30 @@ if(MODE STREQUAL "install")
   set(ENV{LD_LIBRARY_PATH} "${prefix}/${LIBDIR}:$ENV{LD_LIBRARY_PATH}")
   consumer_hash(hash "pkg-config consumer" ${pc_build}/terrane_consumer)
   expect_hash("pkg-config consumer" "${hash}")
+
+  # 3. The C API: with the static C++ library, libterrane.so (terrane.h's functions only) and
+  # terrane-c.pc are installed beside it; examples/hello_terrane.c builds from them as C99 and
+  # runs.
+  if(NOT LIBRARY_TYPE STREQUAL "SHARED_LIBRARY")
+    foreach(f IN ITEMS include/terrane/terrane.h ${LIBDIR}/libterrane.so
+        ${LIBDIR}/pkgconfig/terrane-c.pc)
+      if(NOT EXISTS ${prefix}/${f})
+        message(FATAL_ERROR "cmake --install did not install ${f}")
+      endif()
+    endforeach()
+    find_program(c_compiler NAMES cc gcc REQUIRED)
+    run_checked("pkg-config --cflags --libs terrane-c" ${PKG_CONFIG} --cflags --libs terrane-c)
+    string(STRIP "${run_output}" c_flags)
+    separate_arguments(c_flags UNIX_COMMAND "${c_flags}")
+    run_checked("compiling examples/hello_terrane.c against the installed C library"
+      ${c_compiler} -std=c99 -Wall -Werror ${sanitize} ${SOURCE_DIR}/examples/hello_terrane.c
+      ${c_flags} -o ${pc_build}/hello_terrane)
+    run_checked("running hello_terrane" ${pc_build}/hello_terrane)
+    if(NOT run_output MATCHES "view complete after")
+      message(FATAL_ERROR "hello_terrane printed:\n${run_output}")
+    endif()
+    message(STATUS "C API from the prefix (terrane-c.pc): ${run_output}")
+  endif()
 elseif(MODE STREQUAL "subdirectory")
   # Configured afresh each time (the cache would hide a changed default); with ccache the
   # library's objects come back from the cache.
