@@ -94,14 +94,13 @@ TERRANE_API const char* terrane_builtin_preset_name(size_t index);
  * `override_count` "a.b.c=value" assignments applied in order (the CLI's --set; `overrides` may
  * be NULL when the count is 0). Any thread. */
 TERRANE_API terrane_status terrane_preset_load(const char* name_or_path,
-                                               const char* const* overrides,
-                                               size_t override_count, terrane_preset** out);
+                                               const char* const* overrides, size_t override_count,
+                                               terrane_preset** out);
 /* A preset from JSON text of `length` bytes (not NUL-terminated); `source` names it in messages
  * (NULL: "json"). Overrides as terrane_preset_load. Any thread. */
-TERRANE_API terrane_status terrane_preset_parse(const char* json, size_t length,
-                                                const char* source,
-                                                const char* const* overrides,
-                                                size_t override_count, terrane_preset** out);
+TERRANE_API terrane_status terrane_preset_parse(const char* json, size_t length, const char* source,
+                                                const char* const* overrides, size_t override_count,
+                                                terrane_preset** out);
 TERRANE_API void terrane_preset_free(terrane_preset* preset);
 
 typedef struct terrane_preset_info {
@@ -143,11 +142,11 @@ TERRANE_API terrane_status terrane_preset_json(const terrane_preset* preset, cha
  * Errors: width or height outside 1..65536, more than 2^30 samples, a cell that is not finite
  * and > 0, a grid reaching beyond the world (|x|, |z| <= 2^40 m); out below width * height:
  * TERRANE_BUFFER_TOO_SMALL with *count = width * height (count may be NULL otherwise). Any
- * thread. Cost: about 5 ns per sample per core for `default`. */
-TERRANE_API terrane_status terrane_heights(const terrane_preset* preset, double x0_m,
-                                           double z0_m, int32_t width, int32_t height,
-                                           double cell_m, int32_t threads, float* out,
-                                           size_t capacity, size_t* count);
+ * thread. Cost: about 28 ns per sample on one core for `default` (docs/PERFORMANCE.md). */
+TERRANE_API terrane_status terrane_heights(const terrane_preset* preset, double x0_m, double z0_m,
+                                           int32_t width, int32_t height, double cell_m,
+                                           int32_t threads, float* out, size_t capacity,
+                                           size_t* count);
 /* width * height, or 0 for sizes outside the limits. Any thread. */
 TERRANE_API size_t terrane_heights_bound(int32_t width, int32_t height);
 
@@ -172,10 +171,9 @@ typedef struct terrane_instance {
  * side; the cost follows its area (plus the scatter's margin), so a first call to size the
  * buffer costs as much as the second. Errors as terrane_heights; TERRANE_BUFFER_TOO_SMALL with
  * *count the number of instances. Any thread. */
-TERRANE_API terrane_status terrane_scatter(const terrane_preset* preset, double x0_m,
-                                           double z0_m, double x1_m, double z1_m,
-                                           terrane_instance* out, size_t capacity,
-                                           size_t* count);
+TERRANE_API terrane_status terrane_scatter(const terrane_preset* preset, double x0_m, double z0_m,
+                                           double x1_m, double z1_m, terrane_instance* out,
+                                           size_t capacity, size_t* count);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Bakes: `terrane generate`                                                                  */
@@ -221,15 +219,14 @@ typedef struct terrane_query terrane_query;
 
 /* Queries of a preset's world (no edits). Any thread; the query is then usable from any number
  * of threads at once. */
-TERRANE_API terrane_status terrane_query_create(const terrane_preset* preset,
-                                                terrane_query** out);
+TERRANE_API terrane_status terrane_query_create(const terrane_preset* preset, terrane_query** out);
 TERRANE_API void terrane_query_free(terrane_query* query);
 /* The height [m] of the level-0 triangle under (x, z). Any thread. */
-TERRANE_API terrane_status terrane_query_height(const terrane_query* query, double x_m,
-                                                double z_m, double* height_m);
+TERRANE_API terrane_status terrane_query_height(const terrane_query* query, double x_m, double z_m,
+                                                double* height_m);
 /* Its unit normal (x, y, z; +y up). Any thread. */
-TERRANE_API terrane_status terrane_query_normal(const terrane_query* query, double x_m,
-                                                double z_m, float normal[3]);
+TERRANE_API terrane_status terrane_query_normal(const terrane_query* query, double x_m, double z_m,
+                                                float normal[3]);
 
 typedef struct terrane_ray_hit {
   double distance_m; /* along the normalised direction */
@@ -239,11 +236,9 @@ typedef struct terrane_ray_hit {
 /* The first hit of origin + t * direction/|direction| with the surface, 0 <= t <= max_distance_m
  * (at most 1e6 m): *hit = 1 and *out filled on a hit, *hit = 0 otherwise (out may be NULL).
  * Any thread. */
-TERRANE_API terrane_status terrane_query_raycast(const terrane_query* query,
-                                                 const double origin[3],
-                                                 const double direction[3],
-                                                 double max_distance_m, int32_t* hit,
-                                                 terrane_ray_hit* out);
+TERRANE_API terrane_status terrane_query_raycast(const terrane_query* query, const double origin[3],
+                                                 const double direction[3], double max_distance_m,
+                                                 int32_t* hit, terrane_ray_hit* out);
 
 /* ------------------------------------------------------------------------------------------ */
 /* The streamed world: chunks with LOD around moving viewers                                  */
@@ -252,13 +247,13 @@ typedef struct terrane_streamer terrane_streamer;
 typedef struct terrane_world terrane_world; /* see "Worlds" below */
 
 typedef struct terrane_streamer_params {
-  int32_t chunk_cells;      /* cells per chunk side, a power of two in 8..1024; default 128 */
-  double view_distance_m;   /* radius of the visible disc; default 2000, at most 1e6 */
-  double lod0_distance_m;   /* level-0 band; 0: automatic (default) */
-  uint64_t budget_bytes;    /* resident chunk bytes; 0: automatic (default) */
-  int32_t threads;          /* worker threads; 0: all cores (default) */
-  int32_t surface;          /* nonzero: splat weights and scatter per chunk; default 0 */
-  int32_t worker_priority;  /* 0 background (default), 1 low, 2 normal */
+  int32_t chunk_cells;     /* cells per chunk side, a power of two in 8..1024; default 128 */
+  double view_distance_m;  /* radius of the visible disc; default 2000, at most 1e6 */
+  double lod0_distance_m;  /* level-0 band; 0: automatic (default) */
+  uint64_t budget_bytes;   /* resident chunk bytes; 0: automatic (default) */
+  int32_t threads;         /* worker threads; 0: all cores (default) */
+  int32_t surface;         /* nonzero: splat weights and scatter per chunk; default 0 */
+  int32_t worker_priority; /* 0 background (default), 1 low, 2 normal */
 } terrane_streamer_params;
 
 typedef struct terrane_viewer {
@@ -288,17 +283,17 @@ typedef struct terrane_visible_chunk {
 } terrane_visible_chunk;
 
 typedef struct terrane_chunk_info {
-  uint32_t vertices;        /* (N+1)^2 */
-  uint32_t instances;       /* scatter instances (level 0 with surface data) */
-  double origin_x_m;        /* world position of vertex 0 (positions are relative to it) */
+  uint32_t vertices;  /* (N+1)^2 */
+  uint32_t instances; /* scatter instances (level 0 with surface data) */
+  double origin_x_m;  /* world position of vertex 0 (positions are relative to it) */
   double origin_z_m;
   float height_min_m, height_max_m;
-  uint64_t content_hash;    /* equal hashes, equal bytes (the C++ ChunkData::content_hash) */
+  uint64_t content_hash; /* equal hashes, equal bytes (the C++ ChunkData::content_hash) */
 } terrane_chunk_info;
 
 typedef struct terrane_streamer_stats {
-  uint64_t desired, queued, running, resident_chunks, resident_bytes, budget_bytes, visible,
-      holes, generated, evicted, updated;
+  uint64_t desired, queued, running, resident_chunks, resident_bytes, budget_bytes, visible, holes,
+      generated, evicted, updated;
   int32_t view_complete; /* nonzero: every wanted chunk is resident and visible */
 } terrane_streamer_stats;
 
@@ -333,7 +328,7 @@ TERRANE_API terrane_status terrane_streamer_visible(const terrane_streamer* stre
                                                     terrane_visible_chunk* out, size_t capacity,
                                                     size_t* count);
 TERRANE_API terrane_status terrane_streamer_get_stats(const terrane_streamer* streamer,
-                                                  terrane_streamer_stats* out);
+                                                      terrane_streamer_stats* out);
 
 /* A resident chunk (of a ready or updated event not yet evicted, or of the visible set);
  * TERRANE_INVALID_ARGUMENT when it is not resident. Owner thread. */
@@ -346,9 +341,8 @@ TERRANE_API terrane_status terrane_streamer_chunk_info(const terrane_streamer* s
  * for geomorphing). *count = vertices. Owner thread. */
 TERRANE_API terrane_status terrane_streamer_chunk_mesh(const terrane_streamer* streamer,
                                                        terrane_chunk_key key, float* positions,
-                                                       float* normals, float* uvs,
-                                                       float* morph_y, size_t vertex_capacity,
-                                                       size_t* count);
+                                                       float* normals, float* uvs, float* morph_y,
+                                                       size_t vertex_capacity, size_t* count);
 /* The triangle list (counter-clockwise seen from +y) of a chunk drawn with this stitch mask,
  * into `capacity` uint32: the same for every chunk of the streamer, so a renderer shares one
  * index buffer per mask. Owner thread. */
@@ -358,8 +352,8 @@ TERRANE_API terrane_status terrane_streamer_indices(const terrane_streamer* stre
 /* A level-0 chunk's scatter instances (with surface data). Owner thread. */
 TERRANE_API terrane_status terrane_streamer_chunk_instances(const terrane_streamer* streamer,
                                                             terrane_chunk_key key,
-                                                            terrane_instance* out,
-                                                            size_t capacity, size_t* count);
+                                                            terrane_instance* out, size_t capacity,
+                                                            size_t* count);
 /* Streams `world`'s edits (heights, paint, scatter instances; its preset must be the streamer's
  * world: the same cell size and splat layers): every later chunk is made with them, and the
  * resident chunks that the strokes applied since this world's previous set_world touched (all
@@ -430,8 +424,7 @@ TERRANE_API void terrane_world_free(terrane_world* world);
 TERRANE_API const char* terrane_world_last_error(const terrane_world* world);
 /* The world's preset (with its recorded seed); free it with terrane_preset_free. Owner
  * thread. */
-TERRANE_API terrane_status terrane_world_preset(const terrane_world* world,
-                                                terrane_preset** out);
+TERRANE_API terrane_status terrane_world_preset(const terrane_world* world, terrane_preset** out);
 
 typedef enum terrane_brush_kind {
   /* height brushes at (x, z) */
@@ -454,7 +447,7 @@ typedef enum terrane_brush_kind {
 } terrane_brush_kind;
 
 typedef struct terrane_brush {
-  int32_t kind; /* terrane_brush_kind */
+  int32_t kind;         /* terrane_brush_kind */
   double x_m, y_m, z_m; /* centre; y only for block brushes */
   double radius_m;      /* height and paint: (0, 1e4]; blocks: (0, 64 blocks] */
   double strength;      /* see the kinds */
@@ -488,11 +481,11 @@ typedef struct terrane_world_info {
   uint64_t preset_hash;
   uint64_t commits;
   double cell_size_m;
-  uint64_t height_tiles;     /* edited chunks of the height layer (as committed) */
-  uint64_t block_overrides;  /* overridden blocks (as committed) */
-  uint64_t painted_vertices; /* (as committed) */
+  uint64_t height_tiles;       /* edited chunks of the height layer (as committed) */
+  uint64_t block_overrides;    /* overridden blocks (as committed) */
+  uint64_t painted_vertices;   /* (as committed) */
   uint64_t instance_overrides; /* felled, planted, ... instances (as committed) */
-  uint32_t pending_strokes;  /* strokes applied since the last commit or open */
+  uint32_t pending_strokes;    /* strokes applied since the last commit or open */
 } terrane_world_info;
 TERRANE_API terrane_status terrane_world_get_info(const terrane_world* world,
                                                   terrane_world_info* out);

@@ -76,9 +76,13 @@ const char* terrane_status_name(int32_t status) {
   }
 }
 
-const char* terrane_last_error(void) { return terrane::capi::t_last_error.c_str(); }
+const char* terrane_last_error(void) {
+  return terrane::capi::t_last_error.c_str();
+}
 
-const char* terrane_version(void) { return terrane::terrane_version(); }
+const char* terrane_version(void) {
+  return terrane::terrane_version();
+}
 
 uint32_t terrane_version_number(void) {
   return TERRANE_VERSION_MAJOR * 10000u + TERRANE_VERSION_MINOR * 100u + TERRANE_VERSION_PATCH;

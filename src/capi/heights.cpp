@@ -19,8 +19,8 @@ std::string number(double v) {
 
 void check_finite(const char* what, double v) {
   if (!std::isfinite(v)) {
-    throw Error(ErrorCategory::invalid_argument, std::string(what) + " = " + number(v) +
-                                                     " is not a finite number");
+    throw Error(ErrorCategory::invalid_argument,
+                std::string(what) + " = " + number(v) + " is not a finite number");
   }
 }
 
@@ -72,8 +72,8 @@ terrane_status heights(const CompiledGraph& graph, const HeightEditSnapshot* edi
   check_in_world("x0_m + (width - 1) * cell_m", x0_m + double(width - 1) * cell);
   check_in_world("z0_m + (height - 1) * cell_m", z0_m + double(height - 1) * cell);
   if (threads < 0 || threads > kMaxThreads) {
-    throw Error(ErrorCategory::invalid_argument, "threads = " + std::to_string(threads) +
-                                                     " is outside the allowed range 0..256");
+    throw Error(ErrorCategory::invalid_argument,
+                "threads = " + std::to_string(threads) + " is outside the allowed range 0..256");
   }
   const terrane_status s = check_capacity(out, capacity, n, count, "heights");
   if (s != TERRANE_OK) return s;
@@ -145,9 +145,8 @@ size_t terrane_heights_bound(int32_t width, int32_t height) {
   return n > std::size_t(kMaxGridSamples) ? 0 : n;
 }
 
-terrane_status terrane_scatter(const terrane_preset* preset, double x0_m, double z0_m,
-                               double x1_m, double z1_m, terrane_instance* out, size_t capacity,
-                               size_t* count) {
+terrane_status terrane_scatter(const terrane_preset* preset, double x0_m, double z0_m, double x1_m,
+                               double z1_m, terrane_instance* out, size_t capacity, size_t* count) {
   return guarded([&] {
     require(preset, "preset");
     capi::check_in_world("x0_m", x0_m);
@@ -162,8 +161,8 @@ terrane_status terrane_scatter(const terrane_preset* preset, double x0_m, double
     }
     constexpr double kMaxSide = 65536.0;
     if (x1_m - x0_m > kMaxSide || z1_m - z0_m > kMaxSide) {
-      throw Error(ErrorCategory::limit, "the rectangle spans " + capi::number(x1_m - x0_m) +
-                                            " x " + capi::number(z1_m - z0_m) +
+      throw Error(ErrorCategory::limit, "the rectangle spans " + capi::number(x1_m - x0_m) + " x " +
+                                            capi::number(z1_m - z0_m) +
                                             " m: at most 65536 m per side");
     }
     // The rectangle alone (scatter_chunk is seamless: the same points for any split of a

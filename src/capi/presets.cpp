@@ -84,13 +84,15 @@ terrane_status terrane_preset_parse(const char* json, size_t length, const char*
     *out = nullptr;
     require(json, "json");
     const std::vector<std::string> list = capi::override_list(overrides, override_count);
-    *out = capi::make_handle(parse_preset(std::string_view(json, length),
-                                          source != nullptr ? source : "json", list));
+    *out = capi::make_handle(
+        parse_preset(std::string_view(json, length), source != nullptr ? source : "json", list));
     return TERRANE_OK;
   });
 }
 
-void terrane_preset_free(terrane_preset* preset) { delete preset; }
+void terrane_preset_free(terrane_preset* preset) {
+  delete preset;
+}
 
 terrane_status terrane_preset_get_info(const terrane_preset* preset, terrane_preset_info* out) {
   return guarded([&] {

@@ -19,7 +19,9 @@ terrane_status terrane_query_create(const terrane_preset* preset, terrane_query*
   });
 }
 
-void terrane_query_free(terrane_query* query) { delete query; }
+void terrane_query_free(terrane_query* query) {
+  delete query;
+}
 
 terrane_status terrane_query_height(const terrane_query* query, double x_m, double z_m,
                                     double* height_m) {
@@ -45,16 +47,15 @@ terrane_status terrane_query_normal(const terrane_query* query, double x_m, doub
 }
 
 terrane_status terrane_query_raycast(const terrane_query* query, const double origin[3],
-                                     const double direction[3], double max_distance_m,
-                                     int32_t* hit, terrane_ray_hit* out) {
+                                     const double direction[3], double max_distance_m, int32_t* hit,
+                                     terrane_ray_hit* out) {
   return guarded([&] {
     require(query, "query");
     require(origin, "origin");
     require(direction, "direction");
     require(hit, "hit");
-    const std::optional<RayHit> h =
-        query->query->raycast(origin[0], origin[1], origin[2], direction[0], direction[1],
-                              direction[2], max_distance_m);
+    const std::optional<RayHit> h = query->query->raycast(
+        origin[0], origin[1], origin[2], direction[0], direction[1], direction[2], max_distance_m);
     *hit = h ? 1 : 0;
     if (h && out != nullptr) {
       out->distance_m = h->distance_m;

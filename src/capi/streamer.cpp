@@ -12,8 +12,12 @@ using terrane::capi::require;
 namespace terrane::capi {
 namespace {
 
-ChunkKey to_key(const terrane_chunk_key& k) { return ChunkKey{k.cx, k.cz, k.level}; }
-terrane_chunk_key from_key(const ChunkKey& k) { return terrane_chunk_key{k.cx, k.cz, k.level}; }
+ChunkKey to_key(const terrane_chunk_key& k) {
+  return ChunkKey{k.cx, k.cz, k.level};
+}
+terrane_chunk_key from_key(const ChunkKey& k) {
+  return terrane_chunk_key{k.cx, k.cz, k.level};
+}
 
 // Takes the events not yet seen into the resident map.
 void track_events(terrane_streamer& s) {
@@ -138,8 +142,8 @@ terrane_status terrane_streamer_update(terrane_streamer* streamer) {
   });
 }
 
-terrane_status terrane_streamer_poll(terrane_streamer* streamer, uint32_t max_chunks,
-                                     double max_ms, size_t* delivered) {
+terrane_status terrane_streamer_poll(terrane_streamer* streamer, uint32_t max_chunks, double max_ms,
+                                     size_t* delivered) {
   return capi::on_streamer(streamer, [&] {
     if (!(max_ms >= 0.0 && max_ms <= 1.0e6)) {
       throw Error(ErrorCategory::invalid_argument,
@@ -189,7 +193,7 @@ terrane_status terrane_streamer_visible(const terrane_streamer* streamer,
 }
 
 terrane_status terrane_streamer_get_stats(const terrane_streamer* streamer,
-                                      terrane_streamer_stats* out) {
+                                          terrane_streamer_stats* out) {
   return capi::on_streamer(streamer, [&] {
     require(out, "out");
     const StreamerStats st = streamer->streamer->stats();
@@ -211,8 +215,8 @@ terrane_status terrane_streamer_get_stats(const terrane_streamer* streamer,
   });
 }
 
-terrane_status terrane_streamer_chunk_info(const terrane_streamer* streamer,
-                                           terrane_chunk_key key, terrane_chunk_info* out) {
+terrane_status terrane_streamer_chunk_info(const terrane_streamer* streamer, terrane_chunk_key key,
+                                           terrane_chunk_info* out) {
   return capi::on_streamer(streamer, [&] {
     require(out, "out");
     const ChunkData& c = capi::resident_chunk(*streamer, key);
@@ -229,10 +233,9 @@ terrane_status terrane_streamer_chunk_info(const terrane_streamer* streamer,
   });
 }
 
-terrane_status terrane_streamer_chunk_mesh(const terrane_streamer* streamer,
-                                           terrane_chunk_key key, float* positions,
-                                           float* normals, float* uvs, float* morph_y,
-                                           size_t vertex_capacity, size_t* count) {
+terrane_status terrane_streamer_chunk_mesh(const terrane_streamer* streamer, terrane_chunk_key key,
+                                           float* positions, float* normals, float* uvs,
+                                           float* morph_y, size_t vertex_capacity, size_t* count) {
   return capi::on_streamer(streamer, [&] {
     const Mesh& m = capi::resident_chunk(*streamer, key).mesh;
     const std::size_t n = m.vertex_count();

@@ -72,8 +72,8 @@ InstanceChanges apply_instance_brush(terrane_world& w, const terrane_brush& b) {
   }
   if (b.kind == TERRANE_BRUSH_FELL) {
     if (!(b.regrow_s >= 0.0 && b.regrow_s <= 1e12)) {
-      throw Error(ErrorCategory::invalid_argument,
-                  "regrow_s = " + std::to_string(b.regrow_s) + " is outside the allowed range 0..1e12");
+      throw Error(ErrorCategory::invalid_argument, "regrow_s = " + std::to_string(b.regrow_s) +
+                                                       " is outside the allowed range 0..1e12");
     }
     const std::vector<ScatterInstance> near = w.surface_generator->instances_near(
         b.x_m, b.z_m, b.radius_m, &w.heights.current(), &w.instances.current());
@@ -102,7 +102,7 @@ terrane_world* make_world(WorldStore store, bool read_only) {
   SplatPaint paint(*stored->paint());
   InstanceEdits instances(stored->instance_edits());
   auto* w = new terrane_world{std::move(stored), std::move(graph), std::move(heights),
-                              std::move(blocks),  std::move(paint), std::move(instances)};
+                              std::move(blocks), std::move(paint), std::move(instances)};
   w->read_only = read_only;
   return w;
 }
@@ -110,9 +110,8 @@ terrane_world* make_world(WorldStore store, bool read_only) {
 template <class Body>
 terrane_status on_world(const terrane_world* w, Body&& body) noexcept {
   if (w == nullptr) {
-    return guarded([]() -> terrane_status {
-      throw Error(ErrorCategory::invalid_argument, "world is NULL");
-    });
+    return guarded(
+        []() -> terrane_status { throw Error(ErrorCategory::invalid_argument, "world is NULL"); });
   }
   return guarded(std::forward<Body>(body), &w->last_error);
 }
@@ -293,10 +292,10 @@ terrane_status terrane_world_commit(terrane_world* world, const char* descriptio
       throw Error(ErrorCategory::invalid_argument,
                   "the world " + world->store->info().path + " was opened read-only");
     }
-    const WorldCommit c = world->store->commit(
-        WorldEdits{world->heights.snapshot(), world->blocks.snapshot(),
-                   world->instances.snapshot(), world->paint.snapshot()},
-        description != nullptr ? description : "C API");
+    const WorldCommit c =
+        world->store->commit(WorldEdits{world->heights.snapshot(), world->blocks.snapshot(),
+                                        world->instances.snapshot(), world->paint.snapshot()},
+                             description != nullptr ? description : "C API");
     world->pending = 0;
     if (seq != nullptr) *seq = c.seq;
     return TERRANE_OK;
@@ -323,9 +322,8 @@ terrane_status terrane_world_get_info(const terrane_world* world, terrane_world_
 }
 
 terrane_status terrane_world_heights(const terrane_world* world, double x0_m, double z0_m,
-                                     int32_t width, int32_t height, double cell_m,
-                                     int32_t threads, float* out, size_t capacity,
-                                     size_t* count) {
+                                     int32_t width, int32_t height, double cell_m, int32_t threads,
+                                     float* out, size_t capacity, size_t* count) {
   return capi::on_world(world, [&] {
     return capi::heights(*world->graph, &world->heights.current(),
                          world->store->preset().world.cell_size_m, x0_m, z0_m, width, height,
@@ -346,31 +344,33 @@ terrane_status terrane_world_query(const terrane_world* world, terrane_query** o
 }
 
 terrane_status terrane_streamer_set_world(terrane_streamer* streamer, terrane_world* world) {
-  return guarded([&] {
-    require(streamer, "streamer");
-    require(world, "world");
-    Streamer& s = *streamer->streamer;
-    LatticeRect heights = world->changed_heights, paint = world->changed_paint;
-    InstanceChanges instances = world->changed_instances;
-    if (world->synced != streamer->serial) {
-      // Another streamer (or none) saw the world last: every resident chunk may differ.
-      constexpr std::int64_t kAll = std::int64_t{1} << 50;
-      heights = paint = LatticeRect{-kAll, -kAll, kAll, kAll};
-      instances.at.clear();
-      for (const auto& entry : world->instances.current().chunks()) {
-        for (const InstanceOverride& o : *entry.second) instances.at.push_back({o.x_m, o.z_m});
-      }
-    }
-    s.set_edits(world->heights.snapshot(), heights);
-    if (s.params().chunk.surface) {
-      s.set_paint(world->paint.snapshot(), paint);
-      s.set_instance_edits(world->instances.snapshot(), instances);
-    }
-    world->synced = streamer->serial;
-    world->changed_heights = world->changed_paint = LatticeRect{};
-    world->changed_instances.at.clear();
-    return TERRANE_OK;
-  }, &streamer->last_error);
+  return guarded(
+      [&] {
+        require(streamer, "streamer");
+        require(world, "world");
+        Streamer& s = *streamer->streamer;
+        LatticeRect heights = world->changed_heights, paint = world->changed_paint;
+        InstanceChanges instances = world->changed_instances;
+        if (world->synced != streamer->serial) {
+          // Another streamer (or none) saw the world last: every resident chunk may differ.
+          constexpr std::int64_t kAll = std::int64_t{1} << 50;
+          heights = paint = LatticeRect{-kAll, -kAll, kAll, kAll};
+          instances.at.clear();
+          for (const auto& entry : world->instances.current().chunks()) {
+            for (const InstanceOverride& o : *entry.second) instances.at.push_back({o.x_m, o.z_m});
+          }
+        }
+        s.set_edits(world->heights.snapshot(), heights);
+        if (s.params().chunk.surface) {
+          s.set_paint(world->paint.snapshot(), paint);
+          s.set_instance_edits(world->instances.snapshot(), instances);
+        }
+        world->synced = streamer->serial;
+        world->changed_heights = world->changed_paint = LatticeRect{};
+        world->changed_instances.at.clear();
+        return TERRANE_OK;
+      },
+      &streamer->last_error);
 }
 
 }  // extern "C"

@@ -85,7 +85,8 @@ static int write_chunks(const char* dir) {
   if (!stats.view_complete) goto done;
   terrane_streamer_visible(streamer, NULL, 0, &count);
   visible = (terrane_visible_chunk*)malloc((count ? count : 1) * sizeof *visible);
-  if (visible == NULL || !check(terrane_streamer_visible(streamer, visible, count, &count), "vis")) {
+  if (visible == NULL ||
+      !check(terrane_streamer_visible(streamer, visible, count, &count), "vis")) {
     goto done;
   }
   snprintf(path, sizeof path, "%s/chunks.txt", dir);
@@ -94,9 +95,8 @@ static int write_chunks(const char* dir) {
   for (k = 0; k < count; ++k) {
     terrane_chunk_info info;
     if (!check(terrane_streamer_chunk_info(streamer, visible[k].key, &info), "info")) goto done;
-    fprintf(f, "%lld %lld %d %016llx\n", (long long)visible[k].key.cx,
-            (long long)visible[k].key.cz, (int)visible[k].key.level,
-            (unsigned long long)info.content_hash);
+    fprintf(f, "%lld %lld %d %016llx\n", (long long)visible[k].key.cx, (long long)visible[k].key.cz,
+            (int)visible[k].key.level, (unsigned long long)info.content_hash);
   }
   ok = count > 0;
 done:
@@ -118,7 +118,6 @@ int main(int argc, char** argv) {
       !write_chunks(argv[1])) {
     return 1;
   }
-  printf("capi_reference: wrote %s/heights_default.f32, heights_alpine.f32, chunks.txt\n",
-         argv[1]);
+  printf("capi_reference: wrote %s/heights_default.f32, heights_alpine.f32, chunks.txt\n", argv[1]);
   return 0;
 }

@@ -76,8 +76,8 @@ TEST(CApiStreamer, VisibleChunksAreTheGeneratorsChunks) {
     std::vector<float> pos(3 * info.vertices), nrm(3 * info.vertices), uv(2 * info.vertices),
         morph(info.vertices);
     std::size_t n = 0;
-    ASSERT_EQ(terrane_streamer_chunk_mesh(s, v.key, pos.data(), nrm.data(), uv.data(),
-                                          morph.data(), info.vertices, &n),
+    ASSERT_EQ(terrane_streamer_chunk_mesh(s, v.key, pos.data(), nrm.data(), uv.data(), morph.data(),
+                                          info.vertices, &n),
               TERRANE_OK);
     EXPECT_EQ(pos, expected.mesh.positions);
     EXPECT_EQ(nrm, expected.mesh.normals);
@@ -131,8 +131,7 @@ TEST(CApiStreamer, VisibleChunksAreTheGeneratorsChunks) {
   terrane_chunk_info info{};
   EXPECT_EQ(terrane_streamer_chunk_info(s, terrane_chunk_key{999999, 5, 0}, &info),
             TERRANE_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(terrane_streamer_last_error(s)).find("is not resident"),
-            std::string::npos);
+  EXPECT_NE(std::string(terrane_streamer_last_error(s)).find("is not resident"), std::string::npos);
   EXPECT_STREQ(terrane_streamer_last_error(s), terrane_last_error());
   terrane_streamer_free(s);
   terrane_preset_free(p);
@@ -167,8 +166,8 @@ TEST(CApiBadInput, EveryFunctionAnswersWithAStatusAndAMessage) {
   const char unknown[] = "{\"sede\": 3}";
   expect_error(terrane_preset_parse(unknown, sizeof unknown - 1, nullptr, nullptr, 0, &p),
                TERRANE_INVALID_ARGUMENT, "sede");
-  expect_error(terrane_preset_parse(nullptr, 5, nullptr, nullptr, 0, &p),
-               TERRANE_INVALID_ARGUMENT, "json is NULL");
+  expect_error(terrane_preset_parse(nullptr, 5, nullptr, nullptr, 0, &p), TERRANE_INVALID_ARGUMENT,
+               "json is NULL");
   terrane_preset_info info{};
   expect_error(terrane_preset_get_info(nullptr, &info), TERRANE_INVALID_ARGUMENT, "preset");
   EXPECT_EQ(terrane_preset_name(nullptr), nullptr);
@@ -186,12 +185,12 @@ TEST(CApiBadInput, EveryFunctionAnswersWithAStatusAndAMessage) {
                TERRANE_INVALID_ARGUMENT, "1..65536");
   expect_error(terrane_heights(p, 0, 0, 4, 70000, 0, 0, h.data(), h.size(), &n),
                TERRANE_INVALID_ARGUMENT, "1..65536");
-  expect_error(terrane_heights(p, 0, 0, 65536, 65536, 0, 0, h.data(), h.size(), &n),
-               TERRANE_LIMIT, "2^30");
+  expect_error(terrane_heights(p, 0, 0, 65536, 65536, 0, 0, h.data(), h.size(), &n), TERRANE_LIMIT,
+               "2^30");
   expect_error(terrane_heights(p, 0, 0, 4, 4, -1, 0, h.data(), h.size(), &n),
                TERRANE_INVALID_ARGUMENT, "cell_m");
-  expect_error(terrane_heights(p, 0, 0, 4, 4, std::numeric_limits<double>::quiet_NaN(), 0,
-                               h.data(), h.size(), &n),
+  expect_error(terrane_heights(p, 0, 0, 4, 4, std::numeric_limits<double>::quiet_NaN(), 0, h.data(),
+                               h.size(), &n),
                TERRANE_INVALID_ARGUMENT, "finite");
   expect_error(terrane_heights(p, 2e12, 0, 4, 4, 0, 0, h.data(), h.size(), &n),
                TERRANE_INVALID_ARGUMENT, "outside the world");
@@ -207,8 +206,7 @@ TEST(CApiBadInput, EveryFunctionAnswersWithAStatusAndAMessage) {
   EXPECT_EQ(terrane_heights_bound(0, 5), 0u);
   EXPECT_EQ(terrane_heights_bound(65536, 65536), 0u);
   EXPECT_EQ(terrane_heights_bound(300, 200), 60000u);
-  expect_error(terrane_scatter(p, 10, 0, 0, 10, nullptr, 0, &n), TERRANE_INVALID_ARGUMENT,
-               "empty");
+  expect_error(terrane_scatter(p, 10, 0, 0, 10, nullptr, 0, &n), TERRANE_INVALID_ARGUMENT, "empty");
   expect_error(terrane_scatter(p, 0, 0, 1e6, 10, nullptr, 0, &n), TERRANE_LIMIT, "65536");
 
   terrane_bake_options_init(nullptr);
@@ -266,8 +264,8 @@ TEST(CApiBadInput, EveryFunctionAnswersWithAStatusAndAMessage) {
   const int32_t bad_stitch[4] = {0, 9, 0, 0};
   expect_error(terrane_streamer_indices(s, bad_stitch, nullptr, 0, &n), TERRANE_INVALID_ARGUMENT,
                "stitch[1]");
-  expect_error(terrane_streamer_chunk_mesh(s, terrane_chunk_key{0, 0, 0}, nullptr, nullptr,
-                                           nullptr, nullptr, 0, &n),
+  expect_error(terrane_streamer_chunk_mesh(s, terrane_chunk_key{0, 0, 0}, nullptr, nullptr, nullptr,
+                                           nullptr, 0, &n),
                TERRANE_INVALID_ARGUMENT, "not resident");
   expect_error(terrane_streamer_get_stats(s, nullptr), TERRANE_INVALID_ARGUMENT, "out is NULL");
   terrane_streamer_free(s);

@@ -96,8 +96,8 @@ TEST(CApi, HeightsAreTheCppHeightsBitForBit) {
     g.origin_x_m = 1000.25;
     g.origin_z_m = -2000.75;
     std::vector<float> c(g.sample_count());
-    ASSERT_EQ(terrane_heights(h.p, g.origin_x_m, g.origin_z_m, g.width, g.height, 1.5, 0,
-                              c.data(), c.size(), nullptr),
+    ASSERT_EQ(terrane_heights(h.p, g.origin_x_m, g.origin_z_m, g.width, g.height, 1.5, 0, c.data(),
+                              c.size(), nullptr),
               TERRANE_OK)
         << terrane_last_error();
     const std::vector<float> expected = cpp_heights(cpp, g);
@@ -150,9 +150,9 @@ TEST(CApi, HeightsAreSeamlessAndIndependentOfThreads) {
             TERRANE_OK);
   ASSERT_EQ(terrane_heights(h.p, 64, 128, 100, 120, 4, 2, left.data(), left.size(), nullptr),
             TERRANE_OK);
-  ASSERT_EQ(terrane_heights(h.p, 64 + 400, 128, 100, 120, 4, 2, right.data(), right.size(),
-                            nullptr),
-            TERRANE_OK);
+  ASSERT_EQ(
+      terrane_heights(h.p, 64 + 400, 128, 100, 120, 4, 2, right.data(), right.size(), nullptr),
+      TERRANE_OK);
   EXPECT_EQ(0, std::memcmp(whole.data(), one.data(), whole.size() * sizeof(float)));
   for (int j = 0; j < 120; ++j) {
     EXPECT_EQ(0, std::memcmp(&whole[std::size_t(j * 200)], &left[std::size_t(j * 100)], 400));

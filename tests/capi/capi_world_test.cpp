@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "terrane/store.hpp"
@@ -16,8 +16,7 @@ namespace {
 
 std::vector<float> world_heights(const terrane_world* w, double x0, double z0, int n) {
   std::vector<float> h(std::size_t(n) * std::size_t(n));
-  EXPECT_EQ(terrane_world_heights(w, x0, z0, n, n, 0, 0, h.data(), h.size(), nullptr),
-            TERRANE_OK)
+  EXPECT_EQ(terrane_world_heights(w, x0, z0, n, n, 0, 0, h.data(), h.size(), nullptr), TERRANE_OK)
       << terrane_world_last_error(w);
   return h;
 }
