@@ -464,8 +464,9 @@ typedef struct terrane_brush {
  * 0.5; target 0; no block, layer or species; regrow_s and yaw_deg 0). Any thread. */
 TERRANE_API void terrane_brush_init(terrane_brush* brush, int32_t kind);
 /* Applies a stroke to the world's edits (not yet to the file): *changed (may be NULL) = 1 when
- * it changed anything. From now on terrane_world_heights and terrane_world_query see it. Owner
- * thread. */
+ * it changed anything. From now on terrane_world_heights and terrane_world_query see it (and a
+ * streamer after terrane_streamer_set_world). A read-only world takes strokes too (a preview)
+ * but cannot commit them. Owner thread. */
 TERRANE_API terrane_status terrane_world_apply(terrane_world* world, const terrane_brush* brush,
                                                int32_t* changed);
 /* Takes the newest stroke back (any layer); *undone = 0 when there was none. Owner thread. */
