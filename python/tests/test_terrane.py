@@ -35,7 +35,9 @@ def bits(a):
 
 def stream_until_complete(streamer, viewers, max_polls=200000):
     """update/poll (no chunk limit, 50 ms) until the view is complete, as the C reference does.
-    Waits a little between polls that delivered nothing (poll never waits for the workers)."""
+    Waits a little between polls that delivered nothing (poll never waits for the workers). The
+    tests' streamers run their workers at normal priority: background workers would wait for
+    idle cores, which the other tests running beside them may never leave."""
     streamer.set_viewers(viewers)
     for _ in range(max_polls):
         streamer.update()
@@ -166,7 +168,8 @@ def test_streamed_chunks_equal_c_reference():
                 expected[(int(cx), int(cz), int(level))] = digest
     assert expected
     preset = terrane.load_preset("default")
-    with terrane.Streamer(preset, chunk_cells=64, view_distance=600, threads=0) as streamer:
+    with terrane.Streamer(preset, chunk_cells=16, view_distance=3000, threads=0,
+                          worker_priority=2) as streamer:
         stream_until_complete(streamer, [(100.0, 0.0, 100.0)])
         got = {}
         for key, _stitch in streamer.visible():
@@ -252,7 +255,8 @@ def test_nav_path(default):
 
 
 def test_streamer_meshes_and_events(default):
-    with terrane.Streamer(default, chunk_cells=32, view_distance=150, threads=2) as streamer:
+    with terrane.Streamer(default, chunk_cells=32, view_distance=150, threads=2,
+                          worker_priority=2) as streamer:
         stream_until_complete(streamer, [(0.0, 10.0, 0.0, 1.0, 0.0, 0.0)])
         visible = streamer.visible()
         assert visible
@@ -281,7 +285,8 @@ def test_streamer_meshes_and_events(default):
 
 
 def test_streamer_non_resident_chunk_raises(default):
-    with terrane.Streamer(default, chunk_cells=32, view_distance=100, threads=1) as streamer:
+    with terrane.Streamer(default, chunk_cells=32, view_distance=100, threads=1,
+                          worker_priority=2) as streamer:
         with pytest.raises(terrane.Error) as e:
             streamer.chunk_info((10**9, 10**9, 0))
         assert e.value.category == "invalid_argument"
@@ -381,7 +386,7 @@ def test_world_scatter_brushes(tmp_path, default):
 def test_streamer_streams_world_edits(tmp_path, default):
     key = (0, 0, 0)  # level-0 chunk with cells [0, 32) (a 30 m cell: x, z in [0, 960) m)
     with terrane.World.create(tmp_path / "stream.world", default) as world, terrane.Streamer(
-        default, chunk_cells=32, view_distance=150, threads=1
+        default, chunk_cells=32, view_distance=150, threads=1, worker_priority=2
     ) as streamer:
         streamer.set_world(world)
         stream_until_complete(streamer, [(10.0, 0.0, 10.0)])

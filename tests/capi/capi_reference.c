@@ -6,9 +6,10 @@
  *     (raw little-endian float32, row-major)
  *   chunks.txt           "cx cz level hash" (hash: 16 hex digits of terrane_chunk_info's
  *                        content_hash) for every visible chunk once preset "default" streamed
- *                        with 64-cell chunks, a 600 m view, one viewer at (100, 0, 100), until
- *                        the view is complete (update, then poll(0, 50 ms), then a 1 ms
- *                        sleep, each round; normal worker priority).
+ *                        with 16-cell chunks (480 m), a 3000 m view (levels 0 to 2), one
+ *                        viewer at (100, 0, 100), until the view is complete (update, then
+ *                        poll(0, 50 ms), then a 1 ms sleep, each round; normal worker
+ *                        priority).
  * Built with -std=c99 -pedantic: it is also the check that terrane.h is C99. */
 #define _POSIX_C_SOURCE 199309L /* nanosleep */
 #include <stdio.h>
@@ -62,8 +63,8 @@ static int write_chunks(const char* dir) {
   frame.tv_sec = 0;
   frame.tv_nsec = 1000000;
   terrane_streamer_params_init(&params);
-  params.chunk_cells = 64;
-  params.view_distance_m = 600.0;
+  params.chunk_cells = 16;
+  params.view_distance_m = 3000.0;
   params.worker_priority = 2; /* normal: the tests run beside others on busy cores */
   memset(&viewer, 0, sizeof viewer);
   viewer.x_m = 100.0;
