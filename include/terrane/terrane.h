@@ -469,7 +469,8 @@ TERRANE_API void terrane_brush_init(terrane_brush* brush, int32_t kind);
  * but cannot commit them. Owner thread. */
 TERRANE_API terrane_status terrane_world_apply(terrane_world* world, const terrane_brush* brush,
                                                int32_t* changed);
-/* Takes the newest stroke back (any layer); *undone = 0 when there was none. Owner thread. */
+/* Takes the newest stroke back (any layer; a stroke that changed nothing left nothing to take
+ * back); *undone = 0 when there was none. Owner thread. */
 TERRANE_API terrane_status terrane_world_undo(terrane_world* world, int32_t* undone);
 /* Writes every layer's edits in one transaction with a one-line description (NULL: "C API");
  * *seq (may be NULL) = the commit's number. A read-only world is TERRANE_INVALID_ARGUMENT.

@@ -187,6 +187,14 @@ terrane_status terrane_world_apply(terrane_world* world, const terrane_brush* br
     const terrane_brush& b = *brush;
     bool did = false;
     int layer = capi::kHeights;
+    auto steps = [](const terrane_world& w, int l) {
+      return l == capi::kHeights  ? w.heights.undo_steps()
+             : l == capi::kBlocks ? w.blocks.undo_steps()
+             : l == capi::kPaint  ? w.paint.undo_steps()
+                                  : w.instances.undo_steps();
+    };
+    const std::size_t steps_before[4] = {steps(*world, 0), steps(*world, 1), steps(*world, 2),
+                                         steps(*world, 3)};
     switch (b.kind) {
       case TERRANE_BRUSH_RAISE:
       case TERRANE_BRUSH_LOWER:
@@ -259,7 +267,9 @@ terrane_status terrane_world_apply(terrane_world* world, const terrane_brush* br
                         " is not one of terrane_brush_kind (0..4 heights, 10..12 blocks, 20..21 "
                         "paint, 30..32 instances)");
     }
-    world->strokes.push_back(layer);
+    // A stroke that changed nothing may leave no undo step in its layer: only the steps there
+    // go on the world's list, so undo always takes back the layer's own newest step.
+    if (steps(*world, layer) > steps_before[layer]) world->strokes.push_back(layer);
     ++world->pending;
     if (changed != nullptr) *changed = did ? 1 : 0;
     return TERRANE_OK;

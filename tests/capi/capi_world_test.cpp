@@ -124,6 +124,48 @@ TEST(CApiWorld, StrokesCommitAndReopen) {
   std::filesystem::remove_all(dir);
 }
 
+// A stroke that changed nothing is no undo step: undo takes back the stroke before it.
+TEST(CApiWorld, UndoSkipsStrokesThatChangedNothing) {
+  const auto dir = std::filesystem::temp_directory_path() / "terrane_capi_world_undo";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  terrane_preset* p = nullptr;
+  ASSERT_EQ(terrane_preset_load("default", nullptr, 0, &p), TERRANE_OK);
+  terrane_world* w = nullptr;
+  ASSERT_EQ(terrane_world_create((dir / "w.terrane").string().c_str(), p, 0, &w), TERRANE_OK);
+  terrane_preset_info info{};
+  ASSERT_EQ(terrane_preset_get_info(p, &info), TERRANE_OK);
+  const double cell = info.cell_size_m;
+  const std::vector<float> before = world_heights(w, 0, 0, 9);
+  terrane_brush raise;
+  terrane_brush_init(&raise, TERRANE_BRUSH_RAISE);
+  raise.x_m = 4 * cell;
+  raise.z_m = 4 * cell;
+  raise.radius_m = 2 * cell;
+  int32_t changed = 0;
+  ASSERT_EQ(terrane_world_apply(w, &raise, &changed), TERRANE_OK);
+  ASSERT_EQ(changed, 1);
+  // Nothing to regrow and nothing to restore: no change in either layer.
+  terrane_brush regrow;
+  terrane_brush_init(&regrow, TERRANE_BRUSH_REGROW);
+  ASSERT_EQ(terrane_world_apply(w, &regrow, &changed), TERRANE_OK) << terrane_world_last_error(w);
+  EXPECT_EQ(changed, 0);
+  terrane_brush restore;
+  terrane_brush_init(&restore, TERRANE_BRUSH_RESTORE);
+  restore.y_m = 500;
+  ASSERT_EQ(terrane_world_apply(w, &restore, &changed), TERRANE_OK);
+  EXPECT_EQ(changed, 0);
+  int32_t undone = 0;
+  ASSERT_EQ(terrane_world_undo(w, &undone), TERRANE_OK);
+  EXPECT_EQ(undone, 1);
+  EXPECT_EQ(world_heights(w, 0, 0, 9), before);  // the raise is gone
+  ASSERT_EQ(terrane_world_undo(w, &undone), TERRANE_OK);
+  EXPECT_EQ(undone, 0);
+  terrane_world_free(w);
+  terrane_preset_free(p);
+  std::filesystem::remove_all(dir);
+}
+
 // Instance brushes, and a streamer that shows the world's strokes as they are made.
 TEST(CApiWorld, InstanceBrushesAndAStreamerOfTheWorld) {
   const auto dir = std::filesystem::temp_directory_path() / "terrane_capi_world_stream";
