@@ -11,6 +11,7 @@
 #include "terrane/core.hpp"
 #include "terrane/edit.hpp"
 #include "terrane/preset.hpp"
+#include "terrane/schema.hpp"
 #include "terrane/store.hpp"
 #include "terrane/terrane.h"
 #include "terrane/world.hpp"
@@ -96,6 +97,18 @@ terrane_status guarded(Body&& body, std::string* handle_error = nullptr) noexcep
   } catch (...) {
     return s;
   }
+}
+
+// guarded() for a call on a handle with its own last message (a streamer, a world): a NULL
+// handle is Error(invalid_argument) "<what> is NULL"; a failure is also the handle's message.
+template <class Handle, class Body>
+terrane_status on_handle(const Handle* h, const char* what, Body&& body) noexcept {
+  if (h == nullptr) {
+    return guarded([what]() -> terrane_status {
+      throw Error(ErrorCategory::invalid_argument, std::string(what) + " is NULL");
+    });
+  }
+  return guarded(std::forward<Body>(body), &h->last_error);
 }
 
 // Throws Error(invalid_argument) "<what> is NULL" when p is null.

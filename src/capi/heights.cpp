@@ -11,16 +11,10 @@
 namespace terrane::capi {
 namespace {
 
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 void check_finite(const char* what, double v) {
   if (!std::isfinite(v)) {
     throw Error(ErrorCategory::invalid_argument,
-                std::string(what) + " = " + number(v) + " is not a finite number");
+                std::string(what) + " = " + format_number(v) + " is not a finite number");
   }
 }
 
@@ -28,7 +22,7 @@ void check_in_world(const char* what, double v) {
   check_finite(what, v);
   if (std::abs(v) > kMaxWorldCoordinate) {
     throw Error(ErrorCategory::invalid_argument,
-                std::string(what) + " = " + number(v) +
+                std::string(what) + " = " + format_number(v) +
                     " m is outside the world (|coordinate| <= 1099511627776 m)");
   }
 }
@@ -60,12 +54,12 @@ terrane_status heights(const CompiledGraph& graph, const HeightEditSnapshot* edi
   check_finite("cell_m", cell_m);
   if (cell_m < 0.0) {
     throw Error(ErrorCategory::invalid_argument,
-                "cell_m = " + number(cell_m) + " is negative (0 means the preset's cell)");
+                "cell_m = " + format_number(cell_m) + " is negative (0 means the preset's cell)");
   }
   const double cell = cell_m == 0.0 ? world_cell_m : cell_m;
   if (cell > 1.0e4) {
     throw Error(ErrorCategory::invalid_argument,
-                "cell_m = " + number(cell) + " is outside the allowed range (0, 10000]");
+                "cell_m = " + format_number(cell) + " is outside the allowed range (0, 10000]");
   }
   check_in_world("x0_m", x0_m);
   check_in_world("z0_m", z0_m);
@@ -94,8 +88,9 @@ terrane_status heights(const CompiledGraph& graph, const HeightEditSnapshot* edi
   const bool edited = edits != nullptr && !edits->empty();
   if (edited && !on_lattice) {
     throw Error(ErrorCategory::invalid_argument,
-                "the world has height edits: x0_m = " + number(x0_m) + " and z0_m = " +
-                    number(z0_m) + " must be whole multiples of cell_m = " + number(cell));
+                "the world has height edits: x0_m = " + format_number(x0_m) +
+                    " and z0_m = " + format_number(z0_m) +
+                    " must be whole multiples of cell_m = " + format_number(cell));
   }
   ExecContext ctx;
   ctx.threads = threads;
@@ -155,14 +150,14 @@ terrane_status terrane_scatter(const terrane_preset* preset, double x0_m, double
     capi::check_in_world("z1_m", z1_m);
     if (!(x1_m > x0_m && z1_m > z0_m)) {
       throw Error(ErrorCategory::invalid_argument,
-                  "the rectangle [" + capi::number(x0_m) + ", " + capi::number(x1_m) + ") x [" +
-                      capi::number(z0_m) + ", " + capi::number(z1_m) +
+                  "the rectangle [" + format_number(x0_m) + ", " + format_number(x1_m) + ") x [" +
+                      format_number(z0_m) + ", " + format_number(z1_m) +
                       ") is empty (it needs x1_m > x0_m and z1_m > z0_m)");
     }
     constexpr double kMaxSide = 65536.0;
     if (x1_m - x0_m > kMaxSide || z1_m - z0_m > kMaxSide) {
-      throw Error(ErrorCategory::limit, "the rectangle spans " + capi::number(x1_m - x0_m) + " x " +
-                                            capi::number(z1_m - z0_m) +
+      throw Error(ErrorCategory::limit, "the rectangle spans " + format_number(x1_m - x0_m) +
+                                            " x " + format_number(z1_m - z0_m) +
                                             " m: at most 65536 m per side");
     }
     // The rectangle alone (scatter_chunk is seamless: the same points for any split of a

@@ -34,12 +34,12 @@ terrane_status terrane_nav_path(const terrane_preset* preset, const terrane_nav_
     for (const double v : {from_x_m, from_z_m, to_x_m, to_z_m}) {
       if (!std::isfinite(v) || std::abs(v) > kMaxWorldCoordinate) {
         throw Error(ErrorCategory::invalid_argument,
-                    "a path end point coordinate " + std::to_string(v) +
+                    "a path end point coordinate " + format_number(v) +
                         " is not finite or outside the world (|coordinate| <= 1099511627776 m)");
       }
     }
     if (!(margin_m >= 0.0 && margin_m <= 4096.0)) {
-      throw Error(ErrorCategory::invalid_argument, "margin_m = " + std::to_string(margin_m) +
+      throw Error(ErrorCategory::invalid_argument, "margin_m = " + format_number(margin_m) +
                                                        " is outside the allowed range 0..4096");
     }
     const double margin = margin_m == 0.0 ? 64.0 : margin_m;

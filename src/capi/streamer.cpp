@@ -45,12 +45,7 @@ const ChunkData& resident_chunk(const terrane_streamer& s, const terrane_chunk_k
 
 template <class Body>
 terrane_status on_streamer(const terrane_streamer* s, Body&& body) noexcept {
-  if (s == nullptr) {
-    return guarded([]() -> terrane_status {
-      throw Error(ErrorCategory::invalid_argument, "streamer is NULL");
-    });
-  }
-  return guarded(std::forward<Body>(body), &s->last_error);
+  return on_handle(s, "streamer", std::forward<Body>(body));
 }
 
 }  // namespace
@@ -147,7 +142,7 @@ terrane_status terrane_streamer_poll(terrane_streamer* streamer, uint32_t max_ch
   return capi::on_streamer(streamer, [&] {
     if (!(max_ms >= 0.0 && max_ms <= 1.0e6)) {
       throw Error(ErrorCategory::invalid_argument,
-                  "max_ms = " + std::to_string(max_ms) + " is outside the allowed range 0..1e6");
+                  "max_ms = " + format_number(max_ms) + " is outside the allowed range 0..1e6");
     }
     PollBudget budget;
     budget.max_chunks = max_chunks == 0 ? SIZE_MAX : std::size_t(max_chunks);

@@ -72,7 +72,7 @@ InstanceChanges apply_instance_brush(terrane_world& w, const terrane_brush& b) {
   }
   if (b.kind == TERRANE_BRUSH_FELL) {
     if (!(b.regrow_s >= 0.0 && b.regrow_s <= 1e12)) {
-      throw Error(ErrorCategory::invalid_argument, "regrow_s = " + std::to_string(b.regrow_s) +
+      throw Error(ErrorCategory::invalid_argument, "regrow_s = " + format_number(b.regrow_s) +
                                                        " is outside the allowed range 0..1e12");
     }
     const std::vector<ScatterInstance> near = w.surface_generator->instances_near(
@@ -82,8 +82,8 @@ InstanceChanges apply_instance_brush(terrane_world& w, const terrane_brush& b) {
   // regrow: every override whose position lies within the radius.
   if (!(b.radius_m > 0.0 && b.radius_m <= 1e4) || !std::isfinite(b.x_m) || !std::isfinite(b.z_m)) {
     throw Error(ErrorCategory::invalid_argument,
-                "regrow at (" + std::to_string(b.x_m) + ", " + std::to_string(b.z_m) + ") radius " +
-                    std::to_string(b.radius_m) + ": a finite centre and a radius in (0, 1e4]");
+                "regrow at (" + format_number(b.x_m) + ", " + format_number(b.z_m) + ") radius " +
+                    format_number(b.radius_m) + ": a finite centre and a radius in (0, 1e4]");
   }
   std::vector<std::uint64_t> ids;
   for (const auto& entry : w.instances.current().chunks()) {
@@ -109,11 +109,7 @@ terrane_world* make_world(WorldStore store, bool read_only) {
 
 template <class Body>
 terrane_status on_world(const terrane_world* w, Body&& body) noexcept {
-  if (w == nullptr) {
-    return guarded(
-        []() -> terrane_status { throw Error(ErrorCategory::invalid_argument, "world is NULL"); });
-  }
-  return guarded(std::forward<Body>(body), &w->last_error);
+  return on_handle(w, "world", std::forward<Body>(body));
 }
 
 }  // namespace
