@@ -32,6 +32,7 @@ struct GenerateOptions {
   bool whole_map_hydrology = false;  // --whole-map-hydrology: surface outputs use the map's water
   int threads = 0;
   bool quiet = false;
+  bool timings = false;  // --timings: a table of each stage's wall and CPU time on stdout
   // Meshes (--formats glb,obj) and engine heightmaps.
   int lod = 0;  // --lod: mesh level, samples every 2^lod cells
   bool has_simplify = false;

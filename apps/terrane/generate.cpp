@@ -1,5 +1,6 @@
 // `terrane generate`: options -> BakeRequest -> bake() (terrane/bake.hpp, which writes every file
 // atomically) -> the summary line on stdout and the bake's warnings on stderr.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +21,36 @@ std::string format_bytes(std::uintmax_t n) {
     std::snprintf(buf, sizeof buf, "%.1f KiB", double(n) / 1024.0);
   }
   return buf;
+}
+
+// The process's peak resident memory in bytes (Linux: VmHWM), or 0 where it cannot be read.
+std::uint64_t peak_rss_bytes() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "VmHWM: %llu kB", &kib) == 1) break;
+  }
+  std::fclose(f);
+  return std::uint64_t(kib) * 1024u;
+}
+
+// --timings: one line per stage, then the total and the peak memory per sample.
+void print_timings(const std::vector<StageTiming>& stages, std::size_t samples) {
+  double wall = 0.0, cpu = 0.0;
+  std::printf("%-28s %10s %10s %6s\n", "stage", "wall s", "cpu s", "cores");
+  for (const StageTiming& s : stages) {
+    std::printf("%-28s %10.3f %10.3f %6.2f\n", s.name.c_str(), s.wall_s, s.cpu_s,
+                s.wall_s > 0.0 ? s.cpu_s / s.wall_s : 0.0);
+    wall += s.wall_s;
+    cpu += s.cpu_s;
+  }
+  std::printf("%-28s %10.3f %10.3f %6.2f\n", "total", wall, cpu, wall > 0.0 ? cpu / wall : 0.0);
+  if (const std::uint64_t peak = peak_rss_bytes(); peak != 0) {
+    std::printf("peak memory %s, %.2f bytes per sample\n", format_bytes(peak).c_str(),
+                double(peak) / double(std::max<std::size_t>(samples, 1)));
+  }
 }
 
 BakeRequest to_request(const GenerateOptions& opt) {
@@ -214,6 +245,7 @@ int run_generate(const GenerateOptions& opt) {
   for (const BakedFile& f : report.files) {
     names += (names.empty() ? "" : ", ") + (request.out_dir / f.name).string();
   }
+  if (opt.timings) print_timings(report.stages, report.grid.sample_count());
   std::printf(
       "%s: %dx%d samples at %g m, seed %llu, heights %.1f..%.1f m; generated in %.2f s, "
       "total %.2f s (%s); wrote %s\n",

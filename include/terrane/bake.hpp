@@ -245,6 +245,12 @@ struct BakeReport {
   std::optional<BakeMeshSummary> meshes;  // when glb or obj was written
   double generation_s = 0.0;  // from the call to the heights being final (graph, post, hydrology)
   double total_s = 0.0;       // the whole call
+  // Wall-clock and CPU time of each stage that ran, in order: "checks" (request, preset, plans,
+  // output directory), "graph", one "post[i] <kind>" per post operation, "hydrology", then each
+  // group of outputs written ("height outputs", "meshes", "engine target", "surface",
+  // "perspective", "stats") and "sidecar, publish". cpu_s / wall_s = cores kept busy
+  // (`terrane generate --timings` prints them).
+  std::vector<StageTiming> stages;
 
   GridSpec grid;            // the map as generated (after engine snapping)
   std::string name;         // file base name: the preset's name, or "terrain"

@@ -215,6 +215,30 @@ inline void warn(const ExecContext& ctx, std::string_view message) {
 // ones when ctx.simd is not supported by this CPU or build. Thread-safe.
 SimdTarget resolved_simd_target(const ExecContext& ctx);
 
+// Wall-clock and CPU time of one stage of a pipeline (bake's BakeReport::stages,
+// apply_region_ops). cpu_s is the whole process's CPU time over the stage, every thread
+// included, so cpu_s / wall_s is how many cores the stage kept busy (on an otherwise idle
+// process).
+struct StageTiming {
+  std::string name;
+  double wall_s = 0.0;  // [Units: s]
+  double cpu_s = 0.0;   // [Units: s]
+};
+
+// Times stages one after another: each stop(name) records the time since the last stop (or
+// construction) into `out`. Not thread-safe; one per pipeline.
+class StageClock {
+ public:
+  explicit StageClock(std::vector<StageTiming>* out);
+  void stop(std::string name);
+  // Starts the next stage now without recording the time since the last stop.
+  void restart();
+
+ private:
+  std::vector<StageTiming>* out_;
+  double wall_ = 0.0, cpu_ = 0.0;
+};
+
 // Runs body(begin, end) over [0, n) in chunks of `grain` on ctx.threads workers. The split is a
 // scheduling choice only: callers must make each index's result independent of it.
 // Checks a forced ctx.simd first (Error(invalid_argument) when unsupported) and ctx.cancel

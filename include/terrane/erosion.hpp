@@ -164,6 +164,14 @@ struct FlowRouting {
   std::vector<std::uint32_t> order;     // topological order, receivers before donors
   std::vector<float> filled_m;          // depression-filled surface (>= heights) [Units: m]
   std::int64_t depressions = 0;         // interior cells without a lower neighbour (pits)
+  // Working memory of compute_flow_routing, kept with the result so that repeated calls on one
+  // FlowRouting (a stream-power run's steps) reuse it instead of allocating, zeroing and
+  // faulting in fresh pages each time: 10 bytes per cell at most. Contents unspecified.
+  struct Scratch {
+    std::vector<std::uint8_t> outlet, donor_mask;
+    std::vector<std::uint32_t> label, tail;
+    std::vector<std::int64_t> row_pits;
+  } scratch;
 };
 
 struct RoutingParams {
@@ -274,8 +282,10 @@ struct StreamPowerStats {
 // drainage area A (flow_accumulation), then along `order`:
 //   h_i' = (h_i + U_i dt + F h_r') / (1 + F),  F = K dt A_i^m / L_ir,
 // which is the implicit solution for n = 1; a cell whose receiver ends above it (a lake) is only
-// uplifted. Then explicit linear hillslope diffusion dh/dt = D laplacian(h) (sub-stepped so that
-// D dt_sub / spacing^2 <= 0.2) with outlets held fixed. Outlets are never uplifted.
+// uplifted. Then linear hillslope diffusion dh/dt = D laplacian(h) with outlets held fixed: one
+// explicit (forward Euler) step where d = D dt / spacing^2 <= 0.2, else one implicit step split
+// by direction (backward Euler along rows, then along columns: tridiagonal solves, stable for
+// any d, two O(n) passes). Outlets are never uplifted.
 // `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
 // in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) (plus a heap over the
 // pits' basins); scratch about 30 bytes per cell at its peak (4096^2: 617 MiB peak RSS for the
@@ -384,7 +394,9 @@ RegionOpKind parse_region_op_kind(std::string_view name);
 // heights (sea level from generator.world) and evaluates its graph on heights.grid with those
 // inputs; a non-finite output throws Error(invalid_argument) "<source>: post[i]: ..." naming the
 // sample. Progress runs from 0 to 1 over all operations. Deterministic like every function here.
+// `timings` (optional) receives one StageTiming per operation, named "post[i] <kind>" (a stream
+// power operation's uplift node evaluation is part of it).
 void apply_region_ops(Field2D& heights, const GraphSource& generator, std::span<const RegionOp> ops,
-                      const ExecContext& ctx = {});
+                      const ExecContext& ctx = {}, std::vector<StageTiming>* timings = nullptr);
 
 }  // namespace terrane

@@ -58,6 +58,7 @@ std::string published_names(std::string message, const fs::path& stage, const fs
 BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   const auto t0 = std::chrono::steady_clock::now();
   BakeReport report;
+  StageClock clock(&report.stages);
 
   // 1. Everything is checked before any work and before the directory exists.
   check_request_values(request);
@@ -114,11 +115,15 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   // 2. Heights, post operations, hydrology.
   ExecContext quiet = ctx;  // stages that report no progress
   quiet.progress = nullptr;
+  clock.stop("checks");
   Field2D heights(grid);
   evaluate(graph, grid, heights.data, progress_range(ctx, 0.0, post_ops.empty() ? 1.0 : 0.25));
   add_edits(request.edits.get(), grid, heights.data);
+  clock.stop("graph");
   if (!post_ops.empty()) {
-    apply_region_ops(heights, preset.generator(), post_ops, progress_range(ctx, 0.25, 1.0));
+    apply_region_ops(heights, preset.generator(), post_ops, progress_range(ctx, 0.25, 1.0),
+                     &report.stages);
+    clock.restart();  // the operations timed themselves
   }
   Hydrology hydro;
   if (want_hydrology) {
@@ -127,6 +132,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
     hp.routing.sea_level_m = preset.world.sea_level_m;
     hp.river_area_m2 = request.river_area_m2;
     compute_hydrology(heights, hp, hydro, quiet);
+    clock.stop("hydrology");
   }
   const auto t_gen = std::chrono::steady_clock::now();
 
@@ -136,21 +142,25 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   BakeMeshSummary mesh_summary;
   try {
     std::string raw_warning;
-    written = write_height_outputs(height_plan, heights, hydro, quiet, stage, base, raw_warning);
+    const auto add = [&](const std::vector<WrittenFile>& files, const char* name) {
+      written.insert(written.end(), files.begin(), files.end());
+      if (!files.empty()) clock.stop(name);
+    };
+    add(write_height_outputs(height_plan, heights, hydro, quiet, stage, base, raw_warning),
+        "height outputs");
     SurfaceSummary surface_summary;
-    for (const auto& files :
-         {write_meshes(mesh_plan, heights, stage, base, mesh_summary),
-          write_engine_target(request.engine, heights, height_plan.range, stage, base),
-          write_surface_outputs(surface_plan, preset, graph, heights,
-                                want_hydrology ? &hydro : nullptr, request, quiet, stage, base,
-                                &surface_summary),
-          write_perspective(perspective_plan, heights, want_hydrology ? &hydro : nullptr, quiet,
-                            stage, base)}) {
-      written.insert(written.end(), files.begin(), files.end());
-    }
+    add(write_meshes(mesh_plan, heights, stage, base, mesh_summary, quiet), "meshes");
+    add(write_engine_target(request.engine, heights, height_plan.range, stage, base),
+        "engine target");
+    add(write_surface_outputs(surface_plan, preset, graph, heights,
+                              want_hydrology ? &hydro : nullptr, request, quiet, stage, base,
+                              &surface_summary),
+        "surface");
+    add(write_perspective(perspective_plan, heights, want_hydrology ? &hydro : nullptr, quiet,
+                          stage, base),
+        "perspective");
     if (request.formats.count(OutputFormat::stats) != 0U) {
-      const auto files = write_stats_outputs(heights, preset, surface_summary, quiet, stage, base);
-      written.insert(written.end(), files.begin(), files.end());
+      add(write_stats_outputs(heights, preset, surface_summary, quiet, stage, base), "stats");
     }
     add_warning(report, ctx, published_names(std::move(raw_warning), stage, dir));
 
@@ -187,6 +197,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
     std::vector<std::string> names;
     for (const WrittenFile& f : written) names.push_back(f.file);
     staged.publish(names, base + ".json");
+    clock.stop("sidecar, publish");
   } catch (const Error& e) {
     throw Error(e.category(), published_names(e.what(), stage, dir));
   }

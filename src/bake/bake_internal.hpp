@@ -69,9 +69,11 @@ struct MeshPlan {
 // Checks lod, tiles, the simplification error and the GLB size before any height exists.
 MeshPlan plan_meshes(const BakeRequest& request, const GridSpec& grid,
                      const std::filesystem::path& dir, const std::string& base);
+// Tiles are built and written in parallel on ctx.threads workers; the files and the summary do
+// not depend on the thread count.
 std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heights,
                                       const std::filesystem::path& dir, const std::string& base,
-                                      BakeMeshSummary& summary);
+                                      BakeMeshSummary& summary, const ExecContext& ctx);
 
 // ---------------------------------------------------------------------------------------------
 // Engine targets (engine_targets.cpp)

@@ -47,7 +47,7 @@ MeshPlan plan_meshes(const BakeRequest& request, const GridSpec& grid,
 
 std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heights,
                                       const std::filesystem::path& dir, const std::string& base,
-                                      BakeMeshSummary& summary) {
+                                      BakeMeshSummary& summary, const ExecContext& ctx) {
   std::vector<WrittenFile> written;
   if (!plan.any()) return written;
   const int n = plan.tiles.tiles;
@@ -68,39 +68,64 @@ std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heigh
   summary.lod = plan.tiles.lod;
   summary.simplified = plan.simplify;
   summary.simplify_error_m = manifest.simplify_error_m;
-  Mesh raw, simplified;
-  for (int tz = 0; tz < n; ++tz) {
-    for (int tx = 0; tx < n; ++tx) {
+
+  // Tiles are independent: each is built, simplified or optimised and written by one worker
+  // (a tile's mesh lives only while it is written). What each tile reports is kept per tile
+  // and gathered in tile order afterwards, so the files, manifest and summary do not depend on
+  // the thread count.
+  struct TileResult {
+    std::size_t triangles_in = 0, triangles_out = 0;
+    double error_m = 0.0;
+    double origin_x_m = 0.0, origin_z_m = 0.0;
+  };
+  const std::size_t count = std::size_t(n) * std::size_t(n);
+  std::vector<TileResult> results(count);
+  const auto stem_of = [&](int tx, int tz) {
+    return n == 1 ? base : base + "_x" + std::to_string(tx) + "_z" + std::to_string(tz);
+  };
+  parallel_for(ctx, std::int64_t(count), 1, [&](std::int64_t b, std::int64_t e) {
+    Mesh raw, simplified;
+    for (std::int64_t t = b; t < e; ++t) {
+      const int tx = int(t % n), tz = int(t / n);
+      TileResult& r = results[std::size_t(t)];
       build_region_mesh(heights, plan.tiles.region(tx, tz), raw);
       const Mesh* mesh = &raw;
-      summary.triangles_in += raw.index_count() / 3;
+      r.triangles_in = raw.index_count() / 3;
       if (plan.simplify) {
-        const SimplifyReport r = simplify_mesh(raw, plan.simplify_params, simplified);
-        summary.reached_error_m = std::max(summary.reached_error_m, r.error_m);
+        r.error_m = simplify_mesh(raw, plan.simplify_params, simplified).error_m;
         mesh = &simplified;
       } else {
         optimize_mesh(raw);
       }
-      summary.triangles_out += mesh->index_count() / 3;
-      const std::string stem =
-          n == 1 ? base : base + "_x" + std::to_string(tx) + "_z" + std::to_string(tz);
-      for (const char* fmt : {"glb", "obj"}) {
-        const bool glb = fmt[0] == 'g';
-        if ((glb && !plan.glb) || (!glb && !plan.obj)) continue;
-        const std::string file = stem + "." + fmt;
-        if (glb) {
-          const GlbNode node{stem, mesh};
-          write_glb(dir / file, {&node, 1});
-        } else {
-          // Relative to the map's first sample (the sidecar's origin): small numbers that
-          // float32 importers keep to the millimetre, shared by all tiles.
-          write_obj(dir / file, *mesh, stem,
-                    ObjOrigin{manifest.origin_x_m, 0.0, manifest.origin_z_m});
-        }
-        written.push_back({file, fmt});
-        manifest.tile_files.push_back(
-            {tx, tz, mesh->origin_x_m, mesh->origin_z_m, file, fmt, mesh->index_count() / 3});
+      r.triangles_out = mesh->index_count() / 3;
+      r.origin_x_m = mesh->origin_x_m;
+      r.origin_z_m = mesh->origin_z_m;
+      const std::string stem = stem_of(tx, tz);
+      if (plan.glb) {
+        const GlbNode node{stem, mesh};
+        write_glb(dir / (stem + ".glb"), {&node, 1});
       }
+      if (plan.obj) {
+        // Relative to the map's first sample (the sidecar's origin): small numbers that
+        // float32 importers keep to the millimetre, shared by all tiles.
+        write_obj(dir / (stem + ".obj"), *mesh, stem,
+                  ObjOrigin{manifest.origin_x_m, 0.0, manifest.origin_z_m});
+      }
+    }
+  });
+  for (std::size_t t = 0; t < count; ++t) {
+    const int tx = int(t % std::size_t(n)), tz = int(t / std::size_t(n));
+    const TileResult& r = results[t];
+    summary.triangles_in += r.triangles_in;
+    summary.triangles_out += r.triangles_out;
+    summary.reached_error_m = std::max(summary.reached_error_m, r.error_m);
+    const std::string stem = stem_of(tx, tz);
+    for (const char* fmt : {"glb", "obj"}) {
+      if ((fmt[0] == 'g' && !plan.glb) || (fmt[0] == 'o' && !plan.obj)) continue;
+      const std::string file = stem + "." + fmt;
+      written.push_back({file, fmt});
+      manifest.tile_files.push_back(
+          {tx, tz, r.origin_x_m, r.origin_z_m, file, fmt, r.triangles_out});
     }
   }
   if (n > 1) {

@@ -93,7 +93,7 @@ class LinkMap {
 void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
                        std::uint32_t* label, std::uint32_t pits, std::size_t drained,
                        std::vector<std::uint32_t>& order, std::vector<float>& filled,
-                       const ExecContext& ctx) {
+                       std::vector<std::uint32_t>& tail, const ExecContext& ctx) {
   const std::size_t n = std::size_t(width) * std::size_t(height);
   const std::size_t w = std::size_t(width);
   const std::uint32_t basins = pits + 1;
@@ -189,7 +189,7 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
   constexpr std::uint32_t kOnPath = 0x80000000u;
   std::vector<std::uint32_t> count(basins, 0), next(basins, 0);
   for (std::size_t k = drained; k < n; ++k) ++count[label[order[k]]];
-  std::vector<std::uint32_t> tail(order.begin() + std::ptrdiff_t(drained), order.end());
+  tail.assign(order.begin() + std::ptrdiff_t(drained), order.end());
   std::size_t pos = drained;
   for (std::uint32_t b : pop_order) {
     if (b == 0) continue;

@@ -49,6 +49,6 @@ namespace terrane::erosion_detail {
 void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
                        std::uint32_t* label, std::uint32_t pits, std::size_t drained,
                        std::vector<std::uint32_t>& order, std::vector<float>& filled,
-                       const ExecContext& ctx);
+                       std::vector<std::uint32_t>& tail_scratch, const ExecContext& ctx);
 
 }  // namespace terrane::erosion_detail

@@ -74,19 +74,16 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     throw Error(ErrorCategory::limit, "compute_flow_routing: more than 2^32 - 1 cells");
   }
   const float* hs = heights.data.data();
-  for (std::size_t c = 0; c < n; ++c) {
-    if (std::isnan(hs[c])) {
-      throw Error(ErrorCategory::invalid_argument,
-                  "compute_flow_routing: height at (" + std::to_string(c % std::size_t(w)) + ", " +
-                      std::to_string(c / std::size_t(w)) + ") is NaN");
-    }
-  }
   out.width = w;
   out.height = h;
   out.receiver.resize(n);
   const float sea = float(params.sea_level_m);
-  std::vector<std::uint8_t> outlet(n);
-  std::vector<std::int64_t> row_pits(std::size_t(h), 0);
+  // Scratch from the last call: outlet, donor_mask and row_pits are overwritten whole, label is
+  // cleared before use.
+  std::vector<std::uint8_t>& outlet = out.scratch.outlet;
+  std::vector<std::int64_t>& row_pits = out.scratch.row_pits;
+  outlet.resize(n);
+  row_pits.resize(std::size_t(h));
   const ExecContext inner = ed::quiet(ctx);
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
@@ -107,10 +104,25 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
         if (r == c) ++pits;
       }
       row_pits[std::size_t(j)] = pits;
+      // A NaN is found here, in parallel, and reported below (the first in cell order), before
+      // anything reads these receivers; a NaN compares false, so the loop above stays defined.
+      for (int i = 0; i < w; ++i) {
+        if (std::isnan(hs[std::size_t(j) * std::size_t(w) + std::size_t(i)])) {
+          row_pits[std::size_t(j)] = -1 - std::int64_t(i);
+          break;
+        }
+      }
     }
   });
   out.depressions = 0;
-  for (std::int64_t p : row_pits) out.depressions += p;
+  for (std::size_t j = 0; j < std::size_t(h); ++j) {
+    if (row_pits[j] < 0) {
+      throw Error(ErrorCategory::invalid_argument, "compute_flow_routing: height at (" +
+                                                       std::to_string(-1 - row_pits[j]) + ", " +
+                                                       std::to_string(j) + ") is NaN");
+    }
+    out.depressions += row_pits[j];
+  }
 
   // Donors as an 8-bit mask per cell (bit k: the k-th neighbour in ascending cell index drains
   // here), filled per row in parallel, and a breadth-first walk from the outlets, in cell order
@@ -120,7 +132,8 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   // cell order), labelling each cell with its pit.
   const std::ptrdiff_t sw = w;
   const std::ptrdiff_t up_offset[8] = {-sw - 1, -sw, -sw + 1, -1, 1, sw - 1, sw, sw + 1};
-  std::vector<std::uint8_t> donor_mask(n);
+  std::vector<std::uint8_t>& donor_mask = out.scratch.donor_mask;
+  donor_mask.resize(n);
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     const std::uint32_t* rcv = out.receiver.data();
     for (std::int64_t jj = b; jj < e; ++jj) {
@@ -168,7 +181,11 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     out.filled_m.assign(hs, hs + n);
     return;
   }
-  std::vector<std::uint32_t> label(n, 0);
+  std::vector<std::uint32_t>& label = out.scratch.label;
+  label.resize(n);
+  parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+    std::fill(label.begin() + b, label.begin() + e, 0u);
+  });
   std::uint32_t pits = 0;
   for (std::size_t c = 0; c < n; ++c) {
     if (outlet[c] == 0 && out.receiver[c] == c) {
@@ -180,7 +197,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   // Depressions: the pits' catchments are routed through their spill links and get their
   // Priority-Flood levels from the basin graph; the drained cells keep receiver and height.
   ed::route_depressions(hs, w, h, out.receiver.data(), label.data(), pits, drained, out.order,
-                        out.filled_m, inner);
+                        out.filled_m, out.scratch.tail, inner);
 }
 
 void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,

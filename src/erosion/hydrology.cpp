@@ -34,6 +34,7 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
                        const ExecContext& ctx) {
   params.validate();
   compute_flow_routing(heights, params.routing, out.routing, ctx);
+  out.routing.scratch = {};  // a result kept with the outputs: no working memory held with it
   const GridSpec& g = heights.grid;
   const int w = g.width, h = g.height;
   const std::size_t n = g.sample_count();

@@ -190,8 +190,9 @@ void RegionOp::validate(std::string_view path) const {
 }
 
 void apply_region_ops(Field2D& heights, const GraphSource& gen, std::span<const RegionOp> ops,
-                      const ExecContext& ctx) {
+                      const ExecContext& ctx, std::vector<StageTiming>* timings) {
   const double n = double(ops.size());
+  StageClock clock(timings);
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const RegionOp& op = ops[k];
     ExecContext sub = ed::quiet(ctx);
@@ -244,6 +245,7 @@ void apply_region_ops(Field2D& heights, const GraphSource& gen, std::span<const 
         break;
       }
     }
+    clock.stop("post[" + std::to_string(k) + "] " + to_string(op.kind));
     if (ctx.progress) ctx.progress(double(k + 1) / n);
   }
 }

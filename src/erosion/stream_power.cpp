@@ -8,8 +8,10 @@
 // Routing and depression handling: compute_flow_routing (D8; each pit drains across its spill
 // pass, found on the basin graph, Cordonnier et al. 2019; filled levels as Priority-Flood). A
 // cell whose receiver ends at or above its uplifted height (inside a depression) is only
-// uplifted. Hillslope diffusion dh/dt = D laplacian(h) is explicit
-// (forward Euler, 5-point Laplacian) with sub-steps keeping D dt / spacing^2 <= 0.2.
+// uplifted. Hillslope diffusion dh/dt = D laplacian(h) (5-point Laplacian) takes one forward
+// Euler step where d = D dt / spacing^2 <= 0.2, else one backward Euler step split by direction
+// (rows, then columns: tridiagonal solves, O(n) and stable for any d; as fastscapelib solves its
+// diffusion implicitly by ADI, not by sub-steps).
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -49,7 +51,9 @@ void StreamPowerParams::validate(std::string_view path) const {
 
 namespace {
 
-// One explicit diffusion sub-step of row j: dst = src + alpha * laplacian(src), except where
+constexpr double kExplicitDiffusionLimit = 0.2;
+
+// One explicit diffusion step of row j: dst = src + alpha * laplacian(src), except where
 // `fixed` (outlets, which include the whole border). Branch-free so that it vectorises; the
 // border rows and columns are fixed, so the interior loop never reads outside the field.
 [[gnu::always_inline]] inline void diffuse_row_impl(const float* src, float* dst,
@@ -100,6 +104,71 @@ DiffuseRow diffuse_row_kernel([[maybe_unused]] SimdTarget target) {
   if (target == SimdTarget::avx2) return diffuse_row_avx2;
 #endif
   return diffuse_row_base;
+}
+
+// Backward-Euler diffusion along `lanes` independent lines of `len` cells (Thomas algorithm, in
+// double): (1 + 2r) x_k - r (x_{k-1} + x_{k+1}) = src_k, except where `fixed` (and at both
+// ends, which are always border cells), where x_k = src_k. Cell (k, l) is at
+// k * along + l * across. The system is diagonally dominant, so the sweep is stable for every
+// r; a fixed cell gets cp = -0 and dp = src exactly, so it comes back bit for bit. `cp`, `dp`:
+// len * lanes doubles of scratch. The same operations in the same order on every target.
+void implicit_lines(const float* src, float* dst, const std::uint8_t* fixed, std::ptrdiff_t along,
+                    std::ptrdiff_t across, int len, int lanes, double r, double* cp, double* dp) {
+  for (int k = 0; k < len; ++k) {
+    const bool end = k == 0 || k == len - 1;
+    for (int l = 0; l < lanes; ++l) {
+      const std::ptrdiff_t o = std::ptrdiff_t(k) * along + std::ptrdiff_t(l) * across;
+      const std::size_t q = std::size_t(k) * std::size_t(lanes) + std::size_t(l);
+      const double a = end || fixed[o] != 0 ? 0.0 : r;
+      const double cp_prev = k == 0 ? 0.0 : cp[q - std::size_t(lanes)];
+      const double dp_prev = k == 0 ? 0.0 : dp[q - std::size_t(lanes)];
+      const double m = 1.0 + 2.0 * a + a * cp_prev;  // b - a_sub * cp_prev, a_sub = -a
+      cp[q] = -a / m;
+      dp[q] = (double(src[o]) + a * dp_prev) / m;
+    }
+  }
+  for (int k = len - 1; k >= 0; --k) {
+    for (int l = 0; l < lanes; ++l) {
+      const std::ptrdiff_t o = std::ptrdiff_t(k) * along + std::ptrdiff_t(l) * across;
+      const std::size_t q = std::size_t(k) * std::size_t(lanes) + std::size_t(l);
+      if (k < len - 1) dp[q] -= cp[q] * dp[q + std::size_t(lanes)];
+      dst[o] = float(dp[q]);
+    }
+  }
+}
+
+// One implicit diffusion step of d = D dt / spacing^2, split by direction (locally
+// one-dimensional backward Euler: (I - d dxx) h* = h, then (I - d dzz) h' = h*): rows in
+// parallel into `tmp`, then blocks of kColumns columns (read and written row by row, so the
+// column sweep stays cache-friendly) back into `hs`. Unconditionally stable and monotone, two
+// O(n) passes whatever d is. The border rows and columns are fixed, so they are skipped.
+void implicit_diffusion(float* hs, float* tmp, const std::uint8_t* fixed, int w, int h, double d,
+                        const ExecContext& ctx) {
+  constexpr int kColumns = 16;
+  const std::size_t n = std::size_t(w) * std::size_t(h);
+  std::copy(hs, hs + std::size_t(w), tmp);
+  std::copy(hs + n - std::size_t(w), hs + n, tmp + n - std::size_t(w));
+  const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
+  parallel_for(ctx, h, grain, [&](std::int64_t b, std::int64_t e) {
+    thread_local std::vector<double> cp, dp;
+    cp.resize(std::size_t(w));
+    dp.resize(std::size_t(w));
+    for (std::int64_t j = b; j < e; ++j) {
+      const std::size_t row = std::size_t(j) * std::size_t(w);
+      if (j == 0 || j == h - 1) continue;
+      implicit_lines(hs + row, tmp + row, fixed + row, 1, 0, w, 1, d, cp.data(), dp.data());
+    }
+  });
+  const std::int64_t blocks = (std::int64_t(w) + kColumns - 1) / kColumns;
+  parallel_for(ctx, blocks, 1, [&](std::int64_t b, std::int64_t e) {
+    thread_local std::vector<double> cp, dp;
+    cp.resize(std::size_t(h) * kColumns);
+    dp.resize(std::size_t(h) * kColumns);
+    for (std::int64_t blk = b; blk < e; ++blk) {
+      const int i0 = int(blk) * kColumns, i1 = std::min(w, i0 + kColumns);
+      implicit_lines(tmp + i0, hs + i0, fixed + i0, w, 1, h, i1 - i0, d, cp.data(), dp.data());
+    }
+  });
 }
 
 // Sum of the heights: rows in parallel, each summed in order, then the row sums in row order,
@@ -163,10 +232,10 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   const double inv_axial = 1.0 / g.spacing_m, inv_diag = 1.0 / (g.spacing_m * std::numbers::sqrt2);
   const double kdt = params.erodibility * dt;
   const bool sqrt_m = params.m == 0.5;
-  // Diffusion sub-steps.
+  // Diffusion: one explicit step where it is stable and accurate (D dt / spacing^2 <= 0.2),
+  // else one implicit step.
   const double d_number = params.diffusivity_m2_per_yr * dt / cell_area;
-  const int sub = d_number > 0.0 ? int(std::ceil(d_number / 0.2)) : 0;
-  const double alpha = sub > 0 ? d_number / double(sub) : 0.0;
+  const bool explicit_diffusion = d_number <= kExplicitDiffusionLimit;
 
   FlowRouting routing;
   std::vector<double> area(n);
@@ -206,9 +275,9 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
     }
     stats.uplift_m3 += uplift_sum * cell_area;
     stats.incision_m3 += incision_sum * cell_area;
-    // Hillslope diffusion; outlets (receiver == self) stay fixed. Sub-steps ping-pong between
-    // the heights and `tmp`; rows are split over the workers (each cell is written by one).
-    if (sub > 0) {
+    // Hillslope diffusion; outlets (receiver == self) stay fixed. Rows (then, implicitly,
+    // columns) are split over the workers; each cell is written by one.
+    if (d_number > 0.0) {
       const double before = total_m(hs, w, h, row_sum, inner);
       tmp.resize(n);
       fixed.resize(n);
@@ -217,17 +286,18 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
           fixed[std::size_t(c)] = routing.receiver[std::size_t(c)] == std::uint32_t(c) ? 1 : 0;
         }
       });
-      const DiffuseRow diffuse_row = diffuse_row_kernel(simd);
-      float* src = hs;
-      float* dst = tmp.data();
-      for (int s = 0; s < sub; ++s) {
+      if (explicit_diffusion) {
+        const DiffuseRow diffuse_row = diffuse_row_kernel(simd);
         parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
           for (std::int64_t jj = b; jj < e; ++jj)
-            diffuse_row(src, dst, fixed.data(), w, h, int(jj), alpha);
+            diffuse_row(hs, tmp.data(), fixed.data(), w, h, int(jj), d_number);
         });
-        std::swap(src, dst);
+        parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+          std::copy(tmp.begin() + b, tmp.begin() + e, hs + b);
+        });
+      } else {
+        implicit_diffusion(hs, tmp.data(), fixed.data(), w, h, d_number, inner);
       }
-      if (src != hs) std::copy(src, src + n, hs);
       const double after = total_m(hs, w, h, row_sum, inner);
       stats.diffusion_m3 += (after - before) * cell_area;
     }

@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -419,6 +420,16 @@ TEST_F(BakeTest, ReportFactsAndProgress) {
   }
   EXPECT_TRUE(post_reported) << "the post operations report (0.25, 1]";
 
+  // Every stage that ran is timed, in order; the post operation and its kind are named.
+  std::vector<std::string> stages;
+  for (const StageTiming& t : report.stages) {
+    stages.push_back(t.name);
+    EXPECT_GE(t.wall_s, 0.0) << t.name;
+    EXPECT_GE(t.cpu_s, 0.0) << t.name;
+  }
+  EXPECT_EQ(stages, (std::vector<std::string>{"checks", "graph", "post[0] blur", "hydrology",
+                                              "height outputs", "sidecar, publish"}));
+
   // Meshes are summarised for the caller to print.
   BakeRequest mr;
   mr.preset = small_.string();
@@ -430,6 +441,39 @@ TEST_F(BakeTest, ReportFactsAndProgress) {
   EXPECT_EQ(mesh_report.meshes->tiles, 4);
   EXPECT_EQ(mesh_report.meshes->triangles_out, 64u * 64u * 2u);
   expect_report_matches_directory(mesh_report, mr.out_dir);
+}
+
+// Mesh tiles are built and written in parallel; the files, the manifest and the summary are the
+// same bytes whatever the thread count.
+TEST_F(BakeTest, ParallelTilesAreIdenticalForEveryThreadCount) {
+  std::map<std::string, std::string> first;
+  std::optional<BakeMeshSummary> first_summary;
+  for (int threads : {1, 2, 5}) {
+    BakeRequest r;
+    r.preset = small_.string();
+    r.formats = {OutputFormat::glb, OutputFormat::obj};
+    r.tiles = 4;
+    r.simplify_error_m = 0.5;
+    r.out_dir = root_ / ("tiles_t" + std::to_string(threads));
+    const BakeReport report = bake(r, ExecContext{.threads = threads});
+    ASSERT_TRUE(report.meshes.has_value());
+    auto files = tree(r.out_dir);
+    ASSERT_EQ(files.size(), 4u * 4u * 2u + 2u);  // glb + obj per tile, the manifest, the sidecar
+    if (threads == 1) {
+      first = std::move(files);
+      first_summary = report.meshes;
+      continue;
+    }
+    EXPECT_TRUE(files == first) << threads << " threads";
+    EXPECT_EQ(report.meshes->triangles_in, first_summary->triangles_in);
+    EXPECT_EQ(report.meshes->triangles_out, first_summary->triangles_out);
+    EXPECT_EQ(report.meshes->reached_error_m, first_summary->reached_error_m);
+    std::vector<std::string> names;
+    for (const BakedFile& f : report.files) names.push_back(f.name);
+    EXPECT_EQ(names.front(), "small_x0_z0.glb");
+    EXPECT_EQ(names[1], "small_x0_z0.obj");
+    EXPECT_EQ(names[2], "small_x1_z0.glb");
+  }
 }
 
 TEST_F(BakeTest, ParsersNameTheOptionAndTheAllowedValues) {
@@ -515,7 +559,8 @@ TEST_F(BakeTest, WorkAndMemoryBeyondTheBudgetAreRefusedUpFront) {
                  "stream_power: 1000000 steps on 1025 x 1025 samples, 23.3 h); at most 2.0 h");
   bad = r;  // two operations within their own limits, beyond the budget together
   bad.size = 8193;
-  bad.overrides = {R"(post=[{"op": "thermal", "iterations": 100000}, {"op": "thermal", "iterations": 100000}])"};
+  bad.overrides = {
+      R"(post=[{"op": "thermal", "iterations": 100000}, {"op": "thermal", "iterations": 100000}])"};
   expect_refused(bad, ErrorCategory::limit,
                  "post: the operations need an estimated 11.2 h on the reference machine (most: "
                  "thermal: 100000 iterations on 8193 x 8193 samples, 5.6 h)");

@@ -618,6 +618,92 @@ TEST(StreamPower, UpliftMapAndThreads) {
   EXPECT_LT(west, east);
 }
 
+// Diffusion alone (no uplift, no incision): with d = D dt / spacing^2 above 0.2 one step is
+// implicit. A product of sine modes that vanishes on the fixed border is an eigenvector of both
+// directional solves, so one step must scale it by exactly 1 / ((1 + d lx) (1 + d lz)), with
+// l = 4 sin^2(pi / (2 (N - 1))) the discrete Laplacian's eigenvalue along each axis.
+TEST(StreamPower, ImplicitDiffusionDecaysASineModeAtTheDiscreteRate) {
+  const int w = 65, h = 49;
+  const double spacing = 10.0;
+  Field2D f(GridSpec{.width = w, .height = h, .spacing_m = spacing});
+  for (int j = 0; j < h; ++j) {
+    for (int i = 0; i < w; ++i) {
+      f.at(i, j) = float(100.0 * std::sin(std::numbers::pi * i / (w - 1)) *
+                         std::sin(std::numbers::pi * j / (h - 1)));
+    }
+  }
+  for (int i = 0; i < w; ++i) f.at(i, 0) = f.at(i, h - 1) = 0.0f;
+  for (int j = 0; j < h; ++j) f.at(0, j) = f.at(w - 1, j) = 0.0f;
+  const Field2D before = f;
+  StreamPowerParams p;
+  p.uplift_m_per_yr = 0.0;
+  p.erodibility = 0.0;
+  p.diffusivity_m2_per_yr = 1.0;
+  p.dt_yr = 5000.0;  // d = 50: 250 explicit sub-steps' worth
+  p.steps = 1;
+  const double d = p.diffusivity_m2_per_yr * p.dt_yr / (spacing * spacing);
+  const auto eig = [](int n) {
+    const double s = std::sin(std::numbers::pi / (2.0 * (n - 1)));
+    return 4.0 * s * s;
+  };
+  const double factor = 1.0 / ((1.0 + d * eig(w)) * (1.0 + d * eig(h)));
+  const StreamPowerStats st = stream_power(f, p);
+  double worst = 0.0;
+  for (int j = 1; j < h - 1; ++j) {
+    for (int i = 1; i < w - 1; ++i) {
+      worst = std::max(worst, std::fabs(double(f.at(i, j)) - factor * double(before.at(i, j))));
+    }
+  }
+  EXPECT_LT(worst, 1e-4 * 100.0 * factor) << "factor " << factor;
+  EXPECT_LT(factor, 0.75);  // the slowest mode lost a quarter in one step
+  EXPECT_NEAR(st.diffusion_m3, (total(f) - total(before)) * spacing * spacing, 1e-6);
+}
+
+// Implicit diffusion of rough terrain in one huge step: the discrete maximum principle holds
+// (no new extremes, as an explicit step with d > 0.25 would overshoot), the volume bookkeeping
+// balances, the surface gets smoother, and threads and SIMD targets give the same bytes.
+TEST(StreamPower, ImplicitDiffusionIsMonotoneConservingAndIdenticalEverywhere) {
+  const Field2D src = noise_terrain(120, 90, 20.0, 300.0, 50.0, 23, 0.08);
+  StreamPowerParams p;
+  p.uplift_m_per_yr = 0.0;
+  p.erodibility = 0.0;
+  p.diffusivity_m2_per_yr = 40.0;
+  p.dt_yr = 1000.0;  // d = 100
+  p.steps = 1;
+  Field2D a = src;
+  const StreamPowerStats st = stream_power(a, p, nullptr, ExecContext{.threads = 1});
+  const auto [lo, hi] = std::minmax_element(src.data.begin(), src.data.end());
+  double rough_before = 0.0, rough_after = 0.0;
+  for (int j = 0; j < 90; ++j) {
+    for (int i = 0; i < 120; ++i) {
+      EXPECT_GE(a.at(i, j), *lo);
+      EXPECT_LE(a.at(i, j), *hi);
+      if (i == 0 || j == 0 || i == 119 || j == 89) {
+        EXPECT_EQ(a.at(i, j), src.at(i, j)) << "border cells are outlets, held fixed";
+      } else {
+        const auto lap = [&](const Field2D& f) {
+          return double(f.at(i - 1, j)) + f.at(i + 1, j) + f.at(i, j - 1) + f.at(i, j + 1) -
+                 4.0 * f.at(i, j);
+        };
+        rough_before += lap(src) * lap(src);
+        rough_after += lap(a) * lap(a);
+      }
+    }
+  }
+  EXPECT_LT(rough_after, 0.05 * rough_before);
+  EXPECT_NEAR(st.diffusion_m3, (total(a) - total(src)) * 400.0, 1e-6 * abs_total(src) * 400.0);
+  for (int threads : {2, 4}) {
+    Field2D b = src;
+    stream_power(b, p, nullptr, ExecContext{.threads = threads});
+    EXPECT_TRUE(bit_equal(a, b)) << threads << " threads";
+  }
+  for (SimdTarget t : supported_simd_targets()) {
+    Field2D b = src;
+    stream_power(b, p, nullptr, ExecContext{.threads = 2, .simd = t});
+    EXPECT_TRUE(bit_equal(a, b)) << to_string(t);
+  }
+}
+
 // ExecContext::simd overrides the process-wide target (scalar here): droplets, thermal and the
 // stream-power diffusion give the same bytes on every target.
 TEST(Erosion, ContextSimdTargetGivesIdenticalBytes) {
@@ -959,7 +1045,6 @@ TEST(PostGraph, ErrorsNameTheJsonPath) {
       << msg;
   EXPECT_NE(msg.find("heights must be finite"), std::string::npos) << msg;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Depression breaching
