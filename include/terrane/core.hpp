@@ -247,5 +247,8 @@ class StageClock {
 // keeps its category and message).
 void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
                   const std::function<void(std::int64_t begin, std::int64_t end)>& body);
+// How many workers parallel_for runs with this context: ctx.threads, or the hardware threads
+// TBB would use when it is 0. At least 1.
+int worker_count(const ExecContext& ctx);
 
 }  // namespace terrane

@@ -81,7 +81,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
 
   const fs::path& dir = request.out_dir;
   const std::string base = preset.name.empty() ? "terrain" : preset.name;
-  const MeshPlan mesh_plan = plan_meshes(request, grid, dir, base);
+  MeshPlan mesh_plan = plan_meshes(request, grid, dir, base);
   const SurfacePlan surface_plan = plan_surface(request, preset);
   if (request.whole_map_hydrology && !surface_plan.any()) {
     throw Error(ErrorCategory::invalid_argument,
@@ -104,7 +104,8 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   const HeightOutputsPlan height_plan = plan_height_outputs(request, preset);
   const PerspectivePlan perspective_plan = plan_perspective(request, preset);
   const bool want_hydrology = wants_hydrology(request, surface_plan);
-  check_budget(request, preset, grid, mesh_plan, surface_plan, want_hydrology);
+  mesh_plan.concurrent_tiles = check_budget(request, preset, grid, mesh_plan, surface_plan,
+                                            want_hydrology, worker_count(ctx));
   const CompiledGraph graph = compile(preset);
   prepare_output_dir(dir);
   // Every file is written into a staging directory and published at the end, the sidecar last:

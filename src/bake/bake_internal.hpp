@@ -61,6 +61,7 @@ std::vector<WrittenFile> write_height_outputs(const HeightOutputsPlan& plan, con
 
 struct MeshPlan {
   bool glb = false, obj = false;
+  int concurrent_tiles = 1;  // tiles built at once (check_budget's answer for the workers)
   TilePlan tiles;
   bool simplify = false;
   SimplifyParams simplify_params;
@@ -167,7 +168,11 @@ std::vector<WrittenFile> write_perspective(const PerspectivePlan& plan, const Fi
 // ---------------------------------------------------------------------------------------------
 // Budget (budget.cpp): memory, work, files and scatter instances estimated from the request;
 // Error(limit) naming the estimate and the cap (terrane/bake.hpp, "Budget").
-void check_budget(const BakeRequest& request, const Preset& preset, const GridSpec& grid,
-                  const MeshPlan& meshes, const SurfacePlan& surface, bool hydrology);
+// Mesh tiles are built in parallel, each holding its mesh while it is written: returns how many
+// tiles may be in flight at once, at most `workers` (and the tile count), fewer where more would
+// not fit the memory limit (1 when even one does not fit, which is then refused).
+int check_budget(const BakeRequest& request, const Preset& preset, const GridSpec& grid,
+                 const MeshPlan& meshes, const SurfacePlan& surface, bool hydrology,
+                 int workers = 1);
 
 }  // namespace terrane::bake_detail

@@ -133,8 +133,8 @@ std::string duration(double s) {
 
 }  // namespace
 
-void check_budget(const BakeRequest& request, const Preset& preset, const GridSpec& grid,
-                  const MeshPlan& meshes, const SurfacePlan& surface, bool hydrology) {
+int check_budget(const BakeRequest& request, const Preset& preset, const GridSpec& grid,
+                 const MeshPlan& meshes, const SurfacePlan& surface, bool hydrology, int workers) {
   if (request.max_memory_bytes < kMinBakeMemoryBytes ||
       request.max_memory_bytes > kMaxBakeMemoryBytes) {
     throw Error(ErrorCategory::invalid_argument,
@@ -223,8 +223,15 @@ void check_budget(const BakeRequest& request, const Preset& preset, const GridSp
     }
   }
   const double heights_bytes = n * per_sample;
-  const double bytes =
-      kFixedBytes + kSafety * (std::max(heights_bytes, 4.0 * n + mesh_bytes) + scatter_bytes);
+  const auto estimate = [&](int tiles_at_once) {
+    return kFixedBytes + kSafety * (std::max(heights_bytes, 4.0 * n + tiles_at_once * mesh_bytes) +
+                                    scatter_bytes);
+  };
+  const std::int64_t tile_count = std::int64_t(meshes.tiles.tiles) * meshes.tiles.tiles;
+  int concurrent =
+      int(std::clamp<std::int64_t>(std::min<std::int64_t>(workers, tile_count), 1, kMaxMeshFiles));
+  while (concurrent > 1 && estimate(concurrent) > double(request.max_memory_bytes)) --concurrent;
+  const double bytes = estimate(concurrent);
   if (bytes > double(request.max_memory_bytes)) {
     std::string part = "the map's " + std::to_string(grid.width) + " x " +
                        std::to_string(grid.height) + " samples";
@@ -239,6 +246,7 @@ void check_budget(const BakeRequest& request, const Preset& preset, const GridSp
                     "); the limit is " + gib(double(request.max_memory_bytes)) +
                     " (--max-memory): use a smaller map, more --tiles for meshes, or raise it");
   }
+  return concurrent;
 }
 
 }  // namespace terrane::bake_detail

@@ -83,7 +83,9 @@ std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heigh
   const auto stem_of = [&](int tx, int tz) {
     return n == 1 ? base : base + "_x" + std::to_string(tx) + "_z" + std::to_string(tz);
   };
-  parallel_for(ctx, std::int64_t(count), 1, [&](std::int64_t b, std::int64_t e) {
+  ExecContext tiles_ctx = ctx;  // as many tiles in flight as the memory budget allows
+  if (plan.concurrent_tiles < worker_count(ctx)) tiles_ctx.threads = plan.concurrent_tiles;
+  parallel_for(tiles_ctx, std::int64_t(count), 1, [&](std::int64_t b, std::int64_t e) {
     Mesh raw, simplified;
     for (std::int64_t t = b; t < e; ++t) {
       const int tx = int(t % n), tz = int(t / n);

@@ -57,6 +57,11 @@ TERRANE_TSAN_NOINLINE void* tsan_enter_task(void* const* sync_in_task) {
 
 }  // namespace
 
+int worker_count(const ExecContext& ctx) {
+  if (ctx.threads > 0) return ctx.threads;
+  return std::max(1, tbb::this_task_arena::max_concurrency());
+}
+
 void parallel_for(const ExecContext& ctx, std::int64_t n, std::int64_t grain,
                   const std::function<void(std::int64_t, std::int64_t)>& body) {
   // A forced target this CPU lacks is refused before any work.
