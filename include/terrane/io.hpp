@@ -37,6 +37,11 @@ namespace terrane {
 void write_file_atomic(const std::filesystem::path& path, std::span<const std::byte> bytes,
                        bool sync = false);
 
+// Writes the concatenation of `pieces`, in order, atomically: a large file made of buffers that
+// already exist (a GLB's header, then each mesh array) is written without copying them into one.
+void write_file_atomic(const std::filesystem::path& path,
+                       std::span<const std::span<const std::byte>> pieces, bool sync = false);
+
 // For writers that take a descriptor: calls write_to(fd) with the temporary's descriptor
 // (open for writing, at offset 0; write_to must not close it), then closes it and renames the
 // temporary over `path`. If write_to throws, or the close or the rename fails, the temporary is

@@ -113,6 +113,16 @@ void write_file_atomic(const fs::path& path, std::span<const std::byte> bytes, b
       path, [&](int fd) { write_all(fd, path, bytes); }, sync);
 }
 
+void write_file_atomic(const fs::path& path, std::span<const std::span<const std::byte>> pieces,
+                       bool sync) {
+  write_file_atomic(
+      path,
+      [&](int fd) {
+        for (const std::span<const std::byte> piece : pieces) write_all(fd, path, piece);
+      },
+      sync);
+}
+
 void write_file_atomic(const fs::path& path, const std::function<void(int fd)>& write_to,
                        bool sync) {
   fs::path tmp;

@@ -96,13 +96,17 @@ void write_glb(const fs::path& path, std::span<const GlbNode> nodes) {
 
   std::uint64_t bin_size = 0;
   for (const GlbMeshSize& s : sizes) bin_size += bin_bytes(s);
-  std::vector<std::byte> bin(bin_size, std::byte{0});
+  // The binary chunk is written straight from the meshes' arrays (each view padded to 4 bytes
+  // with zeros): no copy of it is made.
+  static constexpr std::byte kZeros[4] = {};
+  std::vector<std::span<const std::byte>> bin;
   json views = json::array(), accessors = json::array(), meshes = json::array(),
        gnodes = json::array(), scene_nodes = json::array(), materials = json::array();
   int material_index[3] = {-1, -1, -1};  // by GlbMaterial
   std::uint64_t offset = 0;
   const auto add_view = [&](const void* data, std::uint64_t bytes, int target) {
-    std::memcpy(bin.data() + offset, data, bytes);
+    bin.emplace_back(static_cast<const std::byte*>(data), std::size_t(bytes));
+    if (pad4(bytes) != bytes) bin.emplace_back(kZeros, std::size_t(pad4(bytes) - bytes));
     views.push_back(
         {{"buffer", 0}, {"byteOffset", offset}, {"byteLength", bytes}, {"target", target}});
     offset += pad4(bytes);
@@ -197,19 +201,21 @@ void write_glb(const fs::path& path, std::span<const GlbNode> nodes) {
   if (total > kMaxGlbBytes) {  // the JSON bound makes this unreachable; kept as a guard
     check_glb_size(path, std::vector<GlbMeshSize>(1, {kMaxGlbBytes, kMaxGlbBytes}));
   }
-  std::vector<std::byte> file(std::size_t(total - bin_size - 8), std::byte{0});
-  put_u32(file, 0, 0x46546C67u);  // "glTF"
-  put_u32(file, 4, 2);
-  put_u32(file, 8, std::uint32_t(total));
-  put_u32(file, 12, std::uint32_t(text.size()));
-  put_u32(file, 16, 0x4E4F534Au);  // "JSON"
-  std::memcpy(file.data() + 20, text.data(), text.size());
-  const std::size_t bin_header = file.size();
-  file.resize(std::size_t(total));
-  put_u32(file, bin_header, std::uint32_t(bin_size));
-  put_u32(file, bin_header + 4, 0x004E4942u);  // "BIN\0"
-  std::memcpy(file.data() + bin_header + 8, bin.data(), bin.size());
-  write_file_atomic(path, file);
+  if (offset != bin_size) {
+    throw Error(ErrorCategory::internal, path.string() + ": GLB views do not fill the buffer");
+  }
+  std::vector<std::byte> head(20 + text.size() + 8, std::byte{0});
+  put_u32(head, 0, 0x46546C67u);  // "glTF"
+  put_u32(head, 4, 2);
+  put_u32(head, 8, std::uint32_t(total));
+  put_u32(head, 12, std::uint32_t(text.size()));
+  put_u32(head, 16, 0x4E4F534Au);  // "JSON"
+  std::memcpy(head.data() + 20, text.data(), text.size());
+  const std::size_t bin_header = 20 + text.size();
+  put_u32(head, bin_header, std::uint32_t(bin_size));
+  put_u32(head, bin_header + 4, 0x004E4942u);  // "BIN\0"
+  bin.insert(bin.begin(), std::span<const std::byte>(head));
+  write_file_atomic(path, std::span<const std::span<const std::byte>>(bin));
 }
 
 }  // namespace terrane
