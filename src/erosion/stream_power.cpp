@@ -141,7 +141,9 @@ void implicit_lines(const float* src, float* dst, const std::uint8_t* fixed, std
 // one-dimensional backward Euler: (I - d dxx) h* = h, then (I - d dzz) h' = h*): rows in
 // parallel into `tmp`, then blocks of kColumns columns (read and written row by row, so the
 // column sweep stays cache-friendly) back into `hs`. Unconditionally stable and monotone, two
-// O(n) passes whatever d is. The border rows and columns are fixed, so they are skipped.
+// O(n) passes whatever d is. The border rows and columns are fixed, so they are skipped. The
+// Thomas coefficients live in thread_local buffers (16 bytes per cell of a line or block), kept
+// by each worker for its next solve rather than allocated and faulted in per block.
 void implicit_diffusion(float* hs, float* tmp, const std::uint8_t* fixed, int w, int h, double d,
                         const ExecContext& ctx) {
   constexpr int kColumns = 16;
