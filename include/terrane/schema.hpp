@@ -131,19 +131,22 @@ void check_fields(const T& value, std::span<const Field<T>> fields, std::string_
     if (has_flag(f.flags, FieldFlag::unchecked) || has_flag(f.flags, FieldFlag::unbounded_null)) {
       continue;
     }
-    const std::string p = std::string(path) + "." + std::string(f.key);
+    // The path is spelled out only for a value that fails: validation runs on every sampler
+    // and every point evaluation, and the strings were most of its cost.
+    const auto where = [&] { return std::string(path) + "." + std::string(f.key); };
     std::visit(
         [&](auto ref) {
           using M = std::remove_reference_t<decltype(ref(v))>;
           if constexpr (std::is_same_v<M, double>) {
             const double x = ref(v);
             if (has_flag(f.flags, FieldFlag::zero_or_range) && x == 0.0) return;
-            check_range(p, x, f.range);
+            if (!f.range.contains(x)) check_range(where(), x, f.range);
           } else if constexpr (std::is_same_v<M, int> || std::is_same_v<M, std::int64_t>) {
             // Integer fields have finite closed ranges; an unbounded one is not checked.
             if (!std::isfinite(f.range.lo) || !std::isfinite(f.range.hi)) return;
-            check_range(p, std::int64_t(ref(v)), std::int64_t(f.range.lo),
-                        std::int64_t(f.range.hi));
+            const auto x = std::int64_t(ref(v));
+            const auto lo = std::int64_t(f.range.lo), hi = std::int64_t(f.range.hi);
+            if (x < lo || x > hi) check_range(where(), x, lo, hi);
           }
         },
         f.ref);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "noise/kernel_args.hpp"
+#include "noise/point_sampler.hpp"
 #include "terrane/noise.hpp"
 
 namespace terrane {
@@ -150,6 +151,8 @@ struct NoiseGridSampler::Impl {
 
   // Fills the per-row octave descriptors for row j, columns from i0.
   void octaves_for_row(int j, int i0, nd::Octave2* oct) const;
+  // Their row part at z (seed, row cell and fraction, warp matrix); not the column tables.
+  void row_octaves(double z, nd::Octave2* oct) const;
   void check_row(const char* fn, int j, int i0, std::size_t n, const float* dx,
                  const float* dz) const;
   std::vector<std::uint32_t> seeds;
@@ -158,11 +161,12 @@ struct NoiseGridSampler::Impl {
   std::vector<std::array<std::array<float, 2>, 2>> warp;
 };
 
-NoiseGridSampler::NoiseGridSampler(const NoiseParams& p, const GridSpec& grid, SimdTarget simd)
-    : impl_(std::make_unique<Impl>()) {
+namespace {
+
+void init_sampler(NoiseGridSampler::Impl& s, const NoiseParams& p, const GridSpec& grid,
+                  SimdTarget simd) {
   p.validate();
   grid.validate();
-  Impl& s = *impl_;
   s.grid = grid;
   s.fractal = fractal_args(p);
   s.basis = basis_args(p);
@@ -187,6 +191,13 @@ NoiseGridSampler::NoiseGridSampler(const NoiseParams& p, const GridSpec& grid, S
   }
 }
 
+}  // namespace
+
+NoiseGridSampler::NoiseGridSampler(const NoiseParams& p, const GridSpec& grid, SimdTarget simd)
+    : impl_(std::make_unique<Impl>()) {
+  init_sampler(*impl_, p, grid, simd);
+}
+
 NoiseGridSampler::~NoiseGridSampler() = default;
 NoiseGridSampler::NoiseGridSampler(NoiseGridSampler&&) noexcept = default;
 NoiseGridSampler& NoiseGridSampler::operator=(NoiseGridSampler&&) noexcept = default;
@@ -203,14 +214,21 @@ void NoiseGridSampler::Impl::check_row(const char* fn, int j, int i0, std::size_
 }
 
 void NoiseGridSampler::Impl::octaves_for_row(int j, int i0, nd::Octave2* oct) const {
-  const double z = grid.z_m(j);
+  row_octaves(grid.z_m(j), oct);
+  for (int o = 0; o < fractal.octaves; ++o) {
+    for (int a = 0; a < 2; ++a) {
+      const AxisTable& t = tables[o * 2 + a];
+      oct[o].col_cell[a] = t.cell.empty() ? nullptr : t.cell.data() + i0;
+      oct[o].col_frac[a] = t.frac.empty() ? nullptr : t.frac.data() + i0;
+    }
+  }
+}
+
+void NoiseGridSampler::Impl::row_octaves(double z, nd::Octave2* oct) const {
   for (int o = 0; o < fractal.octaves; ++o) {
     nd::Octave2& oc = oct[o];
     oc.seed = seeds[o];
     for (int a = 0; a < 2; ++a) {
-      const AxisTable& t = tables[o * 2 + a];
-      oc.col_cell[a] = t.cell.empty() ? nullptr : t.cell.data() + i0;
-      oc.col_frac[a] = t.frac.empty() ? nullptr : t.frac.data() + i0;
       oc.row_cell[a] = 0;
       oc.row_frac[a] = 0.0f;
       if (m[a][1] != 0.0) split(z * (m[a][1] * freqs[o]), oc.row_cell[a], oc.row_frac[a]);
@@ -242,6 +260,45 @@ void NoiseGridSampler::row_pair(int j, int i0, std::span<float> out_a, std::span
   nd::Octave2 oct[nd::kMaxOctaves];
   s.octaves_for_row(j, i0, oct);
   s.pair_kernel(nd::Row2Pair{oct, s.basis, out_a.size(), dx, dz, out_a.data(), out_b.data()});
+}
+
+// ---------------------------------------------------------------------------------------------
+// NoisePointSampler
+
+NoisePointSampler::NoisePointSampler(const NoiseParams& p, SimdTarget simd)
+    : impl_(std::make_unique<NoiseGridSampler::Impl>()) {
+  init_sampler(*impl_, p, GridSpec{.width = 1, .height = 1, .spacing_m = 1.0}, simd);
+}
+
+NoisePointSampler::~NoisePointSampler() = default;
+NoisePointSampler::NoisePointSampler(NoisePointSampler&&) noexcept = default;
+NoisePointSampler& NoisePointSampler::operator=(NoisePointSampler&&) noexcept = default;
+
+float NoisePointSampler::at(double x_m, double z_m) const {
+  const NoiseGridSampler::Impl& s = *impl_;
+  // The grid noise_at evaluates: its validation, and x_m(0) / z_m(0) as the tables compute them.
+  const GridSpec g{.width = 1, .height = 1, .spacing_m = 1.0, .origin_x_m = x_m, .origin_z_m = z_m};
+  g.validate();
+  // Column tables of one column, padded like AxisTable for the kernels' full-vector loads.
+  std::uint32_t cell[nd::kMaxOctaves][2][1 + nd::kTablePad] = {};
+  float frac[nd::kMaxOctaves][2][1 + nd::kTablePad] = {};
+  nd::Octave2 oct[nd::kMaxOctaves];
+  s.row_octaves(g.z_m(0), oct);
+  const double x = g.x_m(0);
+  for (int o = 0; o < s.fractal.octaves; ++o) {
+    for (int a = 0; a < 2; ++a) {
+      oct[o].col_cell[a] = nullptr;
+      oct[o].col_frac[a] = nullptr;
+      if (s.m[a][0] != 0.0) {
+        split(x * (s.m[a][0] * s.freqs[o]), cell[o][a][0], frac[o][a][0]);
+        oct[o].col_cell[a] = cell[o][a];
+        oct[o].col_frac[a] = frac[o][a];
+      }
+    }
+  }
+  float v = 0.0f;
+  s.kernel(nd::Row2{oct, s.fractal, s.basis, 1, nullptr, nullptr, &v});
+  return v;
 }
 
 // ---------------------------------------------------------------------------------------------

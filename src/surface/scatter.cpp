@@ -13,9 +13,11 @@
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <vector>
 
 #include "mesh/mesh_internal.hpp"
+#include "noise/point_sampler.hpp"
 #include "surface/surface_internal.hpp"
 
 namespace terrane {
@@ -59,6 +61,9 @@ struct Plan {
   double margin_m = 0.0;  // acceptance region = query region grown by this
   std::uint64_t seed = 0;
   NoiseParams cluster;
+  // The cluster noise prepared once (only where the species has a cluster amplitude): the bits
+  // of noise_at(cluster, x, z) on the call's SIMD target.
+  std::optional<NoisePointSampler> cluster_noise;
 };
 
 struct SurfaceSample {
@@ -161,14 +166,6 @@ std::int64_t cell_of(double x, double cell) {
   return std::int64_t(std::floor(x / cell));
 }
 
-// noise_at(p, x, z) on the given SIMD target: the same 1 x 1 grid evaluation, so the same bits.
-float noise_point(const NoiseParams& p, double x_m, double z_m, SimdTarget simd) {
-  const GridSpec g{.width = 1, .height = 1, .spacing_m = 1.0, .origin_x_m = x_m, .origin_z_m = z_m};
-  float v = 0.0f;
-  NoiseGridSampler(p, g, simd).row(0, 0, {&v, 1});
-  return v;
-}
-
 // Sizes a buffer to n elements; its capacity becomes exactly n when it has to grow (resize
 // alone may double it), so reused scratch never holds more than the largest request.
 template <class T>
@@ -177,7 +174,8 @@ void resize_exact(std::vector<T>& v, std::size_t n) {
   v.resize(n);
 }
 
-std::vector<Plan> make_plans(const SurfaceParams& params, std::uint64_t seed) {
+std::vector<Plan> make_plans(const SurfaceParams& params, std::uint64_t seed,
+                             SimdTarget simd = SimdTarget::best) {
   const std::size_t ns = params.species.size();
   std::vector<Plan> plans(ns);
   for (std::size_t s = 0; s < ns; ++s) {
@@ -197,6 +195,7 @@ std::vector<Plan> make_plans(const SurfaceParams& params, std::uint64_t seed) {
     p.cluster = S.cluster_noise;
     p.cluster.seed =
         surface_detail::purpose_seed(seed, surface_detail::kTagCluster, S.cluster_noise.seed);
+    if (S.cluster_amplitude > 0.0) p.cluster_noise.emplace(p.cluster, simd);
   }
   // Earlier species must be known wherever a later one tests its exclusions.
   for (std::size_t t = ns; t-- > 0;) {
@@ -221,8 +220,7 @@ double keep_probability(const Plan& p, double rho) {
 // the species' density times the biomes' scatter multipliers and the cluster factor, 0 where
 // its height, slope, water or biome-weight rule rejects the point.
 double target_density(const SurfaceParams& params, std::size_t s, const Plan& p,
-                      const InputSampler& sampler, const SurfaceSample& at, double x, double z,
-                      SimdTarget simd) {
+                      const InputSampler& sampler, const SurfaceSample& at, double x, double z) {
   const Species& S = params.species[s];
   if (at.y < S.height_min_m || at.y > S.height_max_m) return 0.0;
   if (at.dhdx * at.dhdx + at.dhdz * at.dhdz > p.tan2_slope) return 0.0;
@@ -240,8 +238,7 @@ double target_density(const SurfaceParams& params, std::size_t s, const Plan& p,
   if (mult <= 0.0 || allowed < S.min_biome_weight) return 0.0;
   double rho = S.density_per_m2 * mult;
   if (S.cluster_amplitude > 0.0) {
-    rho *= std::clamp(1.0 + S.cluster_amplitude * double(noise_point(p.cluster, x, z, simd)), 0.0,
-                      2.0);
+    rho *= std::clamp(1.0 + S.cluster_amplitude * double(p.cluster_noise->at(x, z)), 0.0, 2.0);
   }
   return rho;
 }
@@ -328,7 +325,7 @@ void scatter_tile(const SurfaceParams& params, const std::vector<Plan>& plans,
           c.x = (double(gx) + double(unit_float(mix64(h + 2)))) * p.cell;
           c.z = (double(gz) + double(unit_float(mix64(h + 3)))) * p.cell;
           const SurfaceSample at = sampler.at(c.x, c.z);
-          const double rho = target_density(params, s, p, sampler, at, c.x, c.z, ctx.simd);
+          const double rho = target_density(params, s, p, sampler, at, c.x, c.z);
           if (keep_u >= keep_probability(p, rho)) continue;  // also when rho is 0
           bool excluded = false;
           for (const SpeciesExclusion& x : S.exclusions) {
@@ -480,7 +477,7 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
                                  " cells: both must be >= 1, or both 0 (the input grid)");
     }
   }
-  const std::vector<Plan> plans = make_plans(params, seed);
+  const std::vector<Plan> plans = make_plans(params, seed, ctx.simd);
   double margin = 0.0;
   for (const Plan& p : plans) margin = std::max(margin, p.margin_m + double(p.K + 1) * p.cell);
   const double need_x0 = x0_m - margin - g.spacing_m, need_x1 = x1_m + margin + g.spacing_m;
@@ -609,11 +606,11 @@ void scatter_density(const SurfaceParams& params, std::uint64_t seed, const Scat
     fail("scatter_density", "out holds " + std::to_string(out.size()) + " values for " +
                                 std::to_string(params.species.size()) + " species");
   }
-  const std::vector<Plan> plans = make_plans(params, seed);
+  const std::vector<Plan> plans = make_plans(params, seed, simd);
   const InputSampler sampler(input);
   const SurfaceSample at = sampler.at(x_m, z_m);
   for (std::size_t s = 0; s < plans.size(); ++s) {
-    out[s] = target_density(params, s, plans[s], sampler, at, x_m, z_m, simd);
+    out[s] = target_density(params, s, plans[s], sampler, at, x_m, z_m);
   }
 }
 
