@@ -58,11 +58,16 @@ HWY_INLINE VF ClampUnit(VF v) {
   return hn::Min(hn::Max(v, hn::Set(d, -1.0f)), hn::Set(d, 1.0f));
 }
 
+// The lattice hash of its inputs already xor-ed together (seed ^ xp ^ zp ...).
+HWY_INLINE VU HashPremixed(VU mixed) {
+  const DU du;
+  const VU h = hn::Mul(mixed, hn::Set(du, kHashMul));
+  return hn::Xor(h, hn::ShiftRight<15>(h));
+}
+
 // Lattice hash of pre-multiplied coordinates (xp = cell_x * kPrimeX, ...).
 HWY_INLINE VU Hash(VU seed, VU xp, VU zp) {
-  const DU du;
-  VU h = hn::Mul(hn::Xor(seed, hn::Xor(xp, zp)), hn::Set(du, kHashMul));
-  return hn::Xor(h, hn::ShiftRight<15>(h));
+  return HashPremixed(hn::Xor(seed, hn::Xor(xp, zp)));
 }
 HWY_INLINE VU Hash(VU seed, VU xp, VU yp, VU zp) {
   const DU du;
@@ -176,6 +181,16 @@ HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
 //   static VF Eval2(uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&);
 //   static VF Eval3(uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz, const BasisArgs&);
 // returning values in [-1, 1].
+// Optional, for a basis that is not sheared (its lattice z is the same along a row where there
+// is no warp): the row-invariant part of Eval2 done once per row and octave,
+//   struct Row2State;
+//   static Row2State PrepareRow2(uint32_t seed, VU cz, VF fz);
+//   static VF Eval2Row(const Row2State&, VU cx, VF fx, const BasisArgs&);
+// with Eval2Row(PrepareRow2(seed, cz, fz), cx, fx, args) == Eval2(seed, cx, fx, cz, fz, args)
+// bit for bit.
+template <class Basis>
+concept RowPrepared2 = !Basis::kSheared && requires { typename Basis::Row2State; };
+
 // Lattice coordinates of samples i.. for one octave: column tables + row scalars + warp.
 template <class Basis, bool kWarp>
 HWY_INLINE void Lattice2(const Octave2& oc, std::size_t i, VF dx, VF dz, VU& c0, VF& f0, VU& c1,
@@ -265,11 +280,60 @@ HWY_INLINE void RowLoop(std::size_t n, const float* dxp, const float* dzp, float
   }
 }
 
+// A row without warp of a RowPrepared2 basis: each octave's row state is prepared once, in
+// locals (which the row's stores cannot alias, so nothing is reloaded per vector), and the
+// vector loop does only the per-column work. The same bits as Sample2.
+template <class Basis>
+HWY_INLINE void Row2Prepared(const Row2& r) {
+  const DF d;
+  const DU du;
+  using State = typename Basis::Row2State;
+  const BasisArgs basis = r.basis;
+  if (r.fractal.type == FractalType::none) {
+    const Octave2& oc = r.octave[0];
+    const State st =
+        Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]));
+    const std::uint32_t* cell = oc.col_cell[0];
+    const float* frac = oc.col_frac[0];
+    RowLoop<1, false>(r.n, nullptr, nullptr, r.out, nullptr,
+                      [&](std::size_t i, VF, VF, VF& a, VF&) {
+                        a = Basis::Eval2Row(st, hn::LoadU(du, cell + i), hn::LoadU(d, frac + i),
+                                            basis);
+                      });
+    return;
+  }
+  const FractalArgs fractal = r.fractal;
+  const int octaves = fractal.octaves;
+  State st[kMaxOctaves];
+  const std::uint32_t* cell[kMaxOctaves];
+  const float* frac[kMaxOctaves];
+  for (int o = 0; o < octaves; ++o) {
+    const Octave2& oc = r.octave[o];
+    st[o] = Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]));
+    cell[o] = oc.col_cell[0];
+    frac[o] = oc.col_frac[0];
+  }
+  RowLoop<1, false>(r.n, nullptr, nullptr, r.out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
+    FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
+    for (int o = 0; o < octaves; ++o) {
+      const VF n = Basis::Eval2Row(st[o], hn::LoadU(du, cell[o] + i), hn::LoadU(d, frac[o] + i),
+                                   basis);
+      Accumulate(fractal, o, n, s);
+    }
+    a = ClampUnit(s.sum);
+  });
+}
+
 template <class Basis, bool kWarp>
 HWY_INLINE void Row2Impl(const Row2& r) {
-  RowLoop<1, kWarp>(r.n, r.dx, r.dz, r.out, nullptr, [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) {
-    a = Sample2<Basis, kWarp>(r, i, dx, dz);
-  });
+  if constexpr (!kWarp && RowPrepared2<Basis>) {
+    Row2Prepared<Basis>(r);
+  } else {
+    RowLoop<1, kWarp>(r.n, r.dx, r.dz, r.out, nullptr,
+                      [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) {
+                        a = Sample2<Basis, kWarp>(r, i, dx, dz);
+                      });
+  }
 }
 
 template <class Basis>

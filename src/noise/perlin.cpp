@@ -74,6 +74,33 @@ struct PerlinBasis {
     return Interpolate2<0>(Corners2(seed, cx, fx, cz, fz), fx, fz);
   }
 
+  // The row-invariant part of Corners2 (fractal-inl.h, RowPrepared2): the seed and z terms of
+  // the four hashes (Hash xors seed, x and z terms: xor is associative, so seed ^ z can be
+  // formed once), z's offset and fade.
+  struct Row2State {
+    VU sz0, sz1;  // seed ^ cz * kPrimeZ, seed ^ (cz + 1) * kPrimeZ
+    VF fz, gz, v;
+  };
+  static HWY_INLINE Row2State PrepareRow2(std::uint32_t seed, VU cz, VF fz) {
+    const DF d;
+    const DU du;
+    const VU s = hn::Set(du, seed);
+    const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
+    const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
+    return {hn::Xor(s, z0), hn::Xor(s, z1), fz, hn::Sub(fz, hn::Set(d, 1.0f)), Quintic(fz)};
+  }
+  static HWY_INLINE VF Eval2Row(const Row2State& st, VU cx, VF fx, const BasisArgs&) {
+    const DF d;
+    const DU du;
+    const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
+    const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
+    const Cell2 c{HashPremixed(hn::Xor(x0, st.sz0)), HashPremixed(hn::Xor(x1, st.sz0)),
+                  HashPremixed(hn::Xor(x0, st.sz1)), HashPremixed(hn::Xor(x1, st.sz1)),
+                  hn::Sub(fx, hn::Set(d, 1.0f)),     st.gz,
+                  Quintic(fx),                       st.v};
+    return Interpolate2<0>(c, fx, st.fz);
+  }
+
   // Two independent noises from the same lattice hashes: the second gradient uses hash bits
   // 28..26 instead of 31..29 (the domain warp's x and z displacement).
   static HWY_INLINE void Eval2Pair(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz,

@@ -67,6 +67,34 @@ TEST(Noise, BitIdenticalAcrossSimdTargets2D) {
   }
 }
 
+// A row without displacement takes the row-prepared path where the basis has one (Perlin: the
+// row-invariant z work done once per row), a row with zero displacements the general path that
+// prepares nothing: both must give the same bits, for every basis, fractal and SIMD target.
+TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
+  const std::vector<float> zero(std::size_t(kOddGrid.width), 0.0f);
+  for (SimdTarget s : supported_simd_targets()) {
+    for (NoiseType t : {NoiseType::perlin, NoiseType::value, NoiseType::value_cubic,
+                        NoiseType::cellular, NoiseType::opensimplex2, NoiseType::opensimplex2s}) {
+      for (FractalType f : kFractals) {
+        NoiseParams p = params(t, f);
+        p.weighted_strength = f == FractalType::none ? 0.0 : 0.4;
+        const NoiseGridSampler sampler(p, kOddGrid, s);
+        std::vector<float> plain(zero.size()), displaced(zero.size());
+        for (int j : {0, 1, 96, kOddGrid.height - 1}) {
+          sampler.row(j, 0, plain);
+          sampler.row(j, 0, displaced, zero.data(), zero.data());
+          ASSERT_EQ(plain, displaced) << to_string(t) << " " << to_string(f) << " on "
+                                      << to_string(s) << ", row " << j;
+          // A row that starts mid-grid (odd start, a tail shorter than a vector).
+          const std::span<float> part(plain.data(), 37);
+          sampler.row(j, 101, part);
+          for (int k = 0; k < 37; ++k) ASSERT_EQ(plain[k], displaced[101 + k]) << k;
+        }
+      }
+    }
+  }
+}
+
 TEST(Noise, BitIdenticalAcrossSimdTargetsWarpedAnd3D) {
   SimdGuard guard;
   WarpParams w;
