@@ -189,7 +189,9 @@ HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
 // with Eval2Row(PrepareRow2(seed, cz, fz), cx, fx, args) == Eval2(seed, cx, fx, cz, fz, args)
 // bit for bit.
 template <class Basis>
-concept RowPrepared2 = !Basis::kSheared && requires { typename Basis::Row2State; };
+concept RowPrepared2 = !Basis::kSheared && requires {
+  typename Basis::Row2State;
+};
 
 // Lattice coordinates of samples i.. for one octave: column tables + row scalars + warp.
 template <class Basis, bool kWarp>
@@ -295,11 +297,10 @@ HWY_INLINE void Row2Prepared(const Row2& r) {
         Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]));
     const std::uint32_t* cell = oc.col_cell[0];
     const float* frac = oc.col_frac[0];
-    RowLoop<1, false>(r.n, nullptr, nullptr, r.out, nullptr,
-                      [&](std::size_t i, VF, VF, VF& a, VF&) {
-                        a = Basis::Eval2Row(st, hn::LoadU(du, cell + i), hn::LoadU(d, frac + i),
-                                            basis);
-                      });
+    RowLoop<1, false>(
+        r.n, nullptr, nullptr, r.out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
+          a = Basis::Eval2Row(st, hn::LoadU(du, cell + i), hn::LoadU(d, frac + i), basis);
+        });
     return;
   }
   const FractalArgs fractal = r.fractal;
@@ -316,8 +317,8 @@ HWY_INLINE void Row2Prepared(const Row2& r) {
   RowLoop<1, false>(r.n, nullptr, nullptr, r.out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
     FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
     for (int o = 0; o < octaves; ++o) {
-      const VF n = Basis::Eval2Row(st[o], hn::LoadU(du, cell[o] + i), hn::LoadU(d, frac[o] + i),
-                                   basis);
+      const VF n =
+          Basis::Eval2Row(st[o], hn::LoadU(du, cell[o] + i), hn::LoadU(d, frac[o] + i), basis);
       Accumulate(fractal, o, n, s);
     }
     a = ClampUnit(s.sum);
@@ -329,10 +330,9 @@ HWY_INLINE void Row2Impl(const Row2& r) {
   if constexpr (!kWarp && RowPrepared2<Basis>) {
     Row2Prepared<Basis>(r);
   } else {
-    RowLoop<1, kWarp>(r.n, r.dx, r.dz, r.out, nullptr,
-                      [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) {
-                        a = Sample2<Basis, kWarp>(r, i, dx, dz);
-                      });
+    RowLoop<1, kWarp>(
+        r.n, r.dx, r.dz, r.out, nullptr,
+        [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) { a = Sample2<Basis, kWarp>(r, i, dx, dz); });
   }
 }
 

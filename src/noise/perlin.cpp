@@ -94,10 +94,14 @@ struct PerlinBasis {
     const DU du;
     const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
     const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
-    const Cell2 c{HashPremixed(hn::Xor(x0, st.sz0)), HashPremixed(hn::Xor(x1, st.sz0)),
-                  HashPremixed(hn::Xor(x0, st.sz1)), HashPremixed(hn::Xor(x1, st.sz1)),
-                  hn::Sub(fx, hn::Set(d, 1.0f)),     st.gz,
-                  Quintic(fx),                       st.v};
+    const Cell2 c{HashPremixed(hn::Xor(x0, st.sz0)),
+                  HashPremixed(hn::Xor(x1, st.sz0)),
+                  HashPremixed(hn::Xor(x0, st.sz1)),
+                  HashPremixed(hn::Xor(x1, st.sz1)),
+                  hn::Sub(fx, hn::Set(d, 1.0f)),
+                  st.gz,
+                  Quintic(fx),
+                  st.v};
     return Interpolate2<0>(c, fx, st.fz);
   }
 

@@ -83,8 +83,8 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
         for (int j : {0, 1, 96, kOddGrid.height - 1}) {
           sampler.row(j, 0, plain);
           sampler.row(j, 0, displaced, zero.data(), zero.data());
-          ASSERT_EQ(plain, displaced) << to_string(t) << " " << to_string(f) << " on "
-                                      << to_string(s) << ", row " << j;
+          ASSERT_EQ(plain, displaced)
+              << to_string(t) << " " << to_string(f) << " on " << to_string(s) << ", row " << j;
           // A row that starts mid-grid (odd start, a tail shorter than a vector).
           const std::span<float> part(plain.data(), 37);
           sampler.row(j, 101, part);
