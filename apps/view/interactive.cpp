@@ -203,6 +203,12 @@ int run_interactive(const Options& o, GLFWwindow* window, PresetSource source,
   auto last_rebuild = Clock::now();
   auto watched = mtime_or_min(source.name_or_path);
   auto last_watch = Clock::now();
+  // Said once the file's current state is taken: changes from here on are seen (the screenshot
+  // test waits for this line before it edits the file).
+  if (o.watch) {
+    std::cerr << "terrane-view: watching " << source.name_or_path
+              << " (reloaded within a second of a change)\n";
+  }
   double grow_t = -1.0;  // growth animation time, < 0 when not running
   int shot = 0;
   int frame_count = 0;

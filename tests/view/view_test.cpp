@@ -195,13 +195,21 @@ TEST_F(ViewTest, PresetEditedIntoAnInvalidStateKeepsTheLastWorld) {
   ASSERT_NE(seed, std::string::npos);
   std::ofstream(fixed) << valid.substr(0, seed + 8) << '9' << valid.substr(seed + 8);
   const fs::path png = dir_ / "watch.png", log = dir_ / "log.txt";
-  // Interactive mode (the panel), 420 frames at up to 60 a second: the file breaks after 2 s
-  // and is fixed 2 s later.
+  // Interactive mode (the panel), 420 frames at up to 60 a second (7 s or more). The file breaks
+  // once the viewer says it is watching it, and is fixed once the viewer has said that the last
+  // valid world keeps rendering: each step waits for the one before (up to 60 s), not for a
+  // fixed time, which a slow machine or a sanitizer build overran (the broken file came and went
+  // between two of the viewer's looks at it).
+  const auto wait_for = [&](const std::string& what) {
+    return "for i in $(seq 600); do grep -q \"" + what + "\" " + log.string() +
+           " && break; sleep 0.1; done; ";
+  };
   const std::string script = std::string(TERRANE_VIEW_PATH) + " " + preset.string() +
                              " --watch --size 800x450 --hide scatter --frames 420 --screenshot " +
-                             png.string() + " & pid=$!; sleep 2; cp " + broken.string() + " " +
-                             preset.string() + "; sleep 2; cp " + fixed.string() + " " +
-                             preset.string() + "; wait $pid";
+                             png.string() + " & pid=$!; " + wait_for("terrane-view: watching") +
+                             "cp " + broken.string() + " " + preset.string() + "; " +
+                             wait_for("the last valid world keeps rendering") + "cp " +
+                             fixed.string() + " " + preset.string() + "; wait $pid";
   const std::string cmd = xvfb_run() + "sh -c '" + script + "' > " + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   const std::string text = read_text(log);
