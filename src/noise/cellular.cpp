@@ -66,49 +66,7 @@
 #include "noise/fractal-inl.h"
 #include "noise/kernel_export.hpp"
 
-#ifndef TERRANE_NOISE_CELLULAR_CONSTANTS_
-#define TERRANE_NOISE_CELLULAR_CONSTANTS_
-namespace terrane::noise_detail::cellular {
-// Odd multipliers deriving the further feature-point coordinates and the cell value from the
-// lattice hash h (their products move low hash bits into the 24 high bits that are used).
-inline constexpr std::uint32_t kMulB = 0x165667B1u;
-inline constexpr std::uint32_t kMulC = 0x85EBCA6Bu;
-inline constexpr std::uint32_t kMulD = 0xCC9E2D51u;
-// Margin subtracted from the outer-ring distance bound so float rounding of the distances can
-// never make an inexact result look exact.
-inline constexpr double kBoundMargin = 1.0 / 1024.0;
-// Largest ring searched (ring k = the cells at Chebyshev offset k). No distance exceeds
-// 3 * 0.9375 = 2.8125 (3D manhattan), below the bound 3.5 - 0.4375 - 2^-10 beyond ring 3, so
-// the search never passes ring 3; the cap only bounds the loop.
-inline constexpr int kMaxRing = 4;
-
-// Output-map suprema (see the header comment), in cells.
-inline double f1_bound(CellularDistance dist, int dims, double r) {
-  const double a = 0.5 + r;
-  switch (dist) {
-    case CellularDistance::manhattan:
-      return dims * a;
-    case CellularDistance::chebyshev:
-      return a;
-    default:
-      return std::sqrt(double(dims)) * a;
-  }
-}
-inline double f2_bound(CellularDistance dist, int dims, double r) {
-  const double a = 0.5 + r;
-  switch (dist) {
-    case CellularDistance::manhattan:
-      return dims * a;
-    case CellularDistance::chebyshev:
-      return 1.0 + r;
-    default: {
-      const double face = (1.0 + r) * (1.0 + r) + (dims - 1) * r * r;
-      return std::sqrt(dims == 2 ? face : std::max(3.0 * a * a, face));
-    }
-  }
-}
-}  // namespace terrane::noise_detail::cellular
-#endif
+#include "noise/cellular_bounds.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace terrane::noise_detail::HWY_NAMESPACE {
@@ -186,8 +144,8 @@ HWY_INLINE VF AxisBase(const Setup& s, int i, VF f) {
 }
 
 // Lower bound (minus margin) of the distance to any feature point at Chebyshev offset > k.
-HWY_INLINE VF OuterBound(const Setup& s, int k, VF edge) {
-  return hn::Add(hn::Set(DF(), float(double(k) + 0.5 - double(s.r) - cc::kBoundMargin)), edge);
+HWY_INLINE VF OuterBound(const BasisArgs& b, int k, VF edge) {
+  return hn::Add(hn::Set(DF(), b.cellular_ring[k]), edge);
 }
 
 // Distance from f in [0, 1] to the nearer cell face.
@@ -197,9 +155,9 @@ HWY_INLINE VF EdgeDist(VF f) {
 
 // The value whose exactness is guarded: F2 when it is returned, else F1.
 template <CellularDistance kDist, CellularReturn kRet>
-HWY_INLINE MF NeedsRing(const Setup& s, const Nearest& n, int k, VF edge) {
+HWY_INLINE MF NeedsRing(const BasisArgs& b, const Nearest& n, int k, VF edge) {
   const VF v = (kRet == CellularReturn::f2 || kRet == CellularReturn::f2_minus_f1) ? n.f2 : n.f1;
-  VF bound = OuterBound(s, k, edge);
+  VF bound = OuterBound(b, k, edge);
   if constexpr (kDist == CellularDistance::euclidean) bound = hn::Mul(bound, bound);
   return hn::Gt(v, bound);
 }
@@ -223,20 +181,16 @@ HWY_INLINE VF Finish(const Nearest& n, const BasisArgs& b, int dims) {
       f1 = hn::Sqrt(f1);
       if constexpr (kRet != CellularReturn::f1) f2 = hn::Sqrt(f2);
     }
-    const double r = double(b.cellular_jitter);
     VF v;
-    double dmax;
     if constexpr (kRet == CellularReturn::f1) {
       v = f1;
-      dmax = cc::f1_bound(kDist, dims, r);
     } else if constexpr (kRet == CellularReturn::f2) {
       v = f2;
-      dmax = cc::f2_bound(kDist, dims, r);
     } else {
       v = hn::Sub(f2, f1);
-      dmax = cc::f2_bound(kDist, dims, r);
     }
-    return ClampUnit(hn::Sub(hn::Mul(v, hn::Set(d, float(2.0 / dmax))), one));
+    const float map = dims == 2 ? b.cellular_map2 : b.cellular_map3;
+    return ClampUnit(hn::Sub(hn::Mul(v, hn::Set(d, map)), one));
   }
 }
 
@@ -265,31 +219,62 @@ HWY_NOINLINE void Ring2(const Setup& s, Nearest& n, int k, VU x0, VF fx, VU z0, 
   }
 }
 
+// The part of a 2D sample that depends on its lattice row only: the same along a row without
+// warp (CellularBasis::PrepareRow2).
+struct Row2Z {
+  VU z0;      // cz * kPrimeZ
+  VF fz;
+  VU sz[3];   // seed ^ (cz + j) * kPrimeZ, j = -1, 0, 1: the hash's row terms, premixed
+  VF bz[3];   // AxisBase(j, fz)
+  VF edge;    // EdgeDist(fz)
+};
+
+HWY_INLINE Row2Z MakeRow2Z(const Setup& s, VU cz, VF fz) {
+  const DU du;
+  Row2Z z;
+  z.z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
+  z.fz = fz;
+  z.sz[0] = hn::Xor(s.seed, hn::Sub(z.z0, hn::Set(du, kPrimeZ)));
+  z.sz[1] = hn::Xor(s.seed, z.z0);
+  z.sz[2] = hn::Xor(s.seed, hn::Add(z.z0, hn::Set(du, kPrimeZ)));
+  for (int j = 0; j < 3; ++j) z.bz[j] = AxisBase(s, j - 1, fz);
+  z.edge = EdgeDist(fz);
+  return z;
+}
+
+// Hash(seed, xp, zp) == HashPremixed(xp ^ (seed ^ zp)): xor is associative.
 template <CellularDistance kDist, CellularReturn kRet>
-HWY_INLINE VF Eval2Impl(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs& b) {
+HWY_INLINE VF Eval2Core(const Setup& s, const Row2Z& z, VU cx, VF fx, const BasisArgs& b) {
   const DF d;
   const DU du;
-  const Setup s = MakeSetup(seed, b);
   const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
-  const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
   const VU xp[3] = {hn::Sub(x0, hn::Set(du, kPrimeX)), x0, hn::Add(x0, hn::Set(du, kPrimeX))};
-  const VU zp[3] = {hn::Sub(z0, hn::Set(du, kPrimeZ)), z0, hn::Add(z0, hn::Set(du, kPrimeZ))};
   const VF bx[3] = {AxisBase(s, -1, fx), AxisBase(s, 0, fx), AxisBase(s, 1, fx)};
-  const VF bz[3] = {AxisBase(s, -1, fz), AxisBase(s, 0, fz), AxisBase(s, 1, fz)};
   const VF inf = hn::Set(d, HUGE_VALF);
   Nearest n{inf, inf, hn::Zero(du)};
   for (int j = 0; j < 3; ++j) {
-    for (int i = 0; i < 3; ++i) Cell2<kDist, kRet>(s, n, xp[i], zp[j], bx[i], bz[j]);
+    for (int i = 0; i < 3; ++i) {
+      const VU h = HashPremixed(hn::Xor(xp[i], z.sz[j]));
+      const VF dx = hn::Add(bx[i], hn::Mul(High24(h), s.scale));
+      const VF dz = hn::Add(z.bz[j], hn::Mul(High24(Scramble(h, cc::kMulB)), s.scale));
+      Consider<kRet>(n, Dist<kDist>(dx, dz), h);
+    }
   }
-  const VF edge = hn::Min(EdgeDist(fx), EdgeDist(fz));
+  const VF edge = hn::Min(EdgeDist(fx), z.edge);
   for (int k = 1; k < cc::kMaxRing; ++k) {
-    const MF need = NeedsRing<kDist, kRet>(s, n, k, edge);
+    const MF need = NeedsRing<kDist, kRet>(b, n, k, edge);
     if (hn::AllFalse(d, need)) break;
     Nearest wider = n;
-    Ring2<kDist, kRet>(s, wider, k + 1, x0, fx, z0, fz);
+    Ring2<kDist, kRet>(s, wider, k + 1, x0, fx, z.z0, z.fz);
     n = Blend<kRet>(need, wider, n);
   }
   return Finish<kDist, kRet>(n, b, 2);
+}
+
+template <CellularDistance kDist, CellularReturn kRet>
+HWY_INLINE VF Eval2Impl(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs& b) {
+  const Setup s = MakeSetup(seed, b);
+  return Eval2Core<kDist, kRet>(s, MakeRow2Z(s, cz, fz), cx, fx, b);
 }
 
 // ---- 3D ----------------------------------------------------------------------------------
@@ -349,7 +334,7 @@ HWY_INLINE VF Eval3Impl(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, V
   }
   const VF edge = hn::Min(hn::Min(EdgeDist(fx), EdgeDist(fy)), EdgeDist(fz));
   for (int k = 1; k < cc::kMaxRing; ++k) {
-    const MF need = NeedsRing<kDist, kRet>(s, n, k, edge);
+    const MF need = NeedsRing<kDist, kRet>(b, n, k, edge);
     if (hn::AllFalse(d, need)) break;
     Nearest wider = n;
     Ring3<kDist, kRet>(s, wider, k + 1, x0, fx, y0, fy, z0, fz);
@@ -361,16 +346,27 @@ HWY_INLINE VF Eval3Impl(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, V
 // Runtime (distance, return) -> template instance, once per vector; the per-cell loops are
 // specialised for both.
 template <CellularDistance kDist>
-HWY_INLINE VF Eval2Return(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs& b) {
+HWY_INLINE VF Eval2Return(const Setup& s, const Row2Z& z, VU cx, VF fx, const BasisArgs& b) {
   switch (b.cellular_return) {
     case CellularReturn::f2:
-      return Eval2Impl<kDist, CellularReturn::f2>(seed, cx, fx, cz, fz, b);
+      return Eval2Core<kDist, CellularReturn::f2>(s, z, cx, fx, b);
     case CellularReturn::f2_minus_f1:
-      return Eval2Impl<kDist, CellularReturn::f2_minus_f1>(seed, cx, fx, cz, fz, b);
+      return Eval2Core<kDist, CellularReturn::f2_minus_f1>(s, z, cx, fx, b);
     case CellularReturn::cell_value:
-      return Eval2Impl<kDist, CellularReturn::cell_value>(seed, cx, fx, cz, fz, b);
+      return Eval2Core<kDist, CellularReturn::cell_value>(s, z, cx, fx, b);
     default:
-      return Eval2Impl<kDist, CellularReturn::f1>(seed, cx, fx, cz, fz, b);
+      return Eval2Core<kDist, CellularReturn::f1>(s, z, cx, fx, b);
+  }
+}
+
+HWY_INLINE VF Eval2Distance(const Setup& s, const Row2Z& z, VU cx, VF fx, const BasisArgs& b) {
+  switch (b.cellular_distance) {
+    case CellularDistance::manhattan:
+      return Eval2Return<CellularDistance::manhattan>(s, z, cx, fx, b);
+    case CellularDistance::chebyshev:
+      return Eval2Return<CellularDistance::chebyshev>(s, z, cx, fx, b);
+    default:
+      return Eval2Return<CellularDistance::euclidean>(s, z, cx, fx, b);
   }
 }
 
@@ -395,15 +391,23 @@ struct CellularBasis {
   static constexpr bool kSheared = false;
 
   static HWY_INLINE VF Eval2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs& b) {
-    using cellular_impl::Eval2Return;
-    switch (b.cellular_distance) {
-      case CellularDistance::manhattan:
-        return Eval2Return<CellularDistance::manhattan>(seed, cx, fx, cz, fz, b);
-      case CellularDistance::chebyshev:
-        return Eval2Return<CellularDistance::chebyshev>(seed, cx, fx, cz, fz, b);
-      default:
-        return Eval2Return<CellularDistance::euclidean>(seed, cx, fx, cz, fz, b);
-    }
+    using namespace cellular_impl;
+    const Setup s = MakeSetup(seed, b);
+    return Eval2Distance(s, MakeRow2Z(s, cz, fz), cx, fx, b);
+  }
+
+  // Rows without warp: the setup and the row's z terms once per row (RowPrepared2).
+  struct Row2State {
+    cellular_impl::Setup s;
+    cellular_impl::Row2Z z;
+  };
+  static HWY_INLINE Row2State PrepareRow2(std::uint32_t seed, VU cz, VF fz, const BasisArgs& b) {
+    using namespace cellular_impl;
+    const Setup s = MakeSetup(seed, b);
+    return Row2State{s, MakeRow2Z(s, cz, fz)};
+  }
+  static HWY_INLINE VF Eval2Row(const Row2State& st, VU cx, VF fx, const BasisArgs& b) {
+    return cellular_impl::Eval2Distance(st.s, st.z, cx, fx, b);
   }
 
   static HWY_INLINE VF Eval3(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz,

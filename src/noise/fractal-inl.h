@@ -26,6 +26,10 @@
 
 #include <cstring>
 
+#if HWY_ARCH_X86_64
+#include <emmintrin.h>
+#endif
+
 #include "noise/kernel_args.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -53,9 +57,34 @@ HWY_INLINE VF Quintic(VF t) {
   return hn::Mul(hn::Mul(hn::Mul(t, t), t), p);
 }
 
+// Min and max of floats with x86's rule on every target: b unless a is strictly smaller
+// (larger), so a NaN or an equal pair (+0, -0) gives b. The vector targets are minps / maxps;
+// on the scalar target these are selects (minss / maxss), where Highway's Min / Max test each
+// operand for NaN with branches that mispredict on noise.
+// (Written as a ternary, GCC still turns a max followed by products into a branch; on x86-64,
+// where SSE is the baseline, the intrinsics keep it a select.)
+HWY_INLINE VF MinF(VF a, VF b) {
+#if HWY_TARGET == HWY_SCALAR && HWY_ARCH_X86_64
+  return VF(_mm_cvtss_f32(_mm_min_ss(_mm_set_ss(a.raw), _mm_set_ss(b.raw))));
+#elif HWY_TARGET == HWY_SCALAR
+  return VF(a.raw < b.raw ? a.raw : b.raw);
+#else
+  return hn::Min(a, b);
+#endif
+}
+HWY_INLINE VF MaxF(VF a, VF b) {
+#if HWY_TARGET == HWY_SCALAR && HWY_ARCH_X86_64
+  return VF(_mm_cvtss_f32(_mm_max_ss(_mm_set_ss(a.raw), _mm_set_ss(b.raw))));
+#elif HWY_TARGET == HWY_SCALAR
+  return VF(a.raw > b.raw ? a.raw : b.raw);
+#else
+  return hn::Max(a, b);
+#endif
+}
+
 HWY_INLINE VF ClampUnit(VF v) {
   const DF d;
-  return hn::Min(hn::Max(v, hn::Set(d, -1.0f)), hn::Set(d, 1.0f));
+  return MinF(MaxF(v, hn::Set(d, -1.0f)), hn::Set(d, 1.0f));
 }
 
 // The lattice hash of its inputs already xor-ed together (seed ^ xp ^ zp ...).
@@ -122,6 +151,19 @@ HWY_INLINE VF FlipSign(VF v, VU sign) {
 
 // Moves the integer part of frac into cell, leaving frac in [0, 1).
 HWY_INLINE void Normalize(VU& cell, VF& frac) {
+#if HWY_TARGET == HWY_SCALAR
+  // Highway's scalar Floor works on the bits with branches, and its ConvertTo checks the range
+  // in double. Below 2^23 in magnitude a truncating conversion gives floor exactly. "+ 0.0f"
+  // makes -0 a +0, as x86's floor(-0) = -0 does (x - floor(x) = +0).
+  const float x = frac.raw;
+  if (x > -8388608.0f && x < 8388608.0f) {
+    std::int32_t fl = static_cast<std::int32_t>(x);
+    if (static_cast<float>(fl) > x) --fl;
+    cell = VU(cell.raw + static_cast<std::uint32_t>(fl));
+    frac = VF((x - static_cast<float>(fl)) + 0.0f);
+    return;
+  }
+#endif
   const DI di;
   const DU du;
   const VF fl = hn::Floor(frac);
@@ -163,7 +205,7 @@ HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
     }
     default: {  // fbm
       term = n;
-      wfactor = hn::Mul(hn::Min(hn::Add(n, one), hn::Set(d, 2.0f)), hn::Set(d, 0.5f));
+      wfactor = hn::Mul(MinF(hn::Add(n, one), hn::Set(d, 2.0f)), hn::Set(d, 0.5f));
       break;
     }
   }
@@ -184,9 +226,9 @@ HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
 // Optional, for a basis that is not sheared (its lattice z is the same along a row where there
 // is no warp): the row-invariant part of Eval2 done once per row and octave,
 //   struct Row2State;
-//   static Row2State PrepareRow2(uint32_t seed, VU cz, VF fz);
+//   static Row2State PrepareRow2(uint32_t seed, VU cz, VF fz, const BasisArgs&);
 //   static VF Eval2Row(const Row2State&, VU cx, VF fx, const BasisArgs&);
-// with Eval2Row(PrepareRow2(seed, cz, fz), cx, fx, args) == Eval2(seed, cx, fx, cz, fz, args)
+// with Eval2Row(PrepareRow2(seed, cz, fz, args), cx, fx, args) == Eval2(seed, cx, fx, cz, fz, args)
 // bit for bit.
 template <class Basis>
 concept RowPrepared2 = !Basis::kSheared && requires {
@@ -293,8 +335,8 @@ HWY_INLINE void Row2Prepared(const Row2& r) {
   const BasisArgs basis = r.basis;
   if (r.fractal.type == FractalType::none) {
     const Octave2& oc = r.octave[0];
-    const State st =
-        Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]));
+    const State st = Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]),
+                                        hn::Set(d, oc.row_frac[1]), basis);
     const std::uint32_t* cell = oc.col_cell[0];
     const float* frac = oc.col_frac[0];
     RowLoop<1, false>(
@@ -310,7 +352,8 @@ HWY_INLINE void Row2Prepared(const Row2& r) {
   const float* frac[kMaxOctaves];
   for (int o = 0; o < octaves; ++o) {
     const Octave2& oc = r.octave[o];
-    st[o] = Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]));
+    st[o] = Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]),
+                               basis);
     cell[o] = oc.col_cell[0];
     frac[o] = oc.col_frac[0];
   }

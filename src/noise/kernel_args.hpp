@@ -57,6 +57,11 @@ struct BasisArgs {
   CellularDistance cellular_distance;
   CellularReturn cellular_return;
   float cellular_jitter;  // feature-point radius in cells (jitter * 0.4375)
+  // Derived from the three above by set_cellular_bounds (noise/cellular_bounds.hpp), once per
+  // call: the output map's scale for 2D and 3D samples, and the ring bounds.
+  float cellular_map2 = 0.0f;
+  float cellular_map3 = 0.0f;
+  float cellular_ring[4] = {};
 };
 
 struct Row2 {

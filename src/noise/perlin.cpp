@@ -81,7 +81,7 @@ struct PerlinBasis {
     VU sz0, sz1;  // seed ^ cz * kPrimeZ, seed ^ (cz + 1) * kPrimeZ
     VF fz, gz, v;
   };
-  static HWY_INLINE Row2State PrepareRow2(std::uint32_t seed, VU cz, VF fz) {
+  static HWY_INLINE Row2State PrepareRow2(std::uint32_t seed, VU cz, VF fz, const BasisArgs&) {
     const DF d;
     const DU du;
     const VU s = hn::Set(du, seed);

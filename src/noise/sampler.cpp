@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "noise/cellular_bounds.hpp"
 #include "noise/kernel_args.hpp"
 #include "noise/point_sampler.hpp"
 #include "terrane/noise.hpp"
@@ -107,7 +108,9 @@ nd::FractalArgs fractal_args(const NoiseParams& p) {
 }
 
 nd::BasisArgs basis_args(const NoiseParams& p) {
-  return nd::BasisArgs{p.cellular_distance, p.cellular_return, float(p.cellular_jitter * 0.4375)};
+  nd::BasisArgs b{p.cellular_distance, p.cellular_return, float(p.cellular_jitter * 0.4375)};
+  nd::set_cellular_bounds(b);
+  return b;
 }
 
 std::uint32_t octave_seed(std::uint64_t seed, int octave) {

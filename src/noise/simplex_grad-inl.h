@@ -73,11 +73,52 @@ HWY_INLINE VF Lookup16(const float* HWY_RESTRICT table, VU idx) {
   }
 }
 
+// The first quarter of those: direction k (k = 0..7) is (kSimplexCos8[k], kSimplexSin8[k]), and
+// direction 15 - k is (-kSimplexCos8[k], kSimplexSin8[k]); the same floats as the 16-entry
+// tables.
+alignas(32) inline constexpr float kSimplexCos8[8] = {
+    0.995184727f, 0.956940336f, 0.881921264f, 0.773010453f,
+    0.634393284f, 0.471396737f, 0.290284677f, 0.0980171403f};
+alignas(32) inline constexpr float kSimplexSin8[8] = {
+    0.0980171403f, 0.290284677f, 0.471396737f, 0.634393284f,
+    0.773010453f,  0.881921264f, 0.956940336f, 0.995184727f};
+
+// table[idx] per lane, idx in 0..7: one permute on 8-lane targets, two byte shuffles and a
+// select on 4-lane targets (the only two callers). Exact.
+HWY_INLINE VF Lookup8(const float* HWY_RESTRICT table, VU idx) {
+  const DF d;
+  const DI di;
+  if constexpr (hn::MaxLanes(d) == 8) {
+    return hn::TableLookupLanes(hn::LoadU(d, table), hn::IndicesFromVec(d, hn::BitCast(di, idx)));
+  } else {
+    const DU du;
+    const auto lo_idx = hn::IndicesFromVec(d, hn::BitCast(di, hn::And(idx, hn::Set(du, 3u))));
+    const VF lo = hn::TableLookupLanes(hn::LoadU(d, table), lo_idx);
+    const VF hi = hn::TableLookupLanes(hn::LoadU(d, table + 4), lo_idx);
+    return hn::IfThenElse(hn::RebindMask(d, hn::TestBit(idx, hn::Set(du, 4u))), hi, lo);
+  }
+}
+
 // Dot of the hashed 2D unit gradient with (x, z).
 HWY_INLINE VF GradDot2(VU h, VF x, VF z) {
-  const VU idx = hn::ShiftRight<28>(h);
-  const VF dot =
-      hn::Add(hn::Mul(Lookup16(kSimplexGrad2X, idx), x), hn::Mul(Lookup16(kSimplexGrad2Z, idx), z));
+  const DF d;
+  VF gx, gz;
+  if constexpr (hn::MaxLanes(d) == 4 || hn::MaxLanes(d) == 8) {
+    // k = h >> 28; k >= 8 (bit 31 of h) is the mirror of 15 - k = (k & 7) ^ 7 with x negated.
+    // Emulated gathers of the 16-entry tables cost more than this on 4 lanes, two permutes and
+    // a blend on 8.
+    const DU du;
+    const DI di;
+    const VU mirror = hn::BitCast(du, hn::ShiftRight<31>(hn::BitCast(di, h)));
+    const VU m = hn::And(hn::Xor(hn::ShiftRight<28>(h), mirror), hn::Set(du, 7u));
+    gx = FlipSign(Lookup8(kSimplexCos8, m), h);
+    gz = Lookup8(kSimplexSin8, m);
+  } else {
+    const VU idx = hn::ShiftRight<28>(h);
+    gx = Lookup16(kSimplexGrad2X, idx);
+    gz = Lookup16(kSimplexGrad2Z, idx);
+  }
+  const VF dot = hn::Add(hn::Mul(gx, x), hn::Mul(gz, z));
   return FlipSign(dot, hn::ShiftLeft<4>(h));
 }
 
@@ -93,7 +134,7 @@ HWY_INLINE VF GradDot3(VU h, VF x, VF y, VF z) {
 // Radial kernel weight max(a, 0)^4 for a = r^2 - |d|^2 already computed.
 HWY_INLINE VF Falloff4(VF a) {
   const DF d;
-  const VF p = hn::Max(a, hn::Zero(d));
+  const VF p = MaxF(a, hn::Zero(d));
   const VF p2 = hn::Mul(p, p);
   return hn::Mul(p2, p2);
 }

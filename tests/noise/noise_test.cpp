@@ -72,24 +72,42 @@ TEST(Noise, BitIdenticalAcrossSimdTargets2D) {
 // prepares nothing: both must give the same bits, for every basis, fractal and SIMD target.
 TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
   const std::vector<float> zero(std::size_t(kOddGrid.width), 0.0f);
+  // Every basis with every fractal, and cellular with every distance and return (its prepared
+  // rows dispatch on both).
+  std::vector<NoiseParams> cases;
+  for (NoiseType t : {NoiseType::perlin, NoiseType::value, NoiseType::value_cubic,
+                      NoiseType::cellular, NoiseType::opensimplex2, NoiseType::opensimplex2s}) {
+    for (FractalType f : kFractals) {
+      NoiseParams p = params(t, f);
+      p.weighted_strength = f == FractalType::none ? 0.0 : 0.4;
+      cases.push_back(p);
+    }
+  }
+  for (CellularDistance d :
+       {CellularDistance::euclidean, CellularDistance::manhattan, CellularDistance::chebyshev}) {
+    for (CellularReturn r : {CellularReturn::f1, CellularReturn::f2, CellularReturn::f2_minus_f1,
+                             CellularReturn::cell_value}) {
+      NoiseParams p = params(NoiseType::cellular, FractalType::none);
+      p.cellular_distance = d;
+      p.cellular_return = r;
+      cases.push_back(p);
+    }
+  }
   for (SimdTarget s : supported_simd_targets()) {
-    for (NoiseType t : {NoiseType::perlin, NoiseType::value, NoiseType::value_cubic,
-                        NoiseType::cellular, NoiseType::opensimplex2, NoiseType::opensimplex2s}) {
-      for (FractalType f : kFractals) {
-        NoiseParams p = params(t, f);
-        p.weighted_strength = f == FractalType::none ? 0.0 : 0.4;
-        const NoiseGridSampler sampler(p, kOddGrid, s);
-        std::vector<float> plain(zero.size()), displaced(zero.size());
-        for (int j : {0, 1, 96, kOddGrid.height - 1}) {
-          sampler.row(j, 0, plain);
-          sampler.row(j, 0, displaced, zero.data(), zero.data());
-          ASSERT_EQ(plain, displaced)
-              << to_string(t) << " " << to_string(f) << " on " << to_string(s) << ", row " << j;
-          // A row that starts mid-grid (odd start, a tail shorter than a vector).
-          const std::span<float> part(plain.data(), 37);
-          sampler.row(j, 101, part);
-          for (int k = 0; k < 37; ++k) ASSERT_EQ(plain[k], displaced[101 + k]) << k;
-        }
+    for (const NoiseParams& p : cases) {
+      const NoiseGridSampler sampler(p, kOddGrid, s);
+      std::vector<float> plain(zero.size()), displaced(zero.size());
+      for (int j : {0, 1, 96, kOddGrid.height - 1}) {
+        sampler.row(j, 0, plain);
+        sampler.row(j, 0, displaced, zero.data(), zero.data());
+        ASSERT_EQ(plain, displaced) << to_string(p.type) << " " << to_string(p.fractal)
+                                    << " (cellular " << int(p.cellular_distance) << "/"
+                                    << int(p.cellular_return) << ") on " << to_string(s)
+                                    << ", row " << j;
+        // A row that starts mid-grid (odd start, a tail shorter than a vector).
+        const std::span<float> part(plain.data(), 37);
+        sampler.row(j, 101, part);
+        for (int k = 0; k < 37; ++k) ASSERT_EQ(plain[k], displaced[101 + k]) << k;
       }
     }
   }
