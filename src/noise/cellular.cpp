@@ -222,11 +222,11 @@ HWY_NOINLINE void Ring2(const Setup& s, Nearest& n, int k, VU x0, VF fx, VU z0, 
 // The part of a 2D sample that depends on its lattice row only: the same along a row without
 // warp (CellularBasis::PrepareRow2).
 struct Row2Z {
-  VU z0;      // cz * kPrimeZ
+  VU z0;  // cz * kPrimeZ
   VF fz;
-  VU sz[3];   // seed ^ (cz + j) * kPrimeZ, j = -1, 0, 1: the hash's row terms, premixed
-  VF bz[3];   // AxisBase(j, fz)
-  VF edge;    // EdgeDist(fz)
+  VU sz[3];  // seed ^ (cz + j) * kPrimeZ, j = -1, 0, 1: the hash's row terms, premixed
+  VF bz[3];  // AxisBase(j, fz)
+  VF edge;   // EdgeDist(fz)
 };
 
 HWY_INLINE Row2Z MakeRow2Z(const Setup& s, VU cz, VF fz) {

@@ -335,8 +335,8 @@ HWY_INLINE void Row2Prepared(const Row2& r) {
   const BasisArgs basis = r.basis;
   if (r.fractal.type == FractalType::none) {
     const Octave2& oc = r.octave[0];
-    const State st = Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]),
-                                        hn::Set(d, oc.row_frac[1]), basis);
+    const State st =
+        Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]), basis);
     const std::uint32_t* cell = oc.col_cell[0];
     const float* frac = oc.col_frac[0];
     RowLoop<1, false>(
@@ -352,8 +352,8 @@ HWY_INLINE void Row2Prepared(const Row2& r) {
   const float* frac[kMaxOctaves];
   for (int o = 0; o < octaves; ++o) {
     const Octave2& oc = r.octave[o];
-    st[o] = Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]),
-                               basis);
+    st[o] =
+        Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]), basis);
     cell[o] = oc.col_cell[0];
     frac[o] = oc.col_frac[0];
   }

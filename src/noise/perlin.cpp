@@ -27,7 +27,8 @@ HWY_INLINE VF GradDot2(VU h, VF x, VF z) {
   const auto axis = hn::RebindMask(d, hn::Ne(hn::And(h, hn::Set(du, 0x80000000u)), hn::Zero(du)));
   const auto swap = hn::RebindMask(d, hn::Ne(hn::And(h, hn::Set(du, 0x40000000u)), hn::Zero(du)));
   // Axis gradients: sqrt(2) * (+-x or +-z); diagonal gradients: +-x +-z.
-  const VF u = hn::IfThenElse(axis, hn::Mul(hn::IfThenElse(swap, z, x), hn::Set(d, 1.41421356f)), x);
+  const VF u =
+      hn::IfThenElse(axis, hn::Mul(hn::IfThenElse(swap, z, x), hn::Set(d, 1.41421356f)), x);
   const VF v = hn::IfThenZeroElse(axis, z);
   return hn::Add(FlipSign(u, hn::ShiftLeft<2>(h)), FlipSign(v, hn::ShiftLeft<1>(h)));
 }
@@ -46,6 +47,46 @@ HWY_INLINE VF GradDot3(VU h, VF x, VF y, VF z) {
   return hn::Add(FlipSign(u, hn::ShiftLeft<31>(g)), FlipSign(v, hn::ShiftLeft<30>(g)));
 }
 
+// The row path's gradient dot at 8 and 16 lanes (PerlinBasis::Eval2Row), with the bits of
+// GradDot2. With k = bits 31..29 of h, GradDot2 is FlipSign(u, bit 29) + FlipSign(v, bit 30):
+//   k = 0..3 (diagonal):      (+-x) + (+-z)
+//   k = 4, 5 (axis x):        (+-(x * sqrt2)) + (+0)
+//   k = 6, 7 (axis z):        (+-(z * sqrt2)) + (-0), which is +-(z * sqrt2) exactly
+// z is the same along a row, so its part is a per-row table p[k] (PerlinRowTable); the x part
+// is a[k] * x ((-a) * x = -(a * x) exactly), or -0 for k = 6, 7 (adding -0 changes nothing, so
+// the sum is p[k] there, as in GradDot2). Sums are commutative in IEEE arithmetic, so q + p
+// has the bits of GradDot2's sum in every case, zeros' signs included. A shift, two permutes,
+// a compare, a multiply, a select and an add, where GradDot2 takes eleven operations.
+alignas(64) inline constexpr float kPerlinRowA[16] = {1.0f,        -1.0f,        1.0f, -1.0f,
+                                                      1.41421356f, -1.41421356f, 0.0f, 0.0f};
+inline constexpr bool kPerlinRowTables = hn::MaxLanes(DF()) >= 8;
+
+HWY_INLINE VF PerlinRowTable(float z) {
+  const DF d;
+  HWY_ALIGN float t[hn::MaxLanes(d)] = {};
+  t[0] = z;
+  t[1] = z;
+  t[2] = -z;
+  t[3] = -z;
+  t[4] = 0.0f;
+  t[5] = 0.0f;
+  t[6] = z * 1.41421356f;
+  t[7] = -(z * 1.41421356f);
+  return hn::Load(d, t);
+}
+
+HWY_INLINE VF GradDot2Row(VU h, VF x, VF table) {
+  const DF d;
+  const DI di;
+  const VI k = hn::BitCast(di, hn::ShiftRight<29>(h));
+  const auto idx = hn::IndicesFromVec(d, k);
+  const VF a = hn::TableLookupLanes(hn::Load(d, kPerlinRowA), idx);
+  const VF p = hn::TableLookupLanes(table, idx);
+  const auto axis_z = hn::RebindMask(d, hn::Gt(k, hn::Set(di, 5)));
+  const VF q = hn::IfThenElse(axis_z, hn::Set(d, -0.0f), hn::Mul(a, x));
+  return hn::Add(q, p);
+}
+
 struct PerlinBasis {
   static constexpr bool kSheared = false;
 
@@ -58,7 +99,8 @@ struct PerlinBasis {
     const DF d;
     const CellHashes2 h = CellHashes(seed, cx, cz);
     const VF one = hn::Set(d, 1.0f);
-    return {h.h00, h.h10, h.h01, h.h11, hn::Sub(fx, one), hn::Sub(fz, one), Quintic(fx), Quintic(fz)};
+    return {h.h00,       h.h10,      h.h01, h.h11, hn::Sub(fx, one), hn::Sub(fz, one),
+            Quintic(fx), Quintic(fz)};
   }
   // Interpolated gradient noise with the gradients chosen by hash bits (31 - kShift)..
   template <int kShift>
@@ -77,9 +119,11 @@ struct PerlinBasis {
   // The row-invariant part of Corners2 (fractal-inl.h, RowPrepared2): the seed and z terms of
   // the four hashes (Hash xors seed, x and z terms: xor is associative, so seed ^ z can be
   // formed once), z's offset and fade.
+  // At 8 and 16 lanes also the z parts of the gradient dots, as tables (GradDot2Row).
   struct Row2State {
     VU sz0, sz1;  // seed ^ cz * kPrimeZ, seed ^ (cz + 1) * kPrimeZ
     VF fz, gz, v;
+    VF p0, p1;  // PerlinRowTable(fz), PerlinRowTable(fz - 1)
   };
   static HWY_INLINE Row2State PrepareRow2(std::uint32_t seed, VU cz, VF fz, const BasisArgs&) {
     const DF d;
@@ -87,7 +131,13 @@ struct PerlinBasis {
     const VU s = hn::Set(du, seed);
     const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
     const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
-    return {hn::Xor(s, z0), hn::Xor(s, z1), fz, hn::Sub(fz, hn::Set(d, 1.0f)), Quintic(fz)};
+    const VF gz = hn::Sub(fz, hn::Set(d, 1.0f));
+    Row2State st{hn::Xor(s, z0), hn::Xor(s, z1), fz, gz, Quintic(fz), hn::Zero(d), hn::Zero(d)};
+    if constexpr (kPerlinRowTables) {
+      st.p0 = PerlinRowTable(hn::GetLane(fz));
+      st.p1 = PerlinRowTable(hn::GetLane(gz));
+    }
+    return st;
   }
   static HWY_INLINE VF Eval2Row(const Row2State& st, VU cx, VF fx, const BasisArgs&) {
     const DF d;
@@ -102,13 +152,21 @@ struct PerlinBasis {
                   st.gz,
                   Quintic(fx),
                   st.v};
-    return Interpolate2<0>(c, fx, st.fz);
+    if constexpr (kPerlinRowTables) {
+      const VF n00 = GradDot2Row(c.h00, fx, st.p0);
+      const VF n10 = GradDot2Row(c.h10, c.gx, st.p0);
+      const VF n01 = GradDot2Row(c.h01, fx, st.p1);
+      const VF n11 = GradDot2Row(c.h11, c.gx, st.p1);
+      return ClampUnit(Lerp(Lerp(n00, n10, c.u), Lerp(n01, n11, c.u), c.v));
+    } else {
+      return Interpolate2<0>(c, fx, st.fz);
+    }
   }
 
   // Two independent noises from the same lattice hashes: the second gradient uses hash bits
   // 28..26 instead of 31..29 (the domain warp's x and z displacement).
-  static HWY_INLINE void Eval2Pair(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz,
-                                   const BasisArgs&, VF& a, VF& b) {
+  static HWY_INLINE void Eval2Pair(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&,
+                                   VF& a, VF& b) {
     const Cell2 c = Corners2(seed, cx, fx, cz, fz);
     a = Interpolate2<0>(c, fx, fz);
     b = Interpolate2<3>(c, fx, fz);

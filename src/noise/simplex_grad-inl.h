@@ -76,12 +76,12 @@ HWY_INLINE VF Lookup16(const float* HWY_RESTRICT table, VU idx) {
 // The first quarter of those: direction k (k = 0..7) is (kSimplexCos8[k], kSimplexSin8[k]), and
 // direction 15 - k is (-kSimplexCos8[k], kSimplexSin8[k]); the same floats as the 16-entry
 // tables.
-alignas(32) inline constexpr float kSimplexCos8[8] = {
-    0.995184727f, 0.956940336f, 0.881921264f, 0.773010453f,
-    0.634393284f, 0.471396737f, 0.290284677f, 0.0980171403f};
-alignas(32) inline constexpr float kSimplexSin8[8] = {
-    0.0980171403f, 0.290284677f, 0.471396737f, 0.634393284f,
-    0.773010453f,  0.881921264f, 0.956940336f, 0.995184727f};
+alignas(32) inline constexpr float kSimplexCos8[8] = {0.995184727f, 0.956940336f, 0.881921264f,
+                                                      0.773010453f, 0.634393284f, 0.471396737f,
+                                                      0.290284677f, 0.0980171403f};
+alignas(32) inline constexpr float kSimplexSin8[8] = {0.0980171403f, 0.290284677f, 0.471396737f,
+                                                      0.634393284f,  0.773010453f, 0.881921264f,
+                                                      0.956940336f,  0.995184727f};
 
 // table[idx] per lane, idx in 0..7: one permute on 8-lane targets, two byte shuffles and a
 // select on 4-lane targets (the only two callers). Exact.

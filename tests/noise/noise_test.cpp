@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <numeric>
 #include <source_location>
@@ -42,8 +43,8 @@ NoiseParams params(NoiseType t, FractalType f = FractalType::none, double freq =
   return p;
 }
 
-const GridSpec kOddGrid{.width = 257, .height = 193, .spacing_m = 0.7, .origin_x_m = -311.25,
-                        .origin_z_m = 1234.5};
+const GridSpec kOddGrid{
+    .width = 257, .height = 193, .spacing_m = 0.7, .origin_x_m = -311.25, .origin_z_m = 1234.5};
 
 TEST(Noise, BitIdenticalAcrossSimdTargets2D) {
   SimdGuard guard;
@@ -59,9 +60,9 @@ TEST(Noise, BitIdenticalAcrossSimdTargets2D) {
         results.push_back(fill(p, kOddGrid));
       }
       for (std::size_t k = 1; k < results.size(); ++k) {
-        ASSERT_EQ(results[k], results[0]) << to_string(t) << " " << to_string(f) << " target "
-                                          << to_string(targets[k]) << " differs from "
-                                          << to_string(targets[0]);
+        ASSERT_EQ(results[k], results[0])
+            << to_string(t) << " " << to_string(f) << " target " << to_string(targets[k])
+            << " differs from " << to_string(targets[0]);
       }
     }
   }
@@ -93,21 +94,70 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
       cases.push_back(p);
     }
   }
+  // Bits, not values: -0 and +0 compare equal as floats. The lattice grid puts samples on lattice
+  // lines (at frequency 0.25, every fourth row and column, on both sides of zero), where noise
+  // values are zeros whose signs the paths must agree on too.
+  const auto bits = [](std::span<const float> v) {
+    std::vector<std::uint32_t> b(v.size());
+    std::memcpy(b.data(), v.data(), v.size() * sizeof(float));
+    return b;
+  };
+  const GridSpec lattice{
+      .width = 143, .height = 9, .spacing_m = 1.0, .origin_x_m = -64.0, .origin_z_m = -4.0};
   for (SimdTarget s : supported_simd_targets()) {
-    for (const NoiseParams& p : cases) {
-      const NoiseGridSampler sampler(p, kOddGrid, s);
-      std::vector<float> plain(zero.size()), displaced(zero.size());
-      for (int j : {0, 1, 96, kOddGrid.height - 1}) {
-        sampler.row(j, 0, plain);
-        sampler.row(j, 0, displaced, zero.data(), zero.data());
-        ASSERT_EQ(plain, displaced) << to_string(p.type) << " " << to_string(p.fractal)
-                                    << " (cellular " << int(p.cellular_distance) << "/"
-                                    << int(p.cellular_return) << ") on " << to_string(s)
-                                    << ", row " << j;
-        // A row that starts mid-grid (odd start, a tail shorter than a vector).
-        const std::span<float> part(plain.data(), 37);
-        sampler.row(j, 101, part);
-        for (int k = 0; k < 37; ++k) ASSERT_EQ(plain[k], displaced[101 + k]) << k;
+    for (const NoiseParams& base : cases) {
+      // On the lattice grid, 16 seeds: a zero's sign shows in the output only where the lerps
+      // carry it through (a few lattice points in a hundred).
+      for (int variant = 0; variant < 17; ++variant) {
+        const bool on_lattice = variant > 0;
+        const GridSpec& g = on_lattice ? lattice : kOddGrid;
+        NoiseParams p = base;
+        if (on_lattice) {
+          p.frequency = 0.25;
+          p.seed = std::uint64_t(variant);
+        }
+        const NoiseGridSampler sampler(p, g, s);
+        std::vector<float> plain(std::size_t(g.width)), displaced(std::size_t(g.width));
+        for (int j : {0, 1, 4, 96, g.height - 1}) {
+          if (j >= g.height) continue;
+          sampler.row(j, 0, plain);
+          sampler.row(j, 0, displaced, zero.data(), zero.data());
+          ASSERT_EQ(bits(plain), bits(displaced))
+              << to_string(p.type) << " " << to_string(p.fractal) << " (cellular "
+              << int(p.cellular_distance) << "/" << int(p.cellular_return) << ") on "
+              << to_string(s) << ", row " << j << " of a " << g.width << "-wide grid";
+          // A row that starts mid-grid (odd start, a tail shorter than a vector).
+          const std::span<float> part(plain.data(), 37);
+          sampler.row(j, 101, part);
+          ASSERT_EQ(bits(part), bits(std::span<const float>(displaced).subspan(101, 37)));
+        }
+      }
+    }
+  }
+}
+
+// Samples on lattice lines, where noise values are zeros: their signs are bits too, and every
+// target must give the same ones (float == would not see a -0 for a +0).
+TEST(Noise, LatticeZerosHaveTheSameSignOnEveryTarget) {
+  SimdGuard guard;
+  const GridSpec lattice{
+      .width = 143, .height = 9, .spacing_m = 1.0, .origin_x_m = -64.0, .origin_z_m = -4.0};
+  for (NoiseType t : {NoiseType::perlin, NoiseType::value, NoiseType::value_cubic,
+                      NoiseType::cellular, NoiseType::opensimplex2, NoiseType::opensimplex2s}) {
+    for (FractalType f : {FractalType::none, FractalType::fbm}) {
+      for (std::uint64_t seed = 0; seed < 16; ++seed) {
+        NoiseParams p = params(t, f, 0.25);
+        p.seed = seed;
+        std::vector<std::vector<std::uint32_t>> bits;
+        for (SimdTarget s : supported_simd_targets()) {
+          set_simd_target(s);
+          const std::vector<float> v = fill(p, lattice);
+          bits.emplace_back(v.size());
+          std::memcpy(bits.back().data(), v.data(), v.size() * sizeof(float));
+        }
+        for (std::size_t k = 1; k < bits.size(); ++k) {
+          ASSERT_EQ(bits[k], bits[0]) << to_string(t) << " " << to_string(f) << " seed " << seed;
+        }
       }
     }
   }
@@ -245,7 +295,8 @@ TEST(Noise, AnySplitIntoSubRectanglesGivesSameBits) {
       const GridSpec sub = kOddGrid.sub(i0, j0, w, h);
       const auto part = fill(p, sub);
       for (int j = 0; j < h; ++j)
-        for (int i = 0; i < w; ++i) pieces[std::size_t(j0 + j) * 257 + i0 + i] = part[std::size_t(j) * w + i];
+        for (int i = 0; i < w; ++i)
+          pieces[std::size_t(j0 + j) * 257 + i0 + i] = part[std::size_t(j) * w + i];
     }
     EXPECT_EQ(pieces, whole) << to_string(t);
   }
@@ -491,7 +542,7 @@ namespace {
 
 TEST(NoiseGridSampler, RowPairFirstOutputEqualsRowAndSecondIsIndependent) {
   const NoiseType all[] = {NoiseType::perlin, NoiseType::opensimplex2, NoiseType::opensimplex2s,
-                           NoiseType::value, NoiseType::value_cubic, NoiseType::cellular};
+                           NoiseType::value,  NoiseType::value_cubic,  NoiseType::cellular};
   SimdGuard guard;
   for (NoiseType t : all) {
     const NoiseParams p = params(t, FractalType::none, 0.03);
