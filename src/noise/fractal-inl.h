@@ -460,8 +460,69 @@ HWY_INLINE VF Sample3(const Row3& r, std::size_t i, VF dx, VF dy, VF dz) {
   return r.fractal.type == FractalType::none ? last : ClampUnit(s.sum);
 }
 
+// Optional, for a basis that is not sheared: the 3D analogue of RowPrepared2. A 3D row runs
+// along x, so its lattice y and z are the same in every sample where there is no warp:
+//   struct Row3State;
+//   static Row3State PrepareRow3(uint32_t seed, VU cy, VF fy, VU cz, VF fz, const BasisArgs&);
+//   static VF Eval3Row(const Row3State&, VU cx, VF fx, const BasisArgs&);
+//   static constexpr bool kPrepareRows3;  // whether it pays on this target
+// with Eval3Row(PrepareRow3(seed, cy, fy, cz, fz, args), cx, fx, args)
+//   == Eval3(seed, cx, fx, cy, fy, cz, fz, args) bit for bit.
+template <class Basis>
+concept RowPrepared3 = !Basis::kSheared && Basis::kPrepareRows3 && requires {
+  typename Basis::Row3State;
+};
+
+// A 3D row without warp of a RowPrepared3 basis (only x has column tables): the same bits as
+// Sample3, with each octave's row state prepared once.
+template <class Basis>
+HWY_INLINE void Row3Prepared(const Row3& r) {
+  const DF d;
+  const DU du;
+  using State = typename Basis::Row3State;
+  const BasisArgs basis = r.basis;
+  const FractalArgs fractal = r.fractal;
+  const bool single = fractal.type == FractalType::none;
+  const int octaves = single ? 1 : fractal.octaves;
+  State st[kMaxOctaves];
+  const std::uint32_t* cell[kMaxOctaves];
+  const float* frac[kMaxOctaves];
+  for (int o = 0; o < octaves; ++o) {
+    const Octave3& oc = r.octave[o];
+    st[o] = Basis::PrepareRow3(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]),
+                               hn::Set(du, oc.row_cell[2]), hn::Set(d, oc.row_frac[2]), basis);
+    cell[o] = oc.col_cell[0];
+    frac[o] = oc.col_frac[0];
+  }
+  if (single) {
+    const State s0 = st[0];
+    RowLoop<1, false>(
+        r.n, nullptr, nullptr, r.out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
+          a = Basis::Eval3Row(s0, hn::LoadU(du, cell[0] + i), hn::LoadU(d, frac[0] + i), basis);
+        });
+    return;
+  }
+  RowLoop<1, false>(r.n, nullptr, nullptr, r.out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
+    FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
+    for (int o = 0; o < octaves; ++o) {
+      const VF n =
+          Basis::Eval3Row(st[o], hn::LoadU(du, cell[o] + i), hn::LoadU(d, frac[o] + i), basis);
+      Accumulate(fractal, o, n, s);
+    }
+    a = ClampUnit(s.sum);
+  });
+}
+
 template <bool kWarp, class Basis>
 HWY_INLINE void Row3Impl(const Row3& r) {
+  if constexpr (!kWarp && RowPrepared3<Basis>) {
+    // Only x varies along the row (no column tables for y or z): the prepared path applies.
+    const Octave3& oc = r.octave[0];
+    if (oc.col_cell[0] != nullptr && oc.col_cell[1] == nullptr && oc.col_cell[2] == nullptr) {
+      Row3Prepared<Basis>(r);
+      return;
+    }
+  }
   const DF d;
   const std::size_t N = hn::Lanes(d);
   std::size_t i = 0;

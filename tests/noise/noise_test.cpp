@@ -136,6 +136,48 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
   }
 }
 
+// The 3D analogue: a volume row without displacement takes the row-prepared path where the basis
+// has one (Perlin: y and z formed once per row), a row with zero displacements the general one.
+// Bits compared, on a grid whose samples include lattice lines (zeros).
+TEST(Noise, ZeroDisplacementGivesTheUndisplacedVolumeRowOnEveryPath) {
+  const GridSpec3 g{.size_x = 71,
+                    .size_y = 9,
+                    .size_z = 6,
+                    .spacing_m = 1.0,
+                    .origin_x_m = -32.0,
+                    .origin_y_m = -4.0,
+                    .origin_z_m = 4.0};
+  const std::vector<float> zero(std::size_t(g.size_x), 0.0f);
+  const auto bits = [](std::span<const float> v) {
+    std::vector<std::uint32_t> b(v.size());
+    std::memcpy(b.data(), v.data(), v.size() * sizeof(float));
+    return b;
+  };
+  for (SimdTarget s : supported_simd_targets()) {
+    for (NoiseType t : {NoiseType::perlin, NoiseType::value, NoiseType::value_cubic,
+                        NoiseType::cellular, NoiseType::opensimplex2, NoiseType::opensimplex2s}) {
+      for (FractalType f : kFractals) {
+        for (std::uint64_t seed = 0; seed < 4; ++seed) {
+          NoiseParams p = params(t, f, 0.25);
+          p.seed = seed;
+          p.weighted_strength = f == FractalType::none ? 0.0 : 0.4;
+          const NoiseVolumeSampler sampler(p, g, s);
+          std::vector<float> plain(zero.size()), displaced(zero.size());
+          for (int k = 0; k < g.size_z; ++k) {
+            for (int j = 0; j < g.size_y; ++j) {
+              sampler.row(j, k, 0, plain);
+              sampler.row(j, k, 0, displaced, zero.data(), zero.data(), zero.data());
+              ASSERT_EQ(bits(plain), bits(displaced))
+                  << to_string(t) << " " << to_string(f) << " seed " << seed << " on "
+                  << to_string(s) << ", row " << j << ", " << k;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // Samples on lattice lines, where noise values are zeros: their signs are bits too, and every
 // target must give the same ones (float == would not see a -0 for a +0).
 TEST(Noise, LatticeZerosHaveTheSameSignOnEveryTarget) {
