@@ -171,6 +171,22 @@ HWY_INLINE void Normalize(VU& cell, VF& frac) {
   frac = hn::Sub(frac, fl);
 }
 
+// Normalize for fractions known to lie in [-2^22, 2^22) (a sheared lattice without warp: the sum
+// of two split fractions, in [0, 2]): the floor's integer from the bits of fl + 1.5 * 2^23, which
+// is exact in that range, instead of ConvertTo with its overflow fix-up.
+HWY_INLINE void NormalizeSmall(VU& cell, VF& frac) {
+#if HWY_TARGET == HWY_SCALAR
+  Normalize(cell, frac);  // its scalar path has no fix-up either
+#else
+  const DF d;
+  const DU du;
+  const VF fl = hn::Floor(frac);
+  const VU bits = hn::BitCast(du, hn::Add(fl, hn::Set(d, 12582912.0f)));
+  cell = hn::Add(cell, hn::Sub(bits, hn::Set(du, 0x4B400000u)));
+  frac = hn::Sub(frac, fl);
+#endif
+}
+
 // ---- fractal accumulation -------------------------------------------------------------------
 
 struct FractalState {
@@ -259,9 +275,12 @@ HWY_INLINE void Lattice2(const Octave2& oc, std::size_t i, VF dx, VF dz, VU& c0,
       f1 = hn::Add(f1, hn::Mul(dx, hn::Set(d, oc.warp[1][0])));
     }
   }
-  if constexpr (Basis::kSheared || kWarp) {
+  if constexpr (kWarp) {
     Normalize(c0, f0);
     Normalize(c1, f1);
+  } else if constexpr (Basis::kSheared) {
+    NormalizeSmall(c0, f0);
+    NormalizeSmall(c1, f1);
   }
 }
 
@@ -452,7 +471,11 @@ HWY_INLINE VF Sample3(const Row3& r, std::size_t i, VF dx, VF dy, VF dz) {
             hn::Mul(dz, hn::Set(d, oc.warp[a][2])));
         f[a] = hn::Add(f[a], w);
       }
-      if constexpr (Basis::kSheared || kWarp) Normalize(c[a], f[a]);
+      if constexpr (kWarp) {
+        Normalize(c[a], f[a]);
+      } else if constexpr (Basis::kSheared) {
+        NormalizeSmall(c[a], f[a]);
+      }
     }
     last = Basis::Eval3(oc.seed, c[0], f[0], c[1], f[1], c[2], f[2], r.basis);
     if (r.fractal.type != FractalType::none) Accumulate(r.fractal, o, last, s);

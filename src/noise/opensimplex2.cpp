@@ -78,13 +78,24 @@ struct OpenSimplex2Basis {
     const VF x2 = hn::Sub(x0, hn::IfThenElse(upper, lo, hi));
     const VF z2 = hn::Sub(z0, hn::IfThenElse(upper, hi, lo));
     const auto upper_u = hn::RebindMask(du, upper);
-    return {x0, z0, Falloff4(Attenuation2(kR2, x0, z0)),
-            x1, z1, Falloff4(Attenuation2(kR2, x1, z1)),
-            x2, z2, Falloff4(Attenuation2(kR2, x2, z2)),
-            Hash(s, xp, zp),
-            Hash(s, hn::Add(xp, hn::Set(du, kPrimeX)), hn::Add(zp, hn::Set(du, kPrimeZ))),
-            Hash(s, hn::Add(xp, hn::IfThenZeroElse(upper_u, hn::Set(du, kPrimeX))),
-                 hn::Add(zp, hn::IfThenElseZero(upper_u, hn::Set(du, kPrimeZ))))};
+    // Hashes of (0, 0), (1, 1) and the middle vertex, (0, 1) or (1, 0): the seed is xor-ed into
+    // the x terms once, and the middle vertex picks its terms from the other two's (xor is
+    // associative, so these are Hash(s, x, z) of the same points).
+    const VU xp1 = hn::Add(xp, hn::Set(du, kPrimeX)), zp1 = hn::Add(zp, hn::Set(du, kPrimeZ));
+    const VU sx0 = hn::Xor(s, xp), sx1 = hn::Xor(s, xp1);
+    return {
+        x0,
+        z0,
+        Falloff4(Attenuation2(kR2, x0, z0)),
+        x1,
+        z1,
+        Falloff4(Attenuation2(kR2, x1, z1)),
+        x2,
+        z2,
+        Falloff4(Attenuation2(kR2, x2, z2)),
+        HashPremixed(hn::Xor(sx0, zp)),
+        HashPremixed(hn::Xor(sx1, zp1)),
+        HashPremixed(hn::Xor(hn::IfThenElse(upper_u, sx0, sx1), hn::IfThenElse(upper_u, zp1, zp)))};
   }
   // Sum of the vertex contributions with gradients chosen by hash bits (31 - kShift)..
   template <int kShift>
@@ -102,8 +113,8 @@ struct OpenSimplex2Basis {
 
   // Two independent noises from the same lattice evaluation (the domain warp's x and z
   // displacement): shared kernel weights, the second gradient from hash bits 26..22.
-  static HWY_INLINE void Eval2Pair(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz,
-                                   const BasisArgs&, VF& a, VF& b) {
+  static HWY_INLINE void Eval2Pair(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&,
+                                   VF& a, VF& b) {
     const Simplex2 sx = Vertices2(seed, cx, fx, cz, fz);
     a = Sum2<0>(sx);
     b = Sum2<5>(sx);
