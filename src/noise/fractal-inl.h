@@ -57,10 +57,10 @@ HWY_INLINE VF Quintic(VF t) {
   return hn::Mul(hn::Mul(hn::Mul(t, t), t), p);
 }
 
-// Min and max of floats with x86's rule on every target: b unless a is strictly smaller
-// (larger), so a NaN or an equal pair (+0, -0) gives b. The vector targets are minps / maxps;
-// on the scalar target these are selects (minss / maxss), where Highway's Min / Max test each
-// operand for NaN with branches that mispredict on noise.
+// Min and max of floats with x86's rule: b unless a is strictly smaller (larger), so a NaN or an
+// equal pair (+0, -0) gives b. The x86 vector targets are minps / maxps; on the scalar target
+// these are selects (minss / maxss) with the same rule, where Highway's Min / Max test each
+// operand for NaN with branches that mispredict on noise (and return a for an equal pair).
 // (Written as a ternary, GCC still turns a max followed by products into a branch; on x86-64,
 // where SSE is the baseline, the intrinsics keep it a select.)
 HWY_INLINE VF MinF(VF a, VF b) {
