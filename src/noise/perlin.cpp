@@ -63,7 +63,8 @@ inline constexpr bool kPerlinRowTables = hn::MaxLanes(DF()) >= 8;
 
 HWY_INLINE VF PerlinRowTable(float z) {
   const DF d;
-  HWY_ALIGN float t[hn::MaxLanes(d)] = {};
+  // At least 8 entries: the function is compiled (not used) on the narrower targets too.
+  HWY_ALIGN float t[hn::MaxLanes(d) < 8 ? 8 : hn::MaxLanes(d)] = {};
   t[0] = z;
   t[1] = z;
   t[2] = -z;
