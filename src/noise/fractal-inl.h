@@ -343,48 +343,61 @@ HWY_INLINE void RowLoop(std::size_t n, const float* dxp, const float* dzp, float
   }
 }
 
-// A row without warp of a RowPrepared2 basis: each octave's row state is prepared once, in
-// locals (which the row's stores cannot alias, so nothing is reloaded per vector), and the
-// vector loop does only the per-column work. The same bits as Sample2.
+// One octave of a prepared row: the basis's row state and the octave's column tables along x.
+template <class State>
+struct PreparedOctave {
+  State state;
+  const std::uint32_t* cell;
+  const float* frac;
+};
+
+// The vector loop of a prepared row (Row2Prepared, Row3Prepared): prepare(o) gives octave o's
+// PreparedOctave, once per row; eval_row(state, cx, fx) is the basis's Eval*Row. The states are
+// locals, which the row's stores cannot alias, so nothing is reloaded per vector, and the loop
+// does only the per-column work. The same bits as Sample2 / Sample3.
+template <class State, class Prepare, class EvalRow>
+HWY_INLINE void PreparedRowLoop(std::size_t n, float* out, const FractalArgs& fractal_args,
+                                const Prepare& prepare, const EvalRow& eval_row) {
+  const DF d;
+  const DU du;
+  if (fractal_args.type == FractalType::none) {
+    const PreparedOctave<State> p = prepare(0);
+    RowLoop<1, false>(n, nullptr, nullptr, out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
+      a = eval_row(p.state, hn::LoadU(du, p.cell + i), hn::LoadU(d, p.frac + i));
+    });
+    return;
+  }
+  const FractalArgs fractal = fractal_args;
+  const int octaves = fractal.octaves;
+  PreparedOctave<State> p[kMaxOctaves];
+  for (int o = 0; o < octaves; ++o) p[o] = prepare(o);
+  RowLoop<1, false>(n, nullptr, nullptr, out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
+    FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
+    for (int o = 0; o < octaves; ++o) {
+      const VF v = eval_row(p[o].state, hn::LoadU(du, p[o].cell + i), hn::LoadU(d, p[o].frac + i));
+      Accumulate(fractal, o, v, s);
+    }
+    a = ClampUnit(s.sum);
+  });
+}
+
+// A 2D row without warp of a RowPrepared2 basis.
 template <class Basis>
 HWY_INLINE void Row2Prepared(const Row2& r) {
   const DF d;
   const DU du;
   using State = typename Basis::Row2State;
   const BasisArgs basis = r.basis;
-  if (r.fractal.type == FractalType::none) {
-    const Octave2& oc = r.octave[0];
-    const State st =
-        Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]), basis);
-    const std::uint32_t* cell = oc.col_cell[0];
-    const float* frac = oc.col_frac[0];
-    RowLoop<1, false>(
-        r.n, nullptr, nullptr, r.out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
-          a = Basis::Eval2Row(st, hn::LoadU(du, cell + i), hn::LoadU(d, frac + i), basis);
-        });
-    return;
-  }
-  const FractalArgs fractal = r.fractal;
-  const int octaves = fractal.octaves;
-  State st[kMaxOctaves];
-  const std::uint32_t* cell[kMaxOctaves];
-  const float* frac[kMaxOctaves];
-  for (int o = 0; o < octaves; ++o) {
-    const Octave2& oc = r.octave[o];
-    st[o] =
-        Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]), basis);
-    cell[o] = oc.col_cell[0];
-    frac[o] = oc.col_frac[0];
-  }
-  RowLoop<1, false>(r.n, nullptr, nullptr, r.out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
-    FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
-    for (int o = 0; o < octaves; ++o) {
-      const VF n =
-          Basis::Eval2Row(st[o], hn::LoadU(du, cell[o] + i), hn::LoadU(d, frac[o] + i), basis);
-      Accumulate(fractal, o, n, s);
-    }
-    a = ClampUnit(s.sum);
-  });
+  PreparedRowLoop<State>(
+      r.n, r.out, r.fractal,
+      [&](int o) {
+        const Octave2& oc = r.octave[o];
+        return PreparedOctave<State>{
+            Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]),
+                               basis),
+            oc.col_cell[0], oc.col_frac[0]};
+      },
+      [&](const State& st, VU cx, VF fx) { return Basis::Eval2Row(st, cx, fx, basis); });
 }
 
 template <class Basis, bool kWarp>
@@ -496,44 +509,23 @@ concept RowPrepared3 = !Basis::kSheared && Basis::kPrepareRows3 && requires {
   typename Basis::Row3State;
 };
 
-// A 3D row without warp of a RowPrepared3 basis (only x has column tables): the same bits as
-// Sample3, with each octave's row state prepared once.
+// A 3D row without warp of a RowPrepared3 basis (only x has column tables).
 template <class Basis>
 HWY_INLINE void Row3Prepared(const Row3& r) {
   const DF d;
   const DU du;
   using State = typename Basis::Row3State;
   const BasisArgs basis = r.basis;
-  const FractalArgs fractal = r.fractal;
-  const bool single = fractal.type == FractalType::none;
-  const int octaves = single ? 1 : fractal.octaves;
-  State st[kMaxOctaves];
-  const std::uint32_t* cell[kMaxOctaves];
-  const float* frac[kMaxOctaves];
-  for (int o = 0; o < octaves; ++o) {
-    const Octave3& oc = r.octave[o];
-    st[o] = Basis::PrepareRow3(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]),
-                               hn::Set(du, oc.row_cell[2]), hn::Set(d, oc.row_frac[2]), basis);
-    cell[o] = oc.col_cell[0];
-    frac[o] = oc.col_frac[0];
-  }
-  if (single) {
-    const State s0 = st[0];
-    RowLoop<1, false>(
-        r.n, nullptr, nullptr, r.out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
-          a = Basis::Eval3Row(s0, hn::LoadU(du, cell[0] + i), hn::LoadU(d, frac[0] + i), basis);
-        });
-    return;
-  }
-  RowLoop<1, false>(r.n, nullptr, nullptr, r.out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
-    FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
-    for (int o = 0; o < octaves; ++o) {
-      const VF n =
-          Basis::Eval3Row(st[o], hn::LoadU(du, cell[o] + i), hn::LoadU(d, frac[o] + i), basis);
-      Accumulate(fractal, o, n, s);
-    }
-    a = ClampUnit(s.sum);
-  });
+  PreparedRowLoop<State>(
+      r.n, r.out, r.fractal,
+      [&](int o) {
+        const Octave3& oc = r.octave[o];
+        return PreparedOctave<State>{
+            Basis::PrepareRow3(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]),
+                               hn::Set(du, oc.row_cell[2]), hn::Set(d, oc.row_frac[2]), basis),
+            oc.col_cell[0], oc.col_frac[0]};
+      },
+      [&](const State& st, VU cx, VF fx) { return Basis::Eval3Row(st, cx, fx, basis); });
 }
 
 template <bool kWarp, class Basis>
