@@ -200,8 +200,16 @@ class WarpGridSampler {
   // buffers allocated for this call only (4 * dx.size() floats).
   void row(int j, int i0, std::span<float> dx, std::span<float> dz,
            WarpScratch* scratch = nullptr) const;
+  // row() for samples not displaced yet: dx and dz are overwritten with the warp's displacement
+  // (their contents on entry are ignored). The bits of row() on zeros, with less work: the
+  // layers that see the undisplaced grid are evaluated without displacement.
+  void row_from_rest(int j, int i0, std::span<float> dx, std::span<float> dz,
+                     WarpScratch* scratch = nullptr) const;
 
  private:
+  void displace(int j, int i0, std::span<float> dx, std::span<float> dz, WarpScratch* scratch,
+                bool at_rest) const;
+
   std::vector<NoiseGridSampler> layers_;  // one per octave, evaluated with row_pair()
   std::vector<float> layer_amplitude_m_;
   WarpFractal fractal_ = WarpFractal::none;
@@ -249,8 +257,14 @@ class WarpVolumeSampler {
   // warp's displacement is added (as WarpGridSampler::row). dx, dy, dz have equal sizes.
   void row(int j, int k, int i0, std::span<float> dx, std::span<float> dy, std::span<float> dz,
            WarpScratch3* scratch = nullptr) const;
+  // As WarpGridSampler::row_from_rest: row() on zeros, the entry contents ignored.
+  void row_from_rest(int j, int k, int i0, std::span<float> dx, std::span<float> dy,
+                     std::span<float> dz, WarpScratch3* scratch = nullptr) const;
 
  private:
+  void displace(int j, int k, int i0, std::span<float> dx, std::span<float> dy, std::span<float> dz,
+                WarpScratch3* scratch, bool at_rest) const;
+
   std::vector<NoiseVolumeSampler> layers_;  // three per octave: x, y, z
   std::vector<float> layer_amplitude_m_;
   WarpFractal fractal_ = WarpFractal::none;

@@ -140,21 +140,25 @@ void run_block(const Run& run, float* regs, RunScratch& scratch, int j, int k_sl
       case Op::warp: {
         float* wz = reg(in.dst2);
         float* wy = Run::kVolume ? reg(in.dst3) : nullptr;
-        if (dx != nullptr) {
-          std::copy(dx, dx + n, d);
-          std::copy(dz, dz + n, wz);
-          if (wy != nullptr) std::copy(dy, dy + n, wy);
-        } else {
-          std::fill(d, d + n, 0.0f);
-          std::fill(wz, wz + n, 0.0f);
-          if (wy != nullptr) std::fill(wy, wy + n, 0.0f);
-        }
         const std::span<float> out_z(wz, std::size_t(n));
+        const auto& warp = run.warps[std::size_t(in.table)];
+        if (dx == nullptr) {  // the warp of the grid itself
+          if constexpr (Run::kVolume) {
+            warp.row_from_rest(j, k_slice, i0, out, std::span<float>(wy, std::size_t(n)), out_z,
+                               &scratch.warp3);
+          } else {
+            warp.row_from_rest(j, i0, out, out_z, &scratch.warp);
+          }
+          break;
+        }
+        std::copy(dx, dx + n, d);
+        std::copy(dz, dz + n, wz);
+        if (wy != nullptr) std::copy(dy, dy + n, wy);
         if constexpr (Run::kVolume) {
-          run.warps[std::size_t(in.table)].row(
-              j, k_slice, i0, out, std::span<float>(wy, std::size_t(n)), out_z, &scratch.warp3);
+          warp.row(j, k_slice, i0, out, std::span<float>(wy, std::size_t(n)), out_z,
+                   &scratch.warp3);
         } else {
-          run.warps[std::size_t(in.table)].row(j, i0, out, out_z, &scratch.warp);
+          warp.row(j, i0, out, out_z, &scratch.warp);
         }
         break;
       }

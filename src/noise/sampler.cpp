@@ -1,7 +1,6 @@
 // Host side of the noise batch API: per-octave lattice tables (coordinates split in double into
 // a wrapping integer cell and a float fraction), row dispatch to the SIMD kernels, domain warp
 // composition, and the grid / point entry points.
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -342,6 +341,22 @@ std::size_t WarpScratch::bytes() const {
 
 void WarpGridSampler::row(int j, int i0, std::span<float> dx, std::span<float> dz,
                           WarpScratch* scratch) const {
+  displace(j, i0, dx, dz, scratch, false);
+}
+
+void WarpGridSampler::row_from_rest(int j, int i0, std::span<float> dx, std::span<float> dz,
+                                    WarpScratch* scratch) const {
+  std::fill(dx.begin(), dx.end(), 0.0f);
+  std::fill(dz.begin(), dz.end(), 0.0f);
+  displace(j, i0, dx, dz, scratch, true);
+}
+
+// at_rest: dx and dz are all zero. A layer that sees them (the first; every layer of an
+// independent warp) takes the kernels' path without displacement, which gives the bits of zero
+// displacements (Noise.ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) without normalising
+// every sample's lattice coordinates.
+void WarpGridSampler::displace(int j, int i0, std::span<float> dx, std::span<float> dz,
+                               WarpScratch* scratch, bool at_rest) const {
   const std::size_t n = dx.size();
   if (dz.size() != n) {
     throw Error(ErrorCategory::invalid_argument, "WarpGridSampler::row: dx and dz sizes differ");
@@ -350,20 +365,21 @@ void WarpGridSampler::row(int j, int i0, std::span<float> dx, std::span<float> d
   WarpScratch& s = scratch != nullptr ? *scratch : local;
   std::vector<float>& nx = s.nx;
   std::vector<float>& nz = s.nz;
-  std::vector<float>& base_x = s.base_x;
-  std::vector<float>& base_z = s.base_z;
   nx.resize(n);
   nz.resize(n);
   const float* px = dx.data();
   const float* pz = dz.data();
-  if (fractal_ == WarpFractal::independent) {  // every octave sees the incoming positions
-    base_x.assign(dx.begin(), dx.end());
-    base_z.assign(dz.begin(), dz.end());
-    px = base_x.data();
-    pz = base_z.data();
+  const bool independent = fractal_ == WarpFractal::independent;
+  if (independent && !at_rest) {  // every octave sees the incoming positions
+    s.base_x.assign(dx.begin(), dx.end());
+    s.base_z.assign(dz.begin(), dz.end());
+    px = s.base_x.data();
+    pz = s.base_z.data();
   }
   for (std::size_t o = 0; o < layers_.size(); ++o) {
-    layers_[o].row_pair(j, i0, {nx.data(), n}, {nz.data(), n}, px, pz);
+    const bool undisplaced = at_rest && (o == 0 || independent);
+    layers_[o].row_pair(j, i0, {nx.data(), n}, {nz.data(), n}, undisplaced ? nullptr : px,
+                        undisplaced ? nullptr : pz);
     const float amp = layer_amplitude_m_[o];
     for (std::size_t k = 0; k < n; ++k) {
       dx[k] += amp * nx[k];
@@ -486,6 +502,19 @@ WarpVolumeSampler& WarpVolumeSampler::operator=(WarpVolumeSampler&&) noexcept = 
 
 void WarpVolumeSampler::row(int j, int k, int i0, std::span<float> dx, std::span<float> dy,
                             std::span<float> dz, WarpScratch3* scratch) const {
+  displace(j, k, i0, dx, dy, dz, scratch, false);
+}
+
+void WarpVolumeSampler::row_from_rest(int j, int k, int i0, std::span<float> dx,
+                                      std::span<float> dy, std::span<float> dz,
+                                      WarpScratch3* scratch) const {
+  for (std::span<float> d : {dx, dy, dz}) std::fill(d.begin(), d.end(), 0.0f);
+  displace(j, k, i0, dx, dy, dz, scratch, true);
+}
+
+// at_rest: as WarpGridSampler::displace.
+void WarpVolumeSampler::displace(int j, int k, int i0, std::span<float> dx, std::span<float> dy,
+                                 std::span<float> dz, WarpScratch3* scratch, bool at_rest) const {
   const std::size_t n = dx.size();
   if (dy.size() != n || dz.size() != n) {
     throw Error(ErrorCategory::invalid_argument,
@@ -496,16 +525,23 @@ void WarpVolumeSampler::row(int j, int k, int i0, std::span<float> dx, std::span
   const std::span<float> d[3] = {dx, dy, dz};
   const float* p[3] = {dx.data(), dy.data(), dz.data()};
   for (int a = 0; a < 3; ++a) s.n[a].resize(n);
-  if (fractal_ == WarpFractal::independent) {  // every octave sees the incoming positions
+  const bool independent = fractal_ == WarpFractal::independent;
+  if (independent && !at_rest) {  // every octave sees the incoming positions
     for (int a = 0; a < 3; ++a) {
       s.base[a].assign(d[a].begin(), d[a].end());
       p[a] = s.base[a].data();
     }
   }
   for (std::size_t o = 0; o < layer_amplitude_m_.size(); ++o) {
+    const bool undisplaced = at_rest && (o == 0 || independent);
     // All three noises at the positions before this octave, then the displacement is added.
     for (int a = 0; a < 3; ++a) {
-      layers_[o * 3 + std::size_t(a)].row(j, k, i0, {s.n[a].data(), n}, p[0], p[1], p[2]);
+      const NoiseVolumeSampler& layer = layers_[o * 3 + std::size_t(a)];
+      if (undisplaced) {
+        layer.row(j, k, i0, {s.n[a].data(), n});
+      } else {
+        layer.row(j, k, i0, {s.n[a].data(), n}, p[0], p[1], p[2]);
+      }
     }
     const float amp = layer_amplitude_m_[o];
     for (int a = 0; a < 3; ++a) {
@@ -554,9 +590,7 @@ void noise_fill_warped(const NoiseParams& p, const WarpParams& wp, const GridSpe
     std::vector<float> dx(w), dz(w);
     WarpScratch scratch;  // per task, like dx and dz
     for (std::int64_t j = b; j < e; ++j) {
-      std::fill(dx.begin(), dx.end(), 0.0f);
-      std::fill(dz.begin(), dz.end(), 0.0f);
-      warp.row(int(j), 0, dx, dz, &scratch);
+      warp.row_from_rest(int(j), 0, dx, dz, &scratch);
       s.row(int(j), 0, out.subspan(std::size_t(j) * w, w), dx.data(), dz.data());
     }
   });
@@ -597,9 +631,7 @@ float noise_at(const NoiseParams& p, double x_m, double y_m, double z_m) {
 
 void warp_at(const WarpParams& w, double x_m, double z_m, float& dx_m, float& dz_m) {
   const GridSpec g{.width = 1, .height = 1, .spacing_m = 1.0, .origin_x_m = x_m, .origin_z_m = z_m};
-  dx_m = 0.0f;
-  dz_m = 0.0f;
-  WarpGridSampler(w, g).row(0, 0, {&dx_m, 1}, {&dz_m, 1});
+  WarpGridSampler(w, g).row_from_rest(0, 0, {&dx_m, 1}, {&dz_m, 1});
 }
 
 }  // namespace terrane

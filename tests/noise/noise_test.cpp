@@ -73,6 +73,7 @@ TEST(Noise, BitIdenticalAcrossSimdTargets2D) {
 // prepares nothing: both must give the same bits, for every basis, fractal and SIMD target.
 TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
   const std::vector<float> zero(std::size_t(kOddGrid.width), 0.0f);
+  const std::vector<float> negative_zero(zero.size(), -0.0f);
   // Every basis with every fractal, and cellular with every distance and return (its prepared
   // rows dispatch on both).
   std::vector<NoiseParams> cases;
@@ -130,6 +131,20 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
           const std::span<float> part(plain.data(), 37);
           sampler.row(j, 101, part);
           ASSERT_EQ(bits(part), bits(std::span<const float>(displaced).subspan(101, 37)));
+          // Negative zeros are no displacement either (WarpGridSampler passes both as none).
+          sampler.row(j, 0, plain);
+          sampler.row(j, 0, displaced, negative_zero.data(), negative_zero.data());
+          ASSERT_EQ(bits(plain), bits(displaced)) << "-0 displacements, " << to_string(p.type);
+          // The pair kernels (a domain warp's layers: fractal none) likewise.
+          if (p.fractal == FractalType::none) {
+            std::vector<float> plain_b(plain.size()), displaced_b(plain.size());
+            sampler.row_pair(j, 0, plain, plain_b);
+            for (const std::vector<float>* z : {&zero, &negative_zero}) {
+              sampler.row_pair(j, 0, displaced, displaced_b, z->data(), z->data());
+              ASSERT_EQ(bits(plain), bits(displaced)) << "pair a, " << to_string(p.type);
+              ASSERT_EQ(bits(plain_b), bits(displaced_b)) << "pair b, " << to_string(p.type);
+            }
+          }
         }
       }
     }
@@ -282,6 +297,56 @@ TEST(Noise, WarpScratchReuseGivesSameBits) {
       EXPECT_EQ(az, bz) << to_string(f) << " n " << n;
     }
     EXPECT_GE(scratch.bytes(), std::size_t(kOddGrid.width) * 2 * sizeof(float));
+  }
+}
+
+// row_from_rest is row on zeros, bit for bit, whatever the spans held on entry: every warp
+// fractal (the first layer, or every layer of an independent warp, takes the undisplaced path),
+// every basis a warp allows, every target, 2D and 3D, on a grid with lattice lines.
+TEST(Warp, RowFromRestIsRowOnZeros) {
+  const auto bits = [](std::span<const float> v) {
+    std::vector<std::uint32_t> b(v.size());
+    std::memcpy(b.data(), v.data(), v.size() * sizeof(float));
+    return b;
+  };
+  const GridSpec g{.width = 75, .height = 9, .spacing_m = 1.0, .origin_x_m = -32.0,
+                   .origin_z_m = -4.0};
+  const GridSpec3 v{.size_x = 75, .size_y = 5, .size_z = 3, .spacing_m = 1.0,
+                    .origin_x_m = -32.0, .origin_y_m = -2.0, .origin_z_m = 4.0};
+  const std::size_t n = 75;
+  for (SimdTarget s : supported_simd_targets()) {
+    for (NoiseType t : {NoiseType::perlin, NoiseType::opensimplex2, NoiseType::opensimplex2s,
+                        NoiseType::value, NoiseType::value_cubic}) {
+      for (WarpFractal f : {WarpFractal::none, WarpFractal::progressive, WarpFractal::independent}) {
+        WarpParams w;
+        w.basis = t;
+        w.fractal = f;
+        w.octaves = f == WarpFractal::none ? 1 : 3;
+        w.frequency = 0.25;  // lattice lines every fourth sample
+        w.amplitude_m = 7.0;
+        const std::string what = std::string(to_string(t)) + " " + to_string(f) + " on " +
+                                 to_string(s);
+        const WarpGridSampler warp(w, g, s);
+        for (int j : {0, 3, 8}) {
+          std::vector<float> ax(n, 0.0f), az(n, 0.0f), bx(n, 123.0f), bz(n, -0.0f);
+          warp.row(j, 0, ax, az);
+          warp.row_from_rest(j, 0, bx, bz);
+          ASSERT_EQ(bits(ax), bits(bx)) << what << ", row " << j;
+          ASSERT_EQ(bits(az), bits(bz)) << what << ", row " << j;
+        }
+        const WarpVolumeSampler warp3(w, v, s);
+        for (int k = 0; k < v.size_z; ++k) {
+          std::vector<float> a[3], b[3];
+          for (int c = 0; c < 3; ++c) {
+            a[c].assign(n, 0.0f);
+            b[c].assign(n, 5.0f);
+          }
+          warp3.row(2, k, 0, a[0], a[1], a[2]);
+          warp3.row_from_rest(2, k, 0, b[0], b[1], b[2]);
+          for (int c = 0; c < 3; ++c) ASSERT_EQ(bits(a[c]), bits(b[c])) << what << ", 3D";
+        }
+      }
+    }
   }
 }
 
