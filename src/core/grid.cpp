@@ -1,6 +1,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/huge_pages.hpp"
 #include "terrane/core.hpp"
 #include "terrane/schema.hpp"
 
@@ -68,7 +69,7 @@ void GridSpec3::validate(std::string_view what) const {
 
 Field2D::Field2D(const GridSpec& g) : grid(g) {
   grid.validate("field");
-  data.assign(grid.sample_count(), 0.0f);
+  core_detail::assign_huge(data, grid.sample_count(), 0.0f);
 }
 
 }  // namespace terrane

@@ -19,6 +19,7 @@
 #include <queue>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "erosion/erosion_internal.hpp"
 
 namespace terrane::erosion_detail {
@@ -189,6 +190,7 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
   constexpr std::uint32_t kOnPath = 0x80000000u;
   std::vector<std::uint32_t> count(basins, 0), next(basins, 0);
   for (std::size_t k = drained; k < n; ++k) ++count[label[order[k]]];
+  core_detail::reserve_huge(tail, order.size() - drained);
   tail.assign(order.begin() + std::ptrdiff_t(drained), order.end());
   std::size_t pos = drained;
   for (std::uint32_t b : pop_order) {
@@ -220,7 +222,7 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
     const std::uint32_t u = level[b];
     spill[b] = std::bit_cast<float>((u & 0x80000000u) != 0 ? (u & 0x7FFFFFFFu) : ~u);
   }
-  filled.resize(n);
+  core_detail::resize_huge(filled, n);
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, width));
   parallel_for(ctx, height, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::size_t c = std::size_t(b) * w; c < std::size_t(e) * w; ++c) {

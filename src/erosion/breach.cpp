@@ -3,6 +3,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "erosion/erosion_internal.hpp"
 #include "terrane/erosion.hpp"
 
@@ -49,7 +50,8 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
   if (stats.filled_cells > 0) compute_flow_routing(heights, params.routing, routing, ctx);
   const double axial = heights.grid.spacing_m, diagonal = axial * std::sqrt(2.0);
   const float lowest = -std::numeric_limits<float>::infinity();
-  std::vector<std::uint8_t> carved(heights.data.size(), 0);  // a cell may be lowered by several donors
+  std::vector<std::uint8_t> carved;
+  core_detail::assign_huge(carved, heights.data.size(), std::uint8_t(0));  // a cell may be lowered by several donors
   for (std::size_t k = routing.order.size(); k-- > 0;) {
     const std::uint32_t c = routing.order[k];
     const std::uint32_t r = routing.receiver[c];

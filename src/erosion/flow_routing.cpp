@@ -15,12 +15,14 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/huge_pages.hpp"
 #include "erosion/erosion_internal.hpp"
 #include "terrane/erosion.hpp"
 
 namespace terrane {
 
 namespace ed = erosion_detail;
+namespace cd = core_detail;
 
 std::span<const Field<RoutingParams>> RoutingParams::fields() {
   using P = RoutingParams;
@@ -76,13 +78,13 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const float* hs = heights.data.data();
   out.width = w;
   out.height = h;
-  out.receiver.resize(n);
+  cd::resize_huge(out.receiver, n);
   const float sea = float(params.sea_level_m);
   // Scratch from the last call: outlet, donor_mask and row_pits are overwritten whole, label is
   // cleared before use.
   std::vector<std::uint8_t>& outlet = out.scratch.outlet;
   std::vector<std::int64_t>& row_pits = out.scratch.row_pits;
-  outlet.resize(n);
+  cd::resize_huge(outlet, n);
   row_pits.resize(std::size_t(h));
   const ExecContext inner = ed::quiet(ctx);
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
@@ -133,7 +135,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const std::ptrdiff_t sw = w;
   const std::ptrdiff_t up_offset[8] = {-sw - 1, -sw, -sw + 1, -1, 1, sw - 1, sw, sw + 1};
   std::vector<std::uint8_t>& donor_mask = out.scratch.donor_mask;
-  donor_mask.resize(n);
+  cd::resize_huge(donor_mask, n);
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     const std::uint32_t* rcv = out.receiver.data();
     for (std::int64_t jj = b; jj < e; ++jj) {
@@ -159,7 +161,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       }
     }
   });
-  out.order.resize(n);
+  cd::resize_huge(out.order, n);
   std::uint32_t* ord = out.order.data();
   std::size_t end = 0;
   const auto walk = [&](std::size_t k, std::uint32_t* label) {
@@ -178,11 +180,12 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   walk(0, nullptr);
   const std::size_t drained = end;
   if (drained == n) {  // no pits: nothing to fill
+    cd::reserve_huge(out.filled_m, n);
     out.filled_m.assign(hs, hs + n);
     return;
   }
   std::vector<std::uint32_t>& label = out.scratch.label;
-  label.resize(n);
+  cd::resize_huge(label, n);
   parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     std::fill(label.begin() + b, label.begin() + e, 0u);
   });
@@ -217,7 +220,8 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
                     " samples, the grid needs " + std::to_string(n));
   }
   const double cell = grid.spacing_m * grid.spacing_m;
-  std::vector<double> area(n, cell);
+  std::vector<double> area;
+  cd::assign_huge(area, n, cell);
   if (!rain.empty()) {
     for (std::size_t c = 0; c < n; ++c) {
       if (!(std::isfinite(rain[c]) && rain[c] >= 0.0f)) {
@@ -235,7 +239,7 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
     if (r != c) area[r] += area[c];
   }
   out.grid = grid;
-  out.data.resize(n);
+  cd::resize_huge(out.data, n);
   for (std::size_t c = 0; c < n; ++c) out.data[c] = float(area[c]);
 }
 

@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/huge_pages.hpp"
 #include "erosion/erosion_internal.hpp"
 #include "terrane/erosion.hpp"
 
 namespace terrane {
 
 namespace ed = erosion_detail;
+namespace cd = core_detail;
 
 std::span<const Field<HydrologyParams>> HydrologyParams::fields() {
   using P = HydrologyParams;
@@ -43,18 +45,19 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   const float* hs = heights.data.data();
   const float* f = out.routing.filled_m.data();
   const float sea = float(params.routing.sea_level_m);
-  out.sea.assign(n, 0);
+  cd::assign_huge(out.sea, n, std::uint8_t(0));
   if (params.routing.use_sea_level) {
     for (std::size_t c = 0; c < n; ++c) out.sea[c] = hs[c] < sea ? 1 : 0;
   }
 
   // Lakes: connected components of flooded cells, labelled in row-major order of first cell.
-  out.lake_id.assign(n, kNoLake);
+  cd::assign_huge(out.lake_id, n, kNoLake);
   out.lakes.clear();
   std::vector<std::uint32_t> stack, members;
   const double cell_area = g.spacing_m * g.spacing_m;
   std::int32_t next_id = 1;
-  std::vector<std::uint8_t> seen(n, 0);
+  std::vector<std::uint8_t> seen;
+  cd::assign_huge(seen, n, std::uint8_t(0));
   for (std::size_t c0 = 0; c0 < n; ++c0) {
     if (seen[c0] != 0 || !(f[c0] > hs[c0]) || out.sea[c0] != 0) continue;
     members.clear();
@@ -95,8 +98,8 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   }
 
   out.water_level_m.grid = g;
-  out.water_level_m.data.resize(n);
-  out.river.assign(n, 0);
+  cd::resize_huge(out.water_level_m.data, n);
+  cd::assign_huge(out.river, n, std::uint8_t(0));
   const float* area = out.drainage_area_m2.data.data();
   const float river_area = float(params.river_area_m2);
   for (std::size_t c = 0; c < n; ++c) {

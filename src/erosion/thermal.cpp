@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "erosion/erosion_internal.hpp"
 #include "terrane/erosion.hpp"
 
@@ -188,7 +189,9 @@ void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecCo
   const float half_strength = float(0.5 * params.strength);
 
   const std::size_t padded = pw * (std::size_t(h) + 2);
-  std::vector<float> cur(padded, kPad), next(padded, kPad);
+  std::vector<float> cur, next;
+  core_detail::assign_huge(cur, padded, kPad);
+  core_detail::assign_huge(next, padded, kPad);
   for (int j = 0; j < h; ++j) {
     std::memcpy(&cur[(std::size_t(j) + 1) * pw + 1], heights.row(j).data(), sizeof(float) * w);
   }

@@ -3,7 +3,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -12,12 +14,53 @@
 
 #include <cmath>
 
+#include "core/huge_pages.hpp"
 #include "support/expect_error.hpp"
 #include "terrane/core.hpp"
 #include "terrane/curve.hpp"
 
 namespace terrane {
 namespace {
+
+// The VmFlags of the mapping of this process that holds address p (/proc/self/smaps), or "" where
+// there is no smaps.
+std::string vm_flags_at(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    std::uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo <= a && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+// A buffer reserved by reserve_huge is marked for transparent huge pages (VmFlags "hg") where
+// the kernel has them, and keeps its contents; a small one is left alone.
+TEST(HugePages, LargeBuffersAreMarkedForTransparentHugePages) {
+  std::vector<float> v(1000, 2.5f);
+  core_detail::reserve_huge(v, std::size_t(8) << 20);  // 32 MiB
+  ASSERT_GE(v.capacity(), std::size_t(8) << 20);
+  ASSERT_EQ(v.size(), 1000u);
+  EXPECT_EQ(v[999], 2.5f);
+  v.resize(std::size_t(8) << 20, 1.0f);
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled") ||
+      vm_flags_at(v.data()).empty()) {
+    GTEST_SKIP() << "no transparent huge pages or no /proc/self/smaps here";
+  }
+  EXPECT_NE(vm_flags_at(v.data() + (std::size_t(4) << 20)).find(" hg"), std::string::npos)
+      << vm_flags_at(v.data() + (std::size_t(4) << 20));
+  std::vector<float> small;
+  core_detail::reserve_huge(small, 1000);
+  EXPECT_EQ(vm_flags_at(small.data()).find(" hg"), std::string::npos);
+}
 
 TEST(GridSpec, SubGridKeepsWorldPositions) {
   GridSpec g{.width = 100, .height = 50, .spacing_m = 0.37, .origin_x_m = 1e8, .origin_z_m = -3.5};

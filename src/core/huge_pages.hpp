@@ -1,0 +1,44 @@
+// Large working buffers on transparent huge pages (internal).
+//
+// The first touch of a fresh page costs a page fault. A map's working buffers are tens of MiB,
+// so with 4 KiB pages a 2049^2 routing takes some 23,000 faults per buffer generation; on a VM
+// each is expensive (docs/PERFORMANCE.md: a fresh flow routing took 2.4x a reused one). Linux
+// backs memory marked MADV_HUGEPAGE with 2 MiB pages (THP in "madvise" mode, Debian's default):
+// one fault per 2 MiB. glibc's malloc does this itself only when the process starts with
+// GLIBC_TUNABLES=glibc.malloc.hugetlb=1, which a library cannot set, so the buffers that are
+// sized per map ask for it here, before their first touch.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace terrane::core_detail {
+
+// Marks the whole 2 MiB pages inside [p, p + bytes) for transparent huge pages. A no-op for
+// ranges under 4 MiB, where THP is not available, and when the kernel refuses (the memory then
+// stays on ordinary pages: only speed depends on it).
+void advise_huge_pages(void* p, std::size_t bytes) noexcept;
+
+// v.reserve(n), with the new block marked for huge pages before anything touches it (elements
+// already in v are copied into it first, as reserve does). Nothing happens when v already holds
+// capacity for n.
+template <class T, class A>
+void reserve_huge(std::vector<T, A>& v, std::size_t n) {
+  if (v.capacity() >= n) return;
+  v.reserve(n);
+  advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+}
+
+// resize / assign with the block reserved by reserve_huge first.
+template <class T, class A>
+void resize_huge(std::vector<T, A>& v, std::size_t n) {
+  reserve_huge(v, n);
+  v.resize(n);
+}
+template <class T, class A>
+void assign_huge(std::vector<T, A>& v, std::size_t n, const T& value) {
+  reserve_huge(v, n);
+  v.assign(n, value);
+}
+
+}  // namespace terrane::core_detail
