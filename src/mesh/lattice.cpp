@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/huge_pages.hpp"
 #include "mesh/mesh_internal.hpp"
 #include "terrane/schema.hpp"
 
@@ -74,11 +75,11 @@ void build_lattice_vertices(const LatticeSource& src, bool geomorph, std::size_t
   const std::size_t row = std::size_t(nx) + 1;
   const std::size_t lattice = row * (std::size_t(nz) + 1);
   const std::size_t nv = lattice + extra_vertices;
-  out.positions.resize(3 * nv);
-  out.normals.resize(3 * nv);
-  out.uv_local.resize(2 * nv);
-  out.uv_world.resize(2 * nv);
-  out.morph_y.resize(geomorph ? nv : 0);
+  core_detail::resize_huge(out.positions, 3 * nv);
+  core_detail::resize_huge(out.normals, 3 * nv);
+  core_detail::resize_huge(out.uv_local, 2 * nv);
+  core_detail::resize_huge(out.uv_world, 2 * nv);
+  core_detail::resize_huge(out.morph_y, geomorph ? nv : 0);
   out.origin_x_m = g.x_m(src.i0);
   out.origin_y_m = 0.0;
   out.origin_z_m = g.z_m(src.j0);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/huge_pages.hpp"
 #include "terrane/mesh.hpp"
 
 namespace terrane {
@@ -21,6 +22,7 @@ void set_indices(Mesh& mesh, std::span<const std::uint32_t> indices) {
     for (std::size_t k = 0; k < indices.size(); ++k) mesh.indices16[k] = std::uint16_t(indices[k]);
   } else {
     mesh.indices16.clear();
+    core_detail::reserve_huge(mesh.indices32, indices.size());
     mesh.indices32.assign(indices.begin(), indices.end());
   }
   mesh.surface_index_count = indices.size();

@@ -1,6 +1,7 @@
 // Meshes of map regions and the tiling of a map into regions that share their border samples.
 #include <string>
 
+#include "core/huge_pages.hpp"
 #include "mesh/mesh_internal.hpp"
 #include "terrane/mesh.hpp"
 
@@ -48,7 +49,7 @@ void build_region_mesh(const Field2D& map, const MeshRegion& r, Mesh& out) {
   src.uv_world_wrap_m = r.uv_world_wrap_m;
   mesh_detail::build_lattice_vertices(src, false, 0, out);
   std::vector<std::uint32_t> indices;
-  indices.reserve(6 * std::size_t(src.nx) * std::size_t(src.nz));
+  core_detail::reserve_huge(indices, 6 * std::size_t(src.nx) * std::size_t(src.nz));
   mesh_detail::append_lattice_triangles(src.nx, src.nz, {1, 1, 1, 1}, -1, indices);
   set_indices(out, indices);
 }

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "mesh/mesh_internal.hpp"
 #include "terrane/mesh.hpp"
 
@@ -33,7 +34,8 @@ void compact_into(const Mesh& in, std::vector<std::uint32_t>& indices, Mesh& out
   const std::size_t nv = in.vertex_count();
   const std::size_t ni = indices.size();
   meshopt_optimizeVertexCache(indices.data(), indices.data(), ni, nv);
-  std::vector<std::uint32_t> remap(nv);
+  std::vector<std::uint32_t> remap;
+  core_detail::resize_huge(remap, nv);
   const std::size_t unique = meshopt_optimizeVertexFetchRemap(remap.data(), indices.data(), ni, nv);
   meshopt_remapIndexBuffer(indices.data(), indices.data(), ni, remap.data());
   const auto remap_attr = [&](const std::vector<float>& src, std::vector<float>& dst, int comps) {
@@ -41,7 +43,8 @@ void compact_into(const Mesh& in, std::vector<std::uint32_t>& indices, Mesh& out
       dst.clear();
       return;
     }
-    std::vector<float> tmp(unique * std::size_t(comps));
+    std::vector<float> tmp;
+    core_detail::resize_huge(tmp, unique * std::size_t(comps));
     meshopt_remapVertexBuffer(tmp.data(), src.data(), nv, sizeof(float) * std::size_t(comps),
                               remap.data());
     dst.swap(tmp);
