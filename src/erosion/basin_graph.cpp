@@ -189,7 +189,10 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
   //    from the pit (their receivers are unchanged and come earlier).
   constexpr std::uint32_t kOnPath = 0x80000000u;
   std::vector<std::uint32_t> count(basins, 0), next(basins, 0);
-  for (std::size_t k = drained; k < n; ++k) ++count[label[order[k]]];
+  for (std::size_t k = drained; k < n; ++k) {
+    if (k + kAhead < n) prefetch(&label[order[k + kAhead]]);
+    ++count[label[order[k]]];
+  }
   core_detail::reserve_huge(tail, order.size() - drained);
   tail.assign(order.begin() + std::ptrdiff_t(drained), order.end());
   std::size_t pos = drained;
@@ -212,7 +215,9 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
     next[b] = std::uint32_t(p);
     pos += count[b];
   }
-  for (std::uint32_t c : tail) {
+  for (std::size_t t = 0; t < tail.size(); ++t) {
+    if (t + kAhead < tail.size()) prefetch(&label[tail[t + kAhead]]);
+    const std::uint32_t c = tail[t];
     const std::uint32_t lb = label[c];
     if ((lb & kOnPath) == 0) order[next[lb]++] = c;
   }

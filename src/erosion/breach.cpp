@@ -9,6 +9,8 @@
 
 namespace terrane {
 
+namespace ed = erosion_detail;
+
 std::span<const Field<BreachParams>> BreachParams::fields() {
   using P = BreachParams;
   static const Field<P> table[] = {
@@ -52,7 +54,17 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
   const float lowest = -std::numeric_limits<float>::infinity();
   std::vector<std::uint8_t> carved;
   core_detail::assign_huge(carved, heights.data.size(), std::uint8_t(0));  // a cell may be lowered by several donors
+  const std::uint32_t* order = routing.order.data();
+  const std::uint32_t* receiver = routing.receiver.data();
   for (std::size_t k = routing.order.size(); k-- > 0;) {
+    if (k >= ed::kAhead) {
+      const std::uint32_t far = order[k - ed::kAhead];
+      ed::prefetch(&receiver[far]);
+      ed::prefetch(&z[far]);
+      const std::uint32_t near_r = receiver[order[k - ed::kAhead / 2]];
+      ed::prefetch(&z[near_r]);
+      ed::prefetch(&carved[near_r]);
+    }
     const std::uint32_t c = routing.order[k];
     const std::uint32_t r = routing.receiver[c];
     if (r == c) continue;

@@ -46,6 +46,37 @@ namespace terrane::erosion_detail {
 // the outlets, then the rest breadth-first from the pits). Out: every pit's catchment drains
 // through its spill link (the exit-to-pit path reversed), `order` is a topological order of the
 // new receivers (receivers first), `filled` the exact Priority-Flood surface. `label` is scratch.
+// Walks along a flow order touch cells far apart on the map, so they wait on memory: each
+// fetches what the cell kAhead places on in the order will read (its receiver, its own values)
+// and, half as far on, its receiver's values (the receiver is in cache by then).
+inline constexpr std::size_t kAhead = 16;
+
+inline void prefetch(const void* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
+
+// Drainage accumulation: area[receiver[c]] += area[c] for the cells of `order` from last to
+// first (donors before receivers), outlets (receiver[c] == c) keeping theirs. The sums, and so
+// their bits, are in the order's sequence.
+inline void accumulate_downstream(const std::uint32_t* order, const std::uint32_t* receiver,
+                                  double* area, std::size_t n) {
+  for (std::size_t k = n; k-- > 0;) {
+    if (k >= kAhead) {
+      const std::uint32_t far = order[k - kAhead];
+      prefetch(&receiver[far]);
+      prefetch(&area[far]);
+      prefetch(&area[receiver[order[k - kAhead / 2]]]);
+    }
+    const std::uint32_t c = order[k];
+    const std::uint32_t r = receiver[c];
+    if (r != c) area[r] += area[c];
+  }
+}
+
 void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
                        std::uint32_t* label, std::uint32_t pits, std::size_t drained,
                        std::vector<std::uint32_t>& order, std::vector<float>& filled,

@@ -164,8 +164,11 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   cd::resize_huge(out.order, n);
   std::uint32_t* ord = out.order.data();
   std::size_t end = 0;
+  // The walk waits on donor_mask[c] (cells far apart on the map): the mask of the cell kAhead
+  // places on, when the walk has already put one there, is fetched early.
   const auto walk = [&](std::size_t k, std::uint32_t* label) {
     for (; k < end; ++k) {
+      if (k + ed::kAhead < end) ed::prefetch(&donor_mask[ord[k + ed::kAhead]]);
       const std::uint32_t c = ord[k];
       for (unsigned m = donor_mask[c]; m != 0; m &= m - 1) {
         const std::uint32_t d = std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]);
@@ -233,11 +236,7 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
       area[c] = cell * double(rain[c]);
     }
   }
-  for (std::size_t k = n; k-- > 0;) {
-    const std::uint32_t c = routing.order[k];
-    const std::uint32_t r = routing.receiver[c];
-    if (r != c) area[r] += area[c];
-  }
+  ed::accumulate_downstream(routing.order.data(), routing.receiver.data(), area.data(), n);
   out.grid = grid;
   cd::resize_huge(out.data, n);
   for (std::size_t c = 0; c < n; ++c) out.data[c] = float(area[c]);

@@ -256,14 +256,20 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
     compute_flow_routing(heights, params.routing, routing, inner);
     stats.depressions += routing.depressions;
     std::fill(area.begin(), area.end(), cell_area);
-    for (std::size_t k = n; k-- > 0;) {
-      const std::uint32_t c = routing.order[k];
-      const std::uint32_t r = routing.receiver[c];
-      if (r != c) area[r] += area[c];
-    }
+    const std::uint32_t* order = routing.order.data();
+    const std::uint32_t* receiver = routing.receiver.data();
+    ed::accumulate_downstream(order, receiver, area.data(), n);
     // Implicit incision along the order (receivers first).
     double uplift_sum = 0.0, incision_sum = 0.0;
     for (std::size_t k = 0; k < n; ++k) {
+      if (k + ed::kAhead < n) {
+        const std::uint32_t far = order[k + ed::kAhead];
+        ed::prefetch(&receiver[far]);
+        ed::prefetch(&hs[far]);
+        ed::prefetch(&area[far]);
+        if (uplift_map) ed::prefetch(&uplift_map->data[far]);
+        ed::prefetch(&hs[receiver[order[k + ed::kAhead / 2]]]);
+      }
       const std::uint32_t c = routing.order[k];
       const std::uint32_t r = routing.receiver[c];
       if (r == c) continue;  // outlet: fixed base level
