@@ -14,6 +14,7 @@
 
 #include "graph/program.hpp"
 #include "graph_test_util.hpp"
+#include "support/float_bits.hpp"
 #include "terrane/graph.hpp"
 #include "terrane/preset.hpp"
 
@@ -128,7 +129,7 @@ TEST(Builtins, BitIdenticalAcrossSimdTargets) {
       set_simd_target(t);
       const std::vector<float> h = evaluate_grid(g, overview_grid(p));
       if (first.empty()) first = h;
-      EXPECT_EQ(h, first) << name << " on " << to_string(t);
+      EXPECT_EQ(test::float_bits(h), test::float_bits(first)) << name << " on " << to_string(t);
     }
   }
 }
@@ -147,7 +148,7 @@ TEST(Builtins, ContextSimdTargetGivesIdenticalBytes) {
     for (SimdTarget t : supported_simd_targets()) {
       std::vector<float> h(grid.sample_count());
       evaluate(g, grid, h, ExecContext{.threads = 2, .simd = t});
-      EXPECT_EQ(h, ref) << name << " on " << to_string(t);
+      EXPECT_EQ(test::float_bits(h), test::float_bits(ref)) << name << " on " << to_string(t);
     }
   }
 }

@@ -12,6 +12,7 @@
 #include <source_location>
 #include <string_view>
 
+#include "support/float_bits.hpp"
 #include "support/expect_error.hpp"
 #include "support/test_rng.hpp"
 #include "terrane/noise.hpp"
@@ -60,7 +61,7 @@ TEST(Noise, BitIdenticalAcrossSimdTargets2D) {
         results.push_back(fill(p, kOddGrid));
       }
       for (std::size_t k = 1; k < results.size(); ++k) {
-        ASSERT_EQ(results[k], results[0])
+        ASSERT_EQ(test::float_bits(results[k]), test::float_bits(results[0]))
             << to_string(t) << " " << to_string(f) << " target " << to_string(targets[k])
             << " differs from " << to_string(targets[0]);
       }
@@ -98,11 +99,6 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
   // Bits, not values: -0 and +0 compare equal as floats. The lattice grid puts samples on lattice
   // lines (at frequency 0.25, every fourth row and column, on both sides of zero), where noise
   // values are zeros whose signs the paths must agree on too.
-  const auto bits = [](std::span<const float> v) {
-    std::vector<std::uint32_t> b(v.size());
-    std::memcpy(b.data(), v.data(), v.size() * sizeof(float));
-    return b;
-  };
   const GridSpec lattice{
       .width = 143, .height = 9, .spacing_m = 1.0, .origin_x_m = -64.0, .origin_z_m = -4.0};
   for (SimdTarget s : supported_simd_targets()) {
@@ -123,26 +119,26 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
           if (j >= g.height) continue;
           sampler.row(j, 0, plain);
           sampler.row(j, 0, displaced, zero.data(), zero.data());
-          ASSERT_EQ(bits(plain), bits(displaced))
+          ASSERT_EQ(test::float_bits(plain), test::float_bits(displaced))
               << to_string(p.type) << " " << to_string(p.fractal) << " (cellular "
               << int(p.cellular_distance) << "/" << int(p.cellular_return) << ") on "
               << to_string(s) << ", row " << j << " of a " << g.width << "-wide grid";
           // A row that starts mid-grid (odd start, a tail shorter than a vector).
           const std::span<float> part(plain.data(), 37);
           sampler.row(j, 101, part);
-          ASSERT_EQ(bits(part), bits(std::span<const float>(displaced).subspan(101, 37)));
+          ASSERT_EQ(test::float_bits(part), test::float_bits(std::span<const float>(displaced).subspan(101, 37)));
           // Negative zeros are no displacement either (WarpGridSampler passes both as none).
           sampler.row(j, 0, plain);
           sampler.row(j, 0, displaced, negative_zero.data(), negative_zero.data());
-          ASSERT_EQ(bits(plain), bits(displaced)) << "-0 displacements, " << to_string(p.type);
+          ASSERT_EQ(test::float_bits(plain), test::float_bits(displaced)) << "-0 displacements, " << to_string(p.type);
           // The pair kernels (a domain warp's layers: fractal none) likewise.
           if (p.fractal == FractalType::none) {
             std::vector<float> plain_b(plain.size()), displaced_b(plain.size());
             sampler.row_pair(j, 0, plain, plain_b);
             for (const std::vector<float>* z : {&zero, &negative_zero}) {
               sampler.row_pair(j, 0, displaced, displaced_b, z->data(), z->data());
-              ASSERT_EQ(bits(plain), bits(displaced)) << "pair a, " << to_string(p.type);
-              ASSERT_EQ(bits(plain_b), bits(displaced_b)) << "pair b, " << to_string(p.type);
+              ASSERT_EQ(test::float_bits(plain), test::float_bits(displaced)) << "pair a, " << to_string(p.type);
+              ASSERT_EQ(test::float_bits(plain_b), test::float_bits(displaced_b)) << "pair b, " << to_string(p.type);
             }
           }
         }
@@ -163,11 +159,6 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedVolumeRowOnEveryPath) {
                     .origin_y_m = -4.0,
                     .origin_z_m = 4.0};
   const std::vector<float> zero(std::size_t(g.size_x), 0.0f);
-  const auto bits = [](std::span<const float> v) {
-    std::vector<std::uint32_t> b(v.size());
-    std::memcpy(b.data(), v.data(), v.size() * sizeof(float));
-    return b;
-  };
   for (SimdTarget s : supported_simd_targets()) {
     for (NoiseType t : {NoiseType::perlin, NoiseType::value, NoiseType::value_cubic,
                         NoiseType::cellular, NoiseType::opensimplex2, NoiseType::opensimplex2s}) {
@@ -182,7 +173,7 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedVolumeRowOnEveryPath) {
             for (int j = 0; j < g.size_y; ++j) {
               sampler.row(j, k, 0, plain);
               sampler.row(j, k, 0, displaced, zero.data(), zero.data(), zero.data());
-              ASSERT_EQ(bits(plain), bits(displaced))
+              ASSERT_EQ(test::float_bits(plain), test::float_bits(displaced))
                   << to_string(t) << " " << to_string(f) << " seed " << seed << " on "
                   << to_string(s) << ", row " << j << ", " << k;
             }
@@ -237,8 +228,8 @@ TEST(Noise, BitIdenticalAcrossSimdTargetsWarpedAnd3D) {
       noise_fill3(p, g3, vol.back());
     }
     for (std::size_t k = 1; k < warped.size(); ++k) {
-      EXPECT_EQ(warped[k], warped[0]) << to_string(t);
-      EXPECT_EQ(vol[k], vol[0]) << to_string(t);
+      EXPECT_EQ(test::float_bits(warped[k]), test::float_bits(warped[0])) << to_string(t);
+      EXPECT_EQ(test::float_bits(vol[k]), test::float_bits(vol[0])) << to_string(t);
     }
   }
 }
@@ -267,9 +258,9 @@ TEST(Noise, ContextSimdTargetGivesIdenticalBytes) {
         noise_fill(p, kOddGrid, got, ctx);
         noise_fill_warped(p, w, kOddGrid, warped, ctx);
         noise_fill3(p, g3, vol, ctx);
-        EXPECT_EQ(got, ref);
-        EXPECT_EQ(warped, ref_warped);
-        EXPECT_EQ(vol, ref3);
+        EXPECT_EQ(test::float_bits(got), test::float_bits(ref));
+        EXPECT_EQ(test::float_bits(warped), test::float_bits(ref_warped));
+        EXPECT_EQ(test::float_bits(vol), test::float_bits(ref3));
       }
       // A sampler built for a fixed target: the same row whatever the process-wide setting.
       const NoiseGridSampler fixed(p, kOddGrid, s);
@@ -304,11 +295,6 @@ TEST(Noise, WarpScratchReuseGivesSameBits) {
 // fractal (the first layer, or every layer of an independent warp, takes the undisplaced path),
 // every basis a warp allows, every target, 2D and 3D, on a grid with lattice lines.
 TEST(Warp, RowFromRestIsRowOnZeros) {
-  const auto bits = [](std::span<const float> v) {
-    std::vector<std::uint32_t> b(v.size());
-    std::memcpy(b.data(), v.data(), v.size() * sizeof(float));
-    return b;
-  };
   const GridSpec g{.width = 75, .height = 9, .spacing_m = 1.0, .origin_x_m = -32.0,
                    .origin_z_m = -4.0};
   const GridSpec3 v{.size_x = 75, .size_y = 5, .size_z = 3, .spacing_m = 1.0,
@@ -331,8 +317,8 @@ TEST(Warp, RowFromRestIsRowOnZeros) {
           std::vector<float> ax(n, 0.0f), az(n, 0.0f), bx(n, 123.0f), bz(n, -0.0f);
           warp.row(j, 0, ax, az);
           warp.row_from_rest(j, 0, bx, bz);
-          ASSERT_EQ(bits(ax), bits(bx)) << what << ", row " << j;
-          ASSERT_EQ(bits(az), bits(bz)) << what << ", row " << j;
+          ASSERT_EQ(test::float_bits(ax), test::float_bits(bx)) << what << ", row " << j;
+          ASSERT_EQ(test::float_bits(az), test::float_bits(bz)) << what << ", row " << j;
         }
         const WarpVolumeSampler warp3(w, v, s);
         for (int k = 0; k < v.size_z; ++k) {
@@ -343,7 +329,7 @@ TEST(Warp, RowFromRestIsRowOnZeros) {
           }
           warp3.row(2, k, 0, a[0], a[1], a[2]);
           warp3.row_from_rest(2, k, 0, b[0], b[1], b[2]);
-          for (int c = 0; c < 3; ++c) ASSERT_EQ(bits(a[c]), bits(b[c])) << what << ", 3D";
+          for (int c = 0; c < 3; ++c) ASSERT_EQ(test::float_bits(a[c]), test::float_bits(b[c])) << what << ", 3D";
         }
       }
     }
@@ -664,9 +650,10 @@ TEST(NoiseGridSampler, RowPairFirstOutputEqualsRowAndSecondIsIndependent) {
       set_simd_target(target);
       s.row_pair(7, 31, a, b, dx.data(), dz.data());
       s.row(7, 31, single, dx.data(), dz.data());
-      EXPECT_EQ(a, single) << to_string(t);
+      EXPECT_EQ(test::float_bits(a), test::float_bits(single)) << to_string(t);
       if (first_b.empty()) first_b = b;
-      EXPECT_EQ(b, first_b) << to_string(t) << " " << to_string(target);
+      EXPECT_EQ(test::float_bits(b), test::float_bits(first_b))
+          << to_string(t) << " " << to_string(target);
     }
     double corr = 0, va = 0, vb = 0;
     for (int k = 0; k < 200; ++k) {
