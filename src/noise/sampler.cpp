@@ -1,6 +1,7 @@
 // Host side of the noise batch API: per-octave lattice tables (coordinates split in double into
 // a wrapping integer cell and a float fraction), row dispatch to the SIMD kernels, domain warp
 // composition, and the grid / point entry points.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -281,9 +282,10 @@ float NoisePointSampler::at(double x_m, double z_m) const {
   // The grid noise_at evaluates: its validation, and x_m(0) / z_m(0) as the tables compute them.
   const GridSpec g{.width = 1, .height = 1, .spacing_m = 1.0, .origin_x_m = x_m, .origin_z_m = z_m};
   g.validate();
-  // Column tables of one column, padded like AxisTable for the kernels' full-vector loads.
-  std::uint32_t cell[nd::kMaxOctaves][2][1 + nd::kTablePad] = {};
-  float frac[nd::kMaxOctaves][2][1 + nd::kTablePad] = {};
+  // Column tables of one column, padded like AxisTable for the kernels' full-vector loads; only
+  // the tables an octave uses are filled (zeros past the sample, as AxisTable pads).
+  std::uint32_t cell[nd::kMaxOctaves][2][1 + nd::kTablePad];
+  float frac[nd::kMaxOctaves][2][1 + nd::kTablePad];
   nd::Octave2 oct[nd::kMaxOctaves];
   s.row_octaves(g.z_m(0), oct);
   const double x = g.x_m(0);
@@ -292,6 +294,8 @@ float NoisePointSampler::at(double x_m, double z_m) const {
       oct[o].col_cell[a] = nullptr;
       oct[o].col_frac[a] = nullptr;
       if (s.m[a][0] != 0.0) {
+        std::fill_n(cell[o][a], 1 + nd::kTablePad, 0u);
+        std::fill_n(frac[o][a], 1 + nd::kTablePad, 0.0f);
         split(x * (s.m[a][0] * s.freqs[o]), cell[o][a][0], frac[o][a][0]);
         oct[o].col_cell[a] = cell[o][a];
         oct[o].col_frac[a] = frac[o][a];

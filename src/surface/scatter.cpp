@@ -174,7 +174,11 @@ void resize_exact(std::vector<T>& v, std::size_t n) {
   v.resize(n);
 }
 
-std::vector<Plan> make_plans(const SurfaceParams& params, std::uint64_t seed,
+// What the plans are for: sizes and margins only, or scatter itself (which also prepares each
+// species' cluster noise sampler).
+enum class PlansFor { sizes, scatter };
+
+std::vector<Plan> make_plans(const SurfaceParams& params, std::uint64_t seed, PlansFor use,
                              SimdTarget simd = SimdTarget::best) {
   const std::size_t ns = params.species.size();
   std::vector<Plan> plans(ns);
@@ -195,7 +199,9 @@ std::vector<Plan> make_plans(const SurfaceParams& params, std::uint64_t seed,
     p.cluster = S.cluster_noise;
     p.cluster.seed =
         surface_detail::purpose_seed(seed, surface_detail::kTagCluster, S.cluster_noise.seed);
-    if (S.cluster_amplitude > 0.0) p.cluster_noise.emplace(p.cluster, simd);
+    if (use == PlansFor::scatter && S.cluster_amplitude > 0.0) {
+      p.cluster_noise.emplace(p.cluster, simd);
+    }
   }
   // Earlier species must be known wherever a later one tests its exclusions.
   for (std::size_t t = ns; t-- > 0;) {
@@ -435,7 +441,7 @@ surface_detail::MeshPoint surface_detail::mesh_point(const Field2D& heights,
 double scatter_margin_m(const SurfaceParams& params) {
   params.validate();
   double m = 0.0;
-  for (const Plan& p : make_plans(params, 0))
+  for (const Plan& p : make_plans(params, 0, PlansFor::sizes))
     m = std::max(m, p.margin_m + double(p.K + 1) * p.cell);
   return m;
 }
@@ -477,7 +483,7 @@ void scatter_region(const SurfaceParams& params, std::uint64_t seed, const Scatt
                                  " cells: both must be >= 1, or both 0 (the input grid)");
     }
   }
-  const std::vector<Plan> plans = make_plans(params, seed, ctx.simd);
+  const std::vector<Plan> plans = make_plans(params, seed, PlansFor::scatter, ctx.simd);
   double margin = 0.0;
   for (const Plan& p : plans) margin = std::max(margin, p.margin_m + double(p.K + 1) * p.cell);
   const double need_x0 = x0_m - margin - g.spacing_m, need_x1 = x1_m + margin + g.spacing_m;
@@ -574,7 +580,7 @@ std::size_t scatter_chunk_scratch_bytes(const SurfaceParams& params, double side
   }
   // Every count below bounds one in the code above: floor(a) - floor(b) < a - b + 1, and one
   // more for rounding of the products and quotients in double.
-  const std::vector<Plan> plans = make_plans(params, 0);
+  const std::vector<Plan> plans = make_plans(params, 0, PlansFor::sizes);
   const double margin = scatter_margin_m(params);
   const double side_samples = std::ceil((side_m + 2.0 * margin) / cell_size_m) + 9.0;
   const std::size_t samples = std::size_t(side_samples * side_samples);
@@ -606,7 +612,7 @@ void scatter_density(const SurfaceParams& params, std::uint64_t seed, const Scat
     fail("scatter_density", "out holds " + std::to_string(out.size()) + " values for " +
                                 std::to_string(params.species.size()) + " species");
   }
-  const std::vector<Plan> plans = make_plans(params, seed, simd);
+  const std::vector<Plan> plans = make_plans(params, seed, PlansFor::scatter, simd);
   const InputSampler sampler(input);
   const SurfaceSample at = sampler.at(x_m, z_m);
   for (std::size_t s = 0; s < plans.size(); ++s) {
