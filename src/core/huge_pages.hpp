@@ -1,8 +1,9 @@
 // Large working buffers on transparent huge pages (internal).
 //
-// The first touch of a fresh page costs a page fault. A map's working buffers are tens of MiB,
-// so with 4 KiB pages a 2049^2 routing takes some 23,000 faults per buffer generation; on a VM
-// each is expensive (docs/PERFORMANCE.md: a fresh flow routing took 2.4x a reused one). Linux
+// The first touch of a fresh page costs a page fault. A map's working buffers are tens of MiB:
+// a fresh flow routing of a 2049^2 map touches about 92 MB, some 23,000 faults with 4 KiB pages,
+// and on a VM each is expensive (docs/PERFORMANCE.md, "Page faults": a fresh routing took up to
+// twice as long as a reused one). Linux
 // backs memory marked MADV_HUGEPAGE with 2 MiB pages (THP in "madvise" mode, Debian's default):
 // one fault per 2 MiB. glibc's malloc does this itself only when the process starts with
 // GLIBC_TUNABLES=glibc.malloc.hugetlb=1, which a library cannot set, so the buffers that are
