@@ -52,8 +52,8 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
   if (stats.filled_cells > 0) compute_flow_routing(heights, params.routing, routing, ctx);
   const double axial = heights.grid.spacing_m, diagonal = axial * std::sqrt(2.0);
   const float lowest = -std::numeric_limits<float>::infinity();
-  std::vector<std::uint8_t> carved;
-  core_detail::assign_huge(carved, heights.data.size(), std::uint8_t(0));  // a cell may be lowered by several donors
+  std::vector<std::uint8_t> carved;  // a cell may be lowered by several donors
+  core_detail::assign_huge(carved, heights.data.size(), std::uint8_t(0));
   const std::uint32_t* order = routing.order.data();
   const std::uint32_t* receiver = routing.receiver.data();
   for (std::size_t k = routing.order.size(); k-- > 0;) {

@@ -39,13 +39,6 @@ inline constexpr int kDj[8] = {0, 0, 1, -1, 1, 1, -1, -1};
 
 namespace terrane::erosion_detail {
 
-// Depression routing over the graph of D8 basins (basin_graph.cpp). In: `receiver` (D8 on the
-// heights: c for outlets and pits), `label` (0 for the drained cells: outlets and every cell with
-// a strictly descending path to one; 1..pits for the cells draining into pit k, pits numbered in
-// cell order), `order` (n cells: the drained cells first, `drained` of them, breadth-first from
-// the outlets, then the rest breadth-first from the pits). Out: every pit's catchment drains
-// through its spill link (the exit-to-pit path reversed), `order` is a topological order of the
-// new receivers (receivers first), `filled` the exact Priority-Flood surface. `label` is scratch.
 // Walks along a flow order touch cells far apart on the map, so they wait on memory: each
 // fetches what the cell kAhead places on in the order will read (its receiver, its own values)
 // and, half as far on, its receiver's values (the receiver is in cache by then).
@@ -77,6 +70,13 @@ inline void accumulate_downstream(const std::uint32_t* order, const std::uint32_
   }
 }
 
+// Depression routing over the graph of D8 basins (basin_graph.cpp). In: `receiver` (D8 on the
+// heights: c for outlets and pits), `label` (0 for the drained cells: outlets and every cell with
+// a strictly descending path to one; 1..pits for the cells draining into pit k, pits numbered in
+// cell order), `order` (n cells: the drained cells first, `drained` of them, breadth-first from
+// the outlets, then the rest breadth-first from the pits). Out: every pit's catchment drains
+// through its spill link (the exit-to-pit path reversed), `order` is a topological order of the
+// new receivers (receivers first), `filled` the exact Priority-Flood surface. `label` is scratch.
 void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
                        std::uint32_t* label, std::uint32_t pits, std::size_t drained,
                        std::vector<std::uint32_t>& order, std::vector<float>& filled,

@@ -392,10 +392,9 @@ HWY_INLINE void Row2Prepared(const Row2& r) {
       r.n, r.out, r.fractal,
       [&](int o) {
         const Octave2& oc = r.octave[o];
-        return PreparedOctave<State>{
-            Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]),
-                               basis),
-            oc.col_cell[0], oc.col_frac[0]};
+        return PreparedOctave<State>{Basis::PrepareRow2(oc.seed, hn::Set(du, oc.row_cell[1]),
+                                                        hn::Set(d, oc.row_frac[1]), basis),
+                                     oc.col_cell[0], oc.col_frac[0]};
       },
       [&](const State& st, VU cx, VF fx) { return Basis::Eval2Row(st, cx, fx, basis); });
 }

@@ -12,8 +12,8 @@
 #include <source_location>
 #include <string_view>
 
-#include "support/float_bits.hpp"
 #include "support/expect_error.hpp"
+#include "support/float_bits.hpp"
 #include "support/test_rng.hpp"
 #include "terrane/noise.hpp"
 
@@ -126,19 +126,23 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
           // A row that starts mid-grid (odd start, a tail shorter than a vector).
           const std::span<float> part(plain.data(), 37);
           sampler.row(j, 101, part);
-          ASSERT_EQ(test::float_bits(part), test::float_bits(std::span<const float>(displaced).subspan(101, 37)));
+          ASSERT_EQ(test::float_bits(part),
+                    test::float_bits(std::span<const float>(displaced).subspan(101, 37)));
           // Negative zeros are no displacement either (WarpGridSampler passes both as none).
           sampler.row(j, 0, plain);
           sampler.row(j, 0, displaced, negative_zero.data(), negative_zero.data());
-          ASSERT_EQ(test::float_bits(plain), test::float_bits(displaced)) << "-0 displacements, " << to_string(p.type);
+          ASSERT_EQ(test::float_bits(plain), test::float_bits(displaced))
+              << "-0 displacements, " << to_string(p.type);
           // The pair kernels (a domain warp's layers: fractal none) likewise.
           if (p.fractal == FractalType::none) {
             std::vector<float> plain_b(plain.size()), displaced_b(plain.size());
             sampler.row_pair(j, 0, plain, plain_b);
             for (const std::vector<float>* z : {&zero, &negative_zero}) {
               sampler.row_pair(j, 0, displaced, displaced_b, z->data(), z->data());
-              ASSERT_EQ(test::float_bits(plain), test::float_bits(displaced)) << "pair a, " << to_string(p.type);
-              ASSERT_EQ(test::float_bits(plain_b), test::float_bits(displaced_b)) << "pair b, " << to_string(p.type);
+              ASSERT_EQ(test::float_bits(plain), test::float_bits(displaced))
+                  << "pair a, " << to_string(p.type);
+              ASSERT_EQ(test::float_bits(plain_b), test::float_bits(displaced_b))
+                  << "pair b, " << to_string(p.type);
             }
           }
         }
@@ -295,23 +299,29 @@ TEST(Noise, WarpScratchReuseGivesSameBits) {
 // fractal (the first layer, or every layer of an independent warp, takes the undisplaced path),
 // every basis a warp allows, every target, 2D and 3D, on a grid with lattice lines.
 TEST(Warp, RowFromRestIsRowOnZeros) {
-  const GridSpec g{.width = 75, .height = 9, .spacing_m = 1.0, .origin_x_m = -32.0,
-                   .origin_z_m = -4.0};
-  const GridSpec3 v{.size_x = 75, .size_y = 5, .size_z = 3, .spacing_m = 1.0,
-                    .origin_x_m = -32.0, .origin_y_m = -2.0, .origin_z_m = 4.0};
+  const GridSpec g{
+      .width = 75, .height = 9, .spacing_m = 1.0, .origin_x_m = -32.0, .origin_z_m = -4.0};
+  const GridSpec3 v{.size_x = 75,
+                    .size_y = 5,
+                    .size_z = 3,
+                    .spacing_m = 1.0,
+                    .origin_x_m = -32.0,
+                    .origin_y_m = -2.0,
+                    .origin_z_m = 4.0};
   const std::size_t n = 75;
   for (SimdTarget s : supported_simd_targets()) {
     for (NoiseType t : {NoiseType::perlin, NoiseType::opensimplex2, NoiseType::opensimplex2s,
                         NoiseType::value, NoiseType::value_cubic}) {
-      for (WarpFractal f : {WarpFractal::none, WarpFractal::progressive, WarpFractal::independent}) {
+      for (WarpFractal f :
+           {WarpFractal::none, WarpFractal::progressive, WarpFractal::independent}) {
         WarpParams w;
         w.basis = t;
         w.fractal = f;
         w.octaves = f == WarpFractal::none ? 1 : 3;
         w.frequency = 0.25;  // lattice lines every fourth sample
         w.amplitude_m = 7.0;
-        const std::string what = std::string(to_string(t)) + " " + to_string(f) + " on " +
-                                 to_string(s);
+        const std::string what =
+            std::string(to_string(t)) + " " + to_string(f) + " on " + to_string(s);
         const WarpGridSampler warp(w, g, s);
         for (int j : {0, 3, 8}) {
           std::vector<float> ax(n, 0.0f), az(n, 0.0f), bx(n, 123.0f), bz(n, -0.0f);
@@ -329,7 +339,8 @@ TEST(Warp, RowFromRestIsRowOnZeros) {
           }
           warp3.row(2, k, 0, a[0], a[1], a[2]);
           warp3.row_from_rest(2, k, 0, b[0], b[1], b[2]);
-          for (int c = 0; c < 3; ++c) ASSERT_EQ(test::float_bits(a[c]), test::float_bits(b[c])) << what << ", 3D";
+          for (int c = 0; c < 3; ++c)
+            ASSERT_EQ(test::float_bits(a[c]), test::float_bits(b[c])) << what << ", 3D";
         }
       }
     }
