@@ -3,6 +3,7 @@
 // borders. Everything the request can get wrong is checked by plan_meshes before the map is
 // generated.
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "bake/bake_internal.hpp"
@@ -69,10 +70,12 @@ std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heigh
   summary.simplified = plan.simplify;
   summary.simplify_error_m = manifest.simplify_error_m;
 
-  // Tiles are independent: each is built, simplified or optimised and written by one worker
-  // (a tile's mesh lives only while it is written). What each tile reports is kept per tile
-  // and gathered in tile order afterwards, so the files, manifest and summary do not depend on
-  // the thread count.
+  // Tiles are independent: each is built, simplified (or built straight in vertex-cache order)
+  // and written by one worker, which then reuses the tile's buffers for its next tile (a
+  // tile's mesh lives only while it is written; refilling the same capacity costs no page
+  // faults). What each tile reports is kept per tile and gathered in tile order afterwards, so
+  // the files, manifest and summary do not depend on the thread count or on which worker took
+  // which tile.
   struct TileResult {
     std::size_t triangles_in = 0, triangles_out = 0;
     double error_m = 0.0;
@@ -83,21 +86,24 @@ std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heigh
   const auto stem_of = [&](int tx, int tz) {
     return n == 1 ? base : base + "_x" + std::to_string(tx) + "_z" + std::to_string(tz);
   };
-  ExecContext tiles_ctx = ctx;  // as many tiles in flight as the memory budget allows
-  if (plan.concurrent_tiles < worker_count(ctx)) tiles_ctx.threads = plan.concurrent_tiles;
-  parallel_for(tiles_ctx, std::int64_t(count), 1, [&](std::int64_t b, std::int64_t e) {
+  // As many tiles in flight as the memory budget allows.
+  const int workers = std::min({worker_count(ctx), plan.concurrent_tiles, int(count)});
+  ExecContext tiles_ctx = ctx;
+  tiles_ctx.threads = workers;
+  std::atomic<std::size_t> next_tile{0};
+  parallel_for(tiles_ctx, workers, 1, [&](std::int64_t, std::int64_t) {
     Mesh raw, simplified;
-    for (std::int64_t t = b; t < e; ++t) {
-      const int tx = int(t % n), tz = int(t / n);
-      TileResult& r = results[std::size_t(t)];
-      build_region_mesh(heights, plan.tiles.region(tx, tz), raw);
+    for (std::size_t t = next_tile++; t < count; t = next_tile++) try {
+      const int tx = int(t % std::size_t(n)), tz = int(t / std::size_t(n));
+      TileResult& r = results[t];
+      MeshRegion region = plan.tiles.region(tx, tz);
+      if (!plan.simplify) region.order = MeshOrder::vertex_cache;
+      build_region_mesh(heights, region, raw);
       const Mesh* mesh = &raw;
       r.triangles_in = raw.index_count() / 3;
       if (plan.simplify) {
         r.error_m = simplify_mesh(raw, plan.simplify_params, simplified).error_m;
         mesh = &simplified;
-      } else {
-        optimize_mesh(raw);
       }
       r.triangles_out = mesh->index_count() / 3;
       r.origin_x_m = mesh->origin_x_m;
@@ -113,6 +119,9 @@ std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heigh
         write_obj(dir / (stem + ".obj"), *mesh, stem,
                   ObjOrigin{manifest.origin_x_m, 0.0, manifest.origin_z_m});
       }
+    } catch (...) {
+      next_tile = count;  // the other workers take no further tile
+      throw;
     }
   });
   for (std::size_t t = 0; t < count; ++t) {

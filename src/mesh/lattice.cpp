@@ -99,56 +99,62 @@ void build_lattice_vertices(const LatticeSource& src, bool geomorph, std::size_t
   float y_min = f.data[std::size_t(src.j0) * std::size_t(w) + std::size_t(src.i0)];
   float y_max = y_min;
 
-  // World U of each column depends only on i: computed for row 0, copied below.
+  // World U of each column depends only on i.
+  std::vector<float> u_world(std::size_t(nx) + 1);
   for (int i = 0; i <= nx; ++i) {
-    uvw[2 * std::size_t(i)] = float(
+    u_world[std::size_t(i)] = float(
         wrap_coordinate(g.x_m(std::int64_t(src.i0) + std::int64_t(i) * step), src.uv_world_wrap_m));
   }
 
-  for (int j = 0; j <= nz; ++j) {
-    const int sj = src.j0 + j * step;
-    const float* rc = f.data.data() + std::size_t(sj) * std::size_t(w);
-    const float* rm = f.data.data() + std::size_t(std::max(sj - 1, 0)) * std::size_t(w);
-    const float* rp = f.data.data() + std::size_t(std::min(sj + 1, last_j)) * std::size_t(w);
-    const float z_local = float(double(j * step) * s);
-    const float v_local = float(j) * inv_nz;
-    const float v_world = float(wrap_coordinate(g.z_m(std::int64_t(sj)), src.uv_world_wrap_m));
-    const std::size_t base = std::size_t(j) * row;
-    float* p = pos + 3 * base;
-    float* nn = nrm + 3 * base;
-    float* ul = uvl + 2 * base;
-    float* uw = uvw + 2 * base;
-    float lo = y_min, hi = y_max;
-    for (int i = 0; i <= nx; ++i) {
-      const int si = src.i0 + i * step;
-      int sl = si - 1, sr = si + 1;
-      if ((i == 0 && clamp_first) || (i == nx && clamp_last)) {
-        sl = std::max(sl, 0);
-        sr = std::min(sr, last_i);
+  const LatticeStrips strips{nx, nz, src.strip_cells};
+  for (int strip = 0; strip < strips.count(); ++strip) {
+    const int c0 = strips.first_column(strip), c1 = strips.last_column(strip);
+    for (int j = 0; j <= nz; ++j) {
+      const int sj = src.j0 + j * step;
+      const float* rc = f.data.data() + std::size_t(sj) * std::size_t(w);
+      const float* rm = f.data.data() + std::size_t(std::max(sj - 1, 0)) * std::size_t(w);
+      const float* rp = f.data.data() + std::size_t(std::min(sj + 1, last_j)) * std::size_t(w);
+      const float z_local = float(double(j * step) * s);
+      const float v_local = float(j) * inv_nz;
+      const float v_world = float(wrap_coordinate(g.z_m(std::int64_t(sj)), src.uv_world_wrap_m));
+      // This row's vertices of the strip, shifted so that column i is at [i].
+      const std::ptrdiff_t base = std::ptrdiff_t(strips.index(strip, c0, j)) - c0;
+      float* p = pos + 3 * base;
+      float* nn = nrm + 3 * base;
+      float* ul = uvl + 2 * base;
+      float* uw = uvw + 2 * base;
+      float lo = y_min, hi = y_max;
+      for (int i = c0; i <= c1; ++i) {
+        const int si = src.i0 + i * step;
+        int sl = si - 1, sr = si + 1;
+        if ((i == 0 && clamp_first) || (i == nx && clamp_last)) {
+          sl = std::max(sl, 0);
+          sr = std::min(sr, last_i);
+        }
+        const float h = rc[si];
+        const float gx = (rc[sr] - rc[sl]) * inv_2s;
+        const float gz = (rp[si] - rm[si]) * inv_2s;
+        const float inv_len = 1.0f / std::sqrt(gx * gx + 1.0f + gz * gz);
+        p[3 * i] = float(double(i * step) * s);
+        p[3 * i + 1] = h;
+        p[3 * i + 2] = z_local;
+        nn[3 * i] = -gx * inv_len;
+        nn[3 * i + 1] = inv_len;
+        nn[3 * i + 2] = -gz * inv_len;
+        ul[2 * i] = float(i) * inv_nx;
+        ul[2 * i + 1] = v_local;
+        uw[2 * i] = u_world[std::size_t(i)];
+        uw[2 * i + 1] = v_world;
+        lo = h < lo ? h : lo;
+        hi = h > hi ? h : hi;
       }
-      const float h = rc[si];
-      const float gx = (rc[sr] - rc[sl]) * inv_2s;
-      const float gz = (rp[si] - rm[si]) * inv_2s;
-      const float inv_len = 1.0f / std::sqrt(gx * gx + 1.0f + gz * gz);
-      p[3 * i] = float(double(i * step) * s);
-      p[3 * i + 1] = h;
-      p[3 * i + 2] = z_local;
-      nn[3 * i] = -gx * inv_len;
-      nn[3 * i + 1] = inv_len;
-      nn[3 * i + 2] = -gz * inv_len;
-      ul[2 * i] = float(i) * inv_nx;
-      ul[2 * i + 1] = v_local;
-      uw[2 * i] = uvw[2 * i];
-      uw[2 * i + 1] = v_world;
-      lo = h < lo ? h : lo;
-      hi = h > hi ? h : hi;
+      y_min = lo;
+      y_max = hi;
     }
-    y_min = lo;
-    y_max = hi;
   }
   if (geomorph) fill_morph(src, out);
   out.bbox_min = {0.0f, y_min, 0.0f};
-  out.bbox_max = {pos[3 * std::size_t(nx)], y_max, pos[3 * (lattice - 1) + 2]};
+  out.bbox_max = {float(double(nx * step) * s), y_max, float(double(nz * step) * s)};
 }
 
 }  // namespace terrane::mesh_detail

@@ -1,6 +1,7 @@
 // Helpers shared by the mesh module's files (not public API).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +21,34 @@ namespace terrane::mesh_detail {
 // Requires nx, nz >= 1; with nx == 1 or nz == 1 every step must be 1 and part must be -1.
 void append_lattice_triangles(int nx, int nz, const std::array<int, 4>& step, int part,
                               std::vector<std::uint32_t>& out);
+
+// Where lattice vertex (i, j) lies in a mesh's vertex arrays. The columns are cut into strips
+// of `cells` cells: strip 0 holds columns 0..cells, strip s > 0 columns s * cells + 1 ..
+// (s + 1) * cells (its first cells' left column belongs to strip s - 1), the last strip is
+// narrower; vertices are stored strip after strip, each strip row by row. cells == 0 (or >= nx)
+// is one strip: vertex (i, j) at j * (nx + 1) + i, the lattice order.
+struct LatticeStrips {
+  int nx = 0, nz = 0;
+  int cells = 0;
+
+  int count() const { return cells == 0 ? 1 : (nx + cells - 1) / cells; }
+  int first_column(int s) const { return s == 0 ? 0 : s * cells + 1; }
+  int last_column(int s) const { return cells == 0 ? nx : std::min(nx, (s + 1) * cells); }
+  std::size_t index(int s, int i, int j) const {
+    const int c0 = first_column(s);
+    return std::size_t(c0) * std::size_t(nz + 1) +
+           std::size_t(j) * std::size_t(last_column(s) - c0 + 1) + std::size_t(i - c0);
+  }
+};
+
+// The same triangles as append_lattice_triangles(nx, nz, {1, 1, 1, 1}, -1, out), into vertices
+// stored as LatticeStrips{nx, nz, strip_cells} and ordered for a post-transform vertex cache:
+// strip by strip, each strip's cells row by row, so the vertices a row shares with the next are
+// still cached when the next row needs them. A FIFO cache of C entries keeps them for
+// 2 * (strip_cells + 1) <= C: a strip's first row loads its two rows interleaved, and a row
+// that missed once misses again in every later row of the strip. Requires strip_cells >= 1.
+void append_lattice_triangles_in_strips(int nx, int nz, int strip_cells,
+                                        std::vector<std::uint32_t>& out);
 
 // Whether cell (i, j) of an nx x nz lattice is split along its main diagonal (i, j)-(i+1, j+1)
 // (else along (i+1, j)-(i, j+1)), by the radial rule above.
@@ -87,6 +116,9 @@ struct LatticeSource {
   // radial rule of this lattice); 0..3 = the surface of a parent lattice twice as large of
   // which this one is quadrant q (q & 1: +x half, q & 2: +z half), split by the parent's rule.
   int morph_parent_quadrant = -1;
+  // Vertex layout: LatticeStrips{nx, nz, strip_cells} (0 = the lattice order, which geomorph
+  // needs).
+  int strip_cells = 0;
 };
 
 // Fills positions, normals, uv_local, uv_world, (morph_y when `geomorph`, which needs nx and nz

@@ -6,6 +6,15 @@
 #include "terrane/mesh.hpp"
 
 namespace terrane {
+namespace {
+
+// Strip width of MeshOrder::vertex_cache for a 16-entry FIFO cache: the widest whose two rows
+// fit it (2 * (7 + 1) = 16), 8 misses per 14 triangles. One cell wider and every row misses
+// twice, as the strip's first row loads both rows interleaved (export_test measures the
+// order against meshopt_optimizeVertexCache).
+constexpr int kCacheStripCells = 7;
+
+}  // namespace
 
 void build_region_mesh(const Field2D& map, const MeshRegion& r, Mesh& out) {
   const GridSpec& g = map.grid;
@@ -47,11 +56,26 @@ void build_region_mesh(const Field2D& map, const MeshRegion& r, Mesh& out) {
   src.nx = r.cells_x / step;
   src.nz = r.cells_z / step;
   src.uv_world_wrap_m = r.uv_world_wrap_m;
+  const bool strips = r.order == MeshOrder::vertex_cache;
+  src.strip_cells = strips ? kCacheStripCells : 0;
   mesh_detail::build_lattice_vertices(src, false, 0, out);
-  std::vector<std::uint32_t> indices;
+  // Wide meshes take their indices in place; 16-bit ones through a 32-bit list.
+  const bool wide = out.vertex_count() > 65535;
+  std::vector<std::uint32_t> narrow;
+  std::vector<std::uint32_t>& indices = wide ? out.indices32 : narrow;
+  indices.clear();
   core_detail::reserve_huge(indices, 6 * std::size_t(src.nx) * std::size_t(src.nz));
-  mesh_detail::append_lattice_triangles(src.nx, src.nz, {1, 1, 1, 1}, -1, indices);
-  set_indices(out, indices);
+  if (strips) {
+    mesh_detail::append_lattice_triangles_in_strips(src.nx, src.nz, kCacheStripCells, indices);
+  } else {
+    mesh_detail::append_lattice_triangles(src.nx, src.nz, {1, 1, 1, 1}, -1, indices);
+  }
+  if (wide) {
+    out.indices16.clear();
+    out.surface_index_count = indices.size();
+  } else {
+    set_indices(out, narrow);
+  }
 }
 
 MeshRegion TilePlan::region(int tx, int tz) const {

@@ -21,11 +21,18 @@ namespace terrane {
 namespace mesh_detail {
 namespace {
 
+// Vertex (i, j) at j * (nx + 1) + i.
+struct LatticeId {
+  int nx;
+  std::uint32_t operator()(int i, int j) const { return std::uint32_t(j * (nx + 1) + i); }
+};
+
+template <typename Id = LatticeId>
 struct Emitter {
   int nx;
   std::vector<std::uint32_t>& out;
+  Id id{nx};
 
-  std::uint32_t id(int i, int j) const { return std::uint32_t(j * (nx + 1) + i); }
   // Emits (a, b, c) counter-clockwise seen from +Y: the normal's y, (b-a).z*(c-a).x -
   // (b-a).x*(c-a).z, must be positive (x = i, z = j).
   void tri(int ai, int aj, int bi, int bj, int ci, int cj) {
@@ -53,7 +60,7 @@ struct Emitter {
 // The band of one edge. `outer(t)` / `inner(t)` map an along-edge coordinate to lattice (i, j);
 // the border chain runs 0, s, 2s, ..., n_along; the inner chain 1, 2, ..., n_along - 1.
 template <typename Outer, typename Inner>
-void band(Emitter& em, int n_along, int s, Outer outer, Inner inner) {
+void band(Emitter<>& em, int n_along, int s, Outer outer, Inner inner) {
   int a = 0;  // current border coordinate
   int b = 1;  // current inner coordinate
   while (a < n_along || b < n_along - 1) {
@@ -90,7 +97,7 @@ struct IJ {
 
 void append_lattice_triangles(int nx, int nz, const std::array<int, 4>& step, int part,
                               std::vector<std::uint32_t>& out) {
-  Emitter em{nx, out};
+  Emitter<> em{nx, out};
   if (nx == 1 || nz == 1) {
     for (int j = 0; j < nz; ++j) {
       for (int i = 0; i < nx; ++i) em.cell(i, j, nz);
@@ -117,6 +124,22 @@ void append_lattice_triangles(int nx, int nz, const std::array<int, 4>& step, in
   if (part == -1 || part == 1 + s) {
     band(em, nx, step[s], [nz](int t) { return IJ{t, nz}; },
          [nz](int t) { return IJ{t, nz - 1}; });
+  }
+}
+
+void append_lattice_triangles_in_strips(int nx, int nz, int strip_cells,
+                                        std::vector<std::uint32_t>& out) {
+  const LatticeStrips strips{nx, nz, strip_cells};
+  for (int s = 0; s < strips.count(); ++s) {
+    // The strip's cells start one column left of its own vertices (in strip s - 1's).
+    const auto id = [&strips, s, c0 = strips.first_column(s)](int i, int j) {
+      return std::uint32_t(strips.index(i < c0 ? s - 1 : s, i, j));
+    };
+    Emitter<decltype(id)> em{nx, out, id};
+    const int i_end = strips.last_column(s);
+    for (int j = 0; j < nz; ++j) {
+      for (int i = s * strip_cells; i < i_end; ++i) em.cell(i, j, nz);
+    }
   }
 }
 
