@@ -304,9 +304,11 @@ struct ObjOrigin {
 // origin, "# origin_m X Y Z" (world position = v + origin). Default origin: the mesh's own
 // (Mesh::origin_*_m); tiles of one map pass one origin (the bake: the map's first sample, the
 // sidecar's origin_x_m / origin_z_m, y 0) so they still line up when imported together.
+// The text is formatted in parallel with `ctx` in blocks and streamed to the file (a few MB per
+// worker held at a time); the bytes do not depend on the thread count.
 void write_obj(const std::filesystem::path& path, const Mesh& mesh, std::string_view name = "terrain");
 void write_obj(const std::filesystem::path& path, const Mesh& mesh, std::string_view name,
-               const ObjOrigin& origin);
+               const ObjOrigin& origin, const ExecContext& ctx = {});
 
 // JSON manifest of a tiled export: tiles, tile_cells_x/z, tile_size_x/z_m, lod, spacing_m,
 // origin_x_m/origin_z_m (the map's first sample, as in the sidecar), mesh_height_min_m /

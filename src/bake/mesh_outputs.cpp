@@ -115,9 +115,10 @@ std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heigh
       }
       if (plan.obj) {
         // Relative to the map's first sample (the sidecar's origin): small numbers that
-        // float32 importers keep to the millimetre, shared by all tiles.
+        // float32 importers keep to the millimetre, shared by all tiles. Formatted on all of
+        // ctx's workers (a single tile is one worker's).
         write_obj(dir / (stem + ".obj"), *mesh, stem,
-                  ObjOrigin{manifest.origin_x_m, 0.0, manifest.origin_z_m});
+                  ObjOrigin{manifest.origin_x_m, 0.0, manifest.origin_z_m}, ctx);
       }
     } catch (...) {
       next_tile = count;  // the other workers take no further tile

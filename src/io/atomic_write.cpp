@@ -27,23 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 using io_detail::Unpublished;
 
-// Writes all of `bytes` through fd; Error(io) naming `path` on failure.
-void write_all(int fd, const fs::path& path, std::span<const std::byte> bytes) {
-  const std::byte* p = bytes.data();
-  std::size_t left = bytes.size();
-  while (left > 0) {
-    const ::ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      throw io_detail::file_error(ErrorCategory::io, path,
-                                  "write failed: " + io_detail::errno_text(err));
-    }
-    p += n;
-    left -= std::size_t(n);
-  }
-}
-
 // Syncs (optionally) and closes fd; Error(io) naming `path` when either reports an error.
 void finish_descriptor(int fd, const fs::path& path, bool sync) {
   if (sync && ::fsync(fd) != 0) {
@@ -108,9 +91,25 @@ void remove_temporary(const fs::path& tmp) noexcept {
 
 }  // namespace io_detail
 
+void write_to_descriptor(int fd, const fs::path& path, std::span<const std::byte> bytes) {
+  const std::byte* p = bytes.data();
+  std::size_t left = bytes.size();
+  while (left > 0) {
+    const ::ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      throw io_detail::file_error(ErrorCategory::io, path,
+                                  "write failed: " + io_detail::errno_text(err));
+    }
+    p += n;
+    left -= std::size_t(n);
+  }
+}
+
 void write_file_atomic(const fs::path& path, std::span<const std::byte> bytes, bool sync) {
   write_file_atomic(
-      path, [&](int fd) { write_all(fd, path, bytes); }, sync);
+      path, [&](int fd) { write_to_descriptor(fd, path, bytes); }, sync);
 }
 
 void write_file_atomic(const fs::path& path, std::span<const std::span<const std::byte>> pieces,
@@ -118,7 +117,7 @@ void write_file_atomic(const fs::path& path, std::span<const std::span<const std
   write_file_atomic(
       path,
       [&](int fd) {
-        for (const std::span<const std::byte> piece : pieces) write_all(fd, path, piece);
+        for (const std::span<const std::byte> piece : pieces) write_to_descriptor(fd, path, piece);
       },
       sync);
 }

@@ -383,6 +383,60 @@ TEST_F(MeshFiles, ObjHasWorldPositionsUvsNormalsAndFaces) {
   EXPECT_EQ(f, 128u);
 }
 
+// The OBJ text is formatted in blocks of 65,536 lines on several workers: a mesh of several
+// blocks per section gives the same bytes on 1, 2 and 5 threads, and every line is there once,
+// in order (the sections' block borders neither drop nor repeat a line).
+TEST_F(MeshFiles, ObjIsTheSameBytesOnAnyThreadCount) {
+  const Field2D map = test_map(301);
+  Mesh m;
+  build_region_mesh(map, {.cells_x = 300, .cells_z = 300, .order = MeshOrder::vertex_cache}, m);
+  ASSERT_GT(m.vertex_count(), 65536u);  // two blocks of v, vt and vn lines
+  ASSERT_GT(m.index_count() / 3, 2u * 65536u);  // three blocks of f lines
+  const ObjOrigin origin{-512.0, 0.0, 256.0};
+  std::vector<std::string> texts;
+  for (const int threads : {1, 2, 5}) {
+    const fs::path path = dir_ / ("t" + std::to_string(threads) + ".obj");
+    write_obj(path, m, "tile", origin, ExecContext{.threads = threads});
+    std::ifstream in(path, std::ios::binary);
+    texts.push_back(std::string(std::istreambuf_iterator<char>(in), {}));
+  }
+  EXPECT_EQ(texts[1], texts[0]);
+  EXPECT_EQ(texts[2], texts[0]);
+  std::istringstream in(texts[2]);
+  std::string line;
+  const std::size_t nv = m.vertex_count(), nt = m.index_count() / 3;
+  std::size_t k = 0;  // data lines read: v, then vt, then vn, then f
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line[0] == 'o') continue;
+    std::istringstream s(line);
+    std::string tag;
+    s >> tag;
+    if (k < nv) {
+      ASSERT_EQ(tag, "v") << "line " << k;
+      double x, y, z;
+      s >> x >> y >> z;
+      ASSERT_EQ((P3{origin.x_m + x, origin.y_m + y, origin.z_m + z}), world_pos(m, k));
+    } else if (k < 3 * nv) {
+      ASSERT_EQ(tag, k < 2 * nv ? "vt" : "vn") << "line " << k;
+      float a, b;
+      s >> a >> b;
+      const std::size_t v = k % nv;
+      ASSERT_EQ(a, k < 2 * nv ? m.uv_local[2 * v] : m.normals[3 * v]) << "line " << k;
+    } else {
+      ASSERT_EQ(tag, "f") << "line " << k;
+      const std::size_t t = k - 3 * nv;
+      for (std::size_t c = 0; c < 3; ++c) {
+        std::string corner;
+        s >> corner;
+        const std::string idx = std::to_string(m.index(3 * t + c) + 1);
+        ASSERT_EQ(corner, idx + "/" + idx + "/" + idx) << "triangle " << t;
+      }
+    }
+    ++k;
+  }
+  EXPECT_EQ(k, 3 * nv + nt);
+}
+
 TEST_F(MeshFiles, ManifestListsTiles) {
   TileManifest man;
   man.tiles = 2;
