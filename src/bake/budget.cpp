@@ -38,9 +38,9 @@ double format_bytes_per_sample(OutputFormat f) {
     case OutputFormat::flow:
       return 32.0;
     case OutputFormat::glb:
-      return 180.0;  // per sample of the largest tile
+      return 70.0;  // per sample of the largest tile
     case OutputFormat::obj:
-      return 400.0;  // per sample of the largest tile (text)
+      return 80.0;  // per sample of the largest tile (its text is streamed in blocks)
     case OutputFormat::splat:
       return 190.0;
     case OutputFormat::biomes:

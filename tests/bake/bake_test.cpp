@@ -537,9 +537,9 @@ TEST_F(BakeTest, WorkAndMemoryBeyondTheBudgetAreRefusedUpFront) {
                  "the bake needs an estimated 40.06 GiB of memory (most for the map's 32768 x "
                  "32768 samples); the limit is 16.00 GiB (--max-memory)");
   bad = r;
-  bad.size = 8193;
+  bad.size = 16385;
   bad.formats = parse_formats("obj");
-  expect_refused(bad, ErrorCategory::limit, "most for the meshes of 8193 x 8193 samples per tile");
+  expect_refused(bad, ErrorCategory::limit, "most for the meshes of 16385 x 16385 samples per tile");
   bad.tiles = 4;
   bad.max_memory_bytes = std::uint64_t{1} << 30;
   expect_refused(bad, ErrorCategory::limit, "the limit is 1.00 GiB");
