@@ -51,7 +51,8 @@ void write_file_atomic(const std::filesystem::path& path,
                        const std::function<void(int fd)>& write_to, bool sync = false);
 // For write_to: writes all of `bytes` through fd (retrying short writes and EINTR); throws
 // Error(io, "<path>: write failed: <reason>").
-void write_to_descriptor(int fd, const std::filesystem::path& path, std::span<const std::byte> bytes);
+void write_to_descriptor(int fd, const std::filesystem::path& path,
+                         std::span<const std::byte> bytes);
 
 // Creates and removes a probe file "<dir>/.terrane-write-probe.terrane-tmp-<pid>-<random>"
 // (exclusively, never through a symlink); throws Error(io, message) when it cannot be created,

@@ -90,39 +90,44 @@ std::vector<WrittenFile> write_meshes(const MeshPlan& plan, const Field2D& heigh
   const int workers = std::min({worker_count(ctx), plan.concurrent_tiles, int(count)});
   ExecContext tiles_ctx = ctx;
   tiles_ctx.threads = workers;
+  const auto write_tile = [&](std::size_t t, Mesh& raw, Mesh& simplified) {
+    const int tx = int(t % std::size_t(n)), tz = int(t / std::size_t(n));
+    TileResult& r = results[t];
+    MeshRegion region = plan.tiles.region(tx, tz);
+    if (!plan.simplify) region.order = MeshOrder::vertex_cache;
+    build_region_mesh(heights, region, raw);
+    const Mesh* mesh = &raw;
+    r.triangles_in = raw.index_count() / 3;
+    if (plan.simplify) {
+      r.error_m = simplify_mesh(raw, plan.simplify_params, simplified).error_m;
+      mesh = &simplified;
+    }
+    r.triangles_out = mesh->index_count() / 3;
+    r.origin_x_m = mesh->origin_x_m;
+    r.origin_z_m = mesh->origin_z_m;
+    const std::string stem = stem_of(tx, tz);
+    if (plan.glb) {
+      const GlbNode node{stem, mesh};
+      write_glb(dir / (stem + ".glb"), {&node, 1});
+    }
+    if (plan.obj) {
+      // Relative to the map's first sample (the sidecar's origin): small numbers that float32
+      // importers keep to the millimetre, shared by all tiles. Formatted on all of ctx's
+      // workers (a single tile is one worker's).
+      write_obj(dir / (stem + ".obj"), *mesh, stem,
+                ObjOrigin{manifest.origin_x_m, 0.0, manifest.origin_z_m}, ctx);
+    }
+  };
   std::atomic<std::size_t> next_tile{0};
   parallel_for(tiles_ctx, workers, 1, [&](std::int64_t, std::int64_t) {
     Mesh raw, simplified;
-    for (std::size_t t = next_tile++; t < count; t = next_tile++) try {
-      const int tx = int(t % std::size_t(n)), tz = int(t / std::size_t(n));
-      TileResult& r = results[t];
-      MeshRegion region = plan.tiles.region(tx, tz);
-      if (!plan.simplify) region.order = MeshOrder::vertex_cache;
-      build_region_mesh(heights, region, raw);
-      const Mesh* mesh = &raw;
-      r.triangles_in = raw.index_count() / 3;
-      if (plan.simplify) {
-        r.error_m = simplify_mesh(raw, plan.simplify_params, simplified).error_m;
-        mesh = &simplified;
+    for (std::size_t t = next_tile++; t < count; t = next_tile++) {
+      try {
+        write_tile(t, raw, simplified);
+      } catch (...) {
+        next_tile = count;  // the other workers take no further tile
+        throw;
       }
-      r.triangles_out = mesh->index_count() / 3;
-      r.origin_x_m = mesh->origin_x_m;
-      r.origin_z_m = mesh->origin_z_m;
-      const std::string stem = stem_of(tx, tz);
-      if (plan.glb) {
-        const GlbNode node{stem, mesh};
-        write_glb(dir / (stem + ".glb"), {&node, 1});
-      }
-      if (plan.obj) {
-        // Relative to the map's first sample (the sidecar's origin): small numbers that
-        // float32 importers keep to the millimetre, shared by all tiles. Formatted on all of
-        // ctx's workers (a single tile is one worker's).
-        write_obj(dir / (stem + ".obj"), *mesh, stem,
-                  ObjOrigin{manifest.origin_x_m, 0.0, manifest.origin_z_m}, ctx);
-      }
-    } catch (...) {
-      next_tile = count;  // the other workers take no further tile
-      throw;
     }
   });
   for (std::size_t t = 0; t < count; ++t) {

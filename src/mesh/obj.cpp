@@ -116,7 +116,8 @@ void write_obj(const std::filesystem::path& path, const Mesh& mesh, std::string_
     };
     write_text(head);
     std::size_t unwritten_from = 0, unwritten = 0;  // the previous round's buffers
-    for (std::size_t first = 0, r = 0; first < blocks.size() || unwritten > 0; first += round, ++r) {
+    for (std::size_t first = 0, r = 0; first < blocks.size() || unwritten > 0;
+         first += round, ++r) {
       const std::size_t count = first < blocks.size() ? std::min(round, blocks.size() - first) : 0;
       const std::size_t into = (r % 2) * round;
       const auto task = [&](std::size_t j) {

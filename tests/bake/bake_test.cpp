@@ -539,7 +539,8 @@ TEST_F(BakeTest, WorkAndMemoryBeyondTheBudgetAreRefusedUpFront) {
   bad = r;
   bad.size = 16385;
   bad.formats = parse_formats("obj");
-  expect_refused(bad, ErrorCategory::limit, "most for the meshes of 16385 x 16385 samples per tile");
+  expect_refused(bad, ErrorCategory::limit,
+                 "most for the meshes of 16385 x 16385 samples per tile");
   bad.tiles = 4;
   bad.max_memory_bytes = std::uint64_t{1} << 30;
   expect_refused(bad, ErrorCategory::limit, "the limit is 1.00 GiB");

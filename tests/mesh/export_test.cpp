@@ -193,11 +193,14 @@ TEST(RegionMesh, VertexCacheOrderIsTheLatticeMeshReordered) {
       to_lattice[v] = u;
       seen.insert(u);
       for (std::size_t c = 0; c < 3; ++c) {
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(cached.normals[3 * v + c]), std::bit_cast<std::uint32_t>(lattice.normals[3 * u + c]));
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(cached.normals[3 * v + c]),
+                  std::bit_cast<std::uint32_t>(lattice.normals[3 * u + c]));
       }
       for (std::size_t c = 0; c < 2; ++c) {
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(cached.uv_local[2 * v + c]), std::bit_cast<std::uint32_t>(lattice.uv_local[2 * u + c]));
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(cached.uv_world[2 * v + c]), std::bit_cast<std::uint32_t>(lattice.uv_world[2 * u + c]));
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(cached.uv_local[2 * v + c]),
+                  std::bit_cast<std::uint32_t>(lattice.uv_local[2 * u + c]));
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(cached.uv_world[2 * v + c]),
+                  std::bit_cast<std::uint32_t>(lattice.uv_world[2 * u + c]));
       }
     }
     EXPECT_EQ(seen.size(), lattice.vertex_count());
@@ -224,7 +227,8 @@ TEST(RegionMesh, VertexCacheOrderIsTheLatticeMeshReordered) {
 TEST(RegionMesh, VertexCacheOrderIsAsGoodAsMeshoptimizer) {
   const Field2D map = test_map(301);
   for (const MeshRegion lattice_region :
-       {MeshRegion{.cells_x = 300, .cells_z = 300}, MeshRegion{.i0 = 5, .j0 = 3, .cells_x = 100, .cells_z = 200},
+       {MeshRegion{.cells_x = 300, .cells_z = 300},
+        MeshRegion{.i0 = 5, .j0 = 3, .cells_x = 100, .cells_z = 200},
         MeshRegion{.cells_x = 256, .cells_z = 256, .lod = 1}}) {
     MeshRegion cache_region = lattice_region;
     cache_region.order = MeshOrder::vertex_cache;
@@ -390,7 +394,7 @@ TEST_F(MeshFiles, ObjIsTheSameBytesOnAnyThreadCount) {
   const Field2D map = test_map(301);
   Mesh m;
   build_region_mesh(map, {.cells_x = 300, .cells_z = 300, .order = MeshOrder::vertex_cache}, m);
-  ASSERT_GT(m.vertex_count(), 65536u);  // two blocks of v, vt and vn lines
+  ASSERT_GT(m.vertex_count(), 65536u);          // two blocks of v, vt and vn lines
   ASSERT_GT(m.index_count() / 3, 2u * 65536u);  // three blocks of f lines
   const ObjOrigin origin{-512.0, 0.0, 256.0};
   std::vector<std::string> texts;
