@@ -19,6 +19,8 @@ namespace {
 
 constexpr double kSafety = 1.25;
 constexpr double kFixedBytes = 64.0 * (1 << 20);  // code, libraries, thread stacks
+// Per sample of the largest tile while it is simplified (--simplify-error).
+constexpr double kSimplifyBytesPerSample = 300.0;
 
 // Peak bytes per sample of a bake writing only `f` (heights and, where the format needs it,
 // hydrology included).
@@ -222,6 +224,8 @@ int check_budget(const BakeRequest& request, const Preset& preset, const GridSpe
       per_sample = std::max(per_sample, format_bytes_per_sample(f));
     }
   }
+  // meshoptimizer's simplifier holds far more than the mesh while it runs.
+  if (meshes.simplify) mesh_bytes = std::max(mesh_bytes, kSimplifyBytesPerSample * tile_samples);
   const double heights_bytes = n * per_sample;
   const auto estimate = [&](int tiles_at_once) {
     return kFixedBytes + kSafety * (std::max(heights_bytes, 4.0 * n + tiles_at_once * mesh_bytes) +

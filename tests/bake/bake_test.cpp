@@ -547,6 +547,14 @@ TEST_F(BakeTest, WorkAndMemoryBeyondTheBudgetAreRefusedUpFront) {
   bad.max_memory_bytes = 1000;
   expect_refused(bad, ErrorCategory::invalid_argument,
                  "--max-memory: 0.00 GiB is outside the allowed range 0.0625 to 4096 GiB");
+  // Simplification holds about 300 bytes per tile sample (meshoptimizer), a plain mesh 80: a
+  // 4097² OBJ is estimated at 1.8 GiB, simplified at 6.4 GiB.
+  bad = r;
+  bad.size = 4097;
+  bad.formats = parse_formats("obj");
+  bad.max_memory_bytes = std::uint64_t{4} << 30;
+  bad.simplify_error_m = 1.0;
+  expect_refused(bad, ErrorCategory::limit, "most for the meshes of 4097 x 4097 samples per tile");
   bad = r;
   bad.size = 513;
   bad.formats = parse_formats("glb");
