@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "terrane/io.hpp"
@@ -20,6 +21,13 @@ void put(std::string& out, T value) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, value);
   out.append(buf, r.ptr);
+}
+
+// `tag`, then each value after a space ("vt 0.5 0.25"; the caller ends the line).
+template <typename... T>
+void put_numbers(std::string& out, std::string_view tag, T... values) {
+  out += tag;
+  ((out += ' ', put(out, values)), ...);
 }
 
 }  // namespace
@@ -62,26 +70,15 @@ void write_obj(const std::filesystem::path& path, const Mesh& mesh, std::string_
   const auto format_line = [&](int section, std::size_t k, std::string& out) {
     switch (section) {
       case 0:
-        out += "v ";
-        put(out, dx + double(mesh.positions[3 * k]));
-        out += ' ';
-        put(out, dy + double(mesh.positions[3 * k + 1]));
-        out += ' ';
-        put(out, dz + double(mesh.positions[3 * k + 2]));
+        put_numbers(out, "v", dx + double(mesh.positions[3 * k]),
+                    dy + double(mesh.positions[3 * k + 1]), dz + double(mesh.positions[3 * k + 2]));
         break;
       case 1:
-        out += "vt ";
-        put(out, mesh.uv_local[2 * k]);
-        out += ' ';
-        put(out, mesh.uv_local[2 * k + 1]);
+        put_numbers(out, "vt", mesh.uv_local[2 * k], mesh.uv_local[2 * k + 1]);
         break;
       case 2:
-        out += "vn ";
-        put(out, mesh.normals[3 * k]);
-        out += ' ';
-        put(out, mesh.normals[3 * k + 1]);
-        out += ' ';
-        put(out, mesh.normals[3 * k + 2]);
+        put_numbers(out, "vn", mesh.normals[3 * k], mesh.normals[3 * k + 1],
+                    mesh.normals[3 * k + 2]);
         break;
       default:
         out += 'f';
