@@ -305,7 +305,8 @@ struct ObjOrigin {
 // (Mesh::origin_*_m); tiles of one map pass one origin (the bake: the map's first sample, the
 // sidecar's origin_x_m / origin_z_m, y 0) so they still line up when imported together.
 // The text is formatted in parallel with `ctx` in blocks and streamed to the file (a few MB per
-// worker held at a time); the bytes do not depend on the thread count.
+// worker held at a time); the bytes do not depend on the thread count. ctx.threads and
+// ctx.cancel apply; ctx.progress is not called.
 void write_obj(const std::filesystem::path& path, const Mesh& mesh, std::string_view name = "terrain");
 void write_obj(const std::filesystem::path& path, const Mesh& mesh, std::string_view name,
                const ObjOrigin& origin, const ExecContext& ctx = {});

@@ -99,16 +99,16 @@ void build_lattice_vertices(const LatticeSource& src, bool geomorph, std::size_t
   float y_min = f.data[std::size_t(src.j0) * std::size_t(w) + std::size_t(src.i0)];
   float y_max = y_min;
 
-  // World U of each column depends only on i.
-  std::vector<float> u_world(std::size_t(nx) + 1);
-  for (int i = 0; i <= nx; ++i) {
-    u_world[std::size_t(i)] = float(
-        wrap_coordinate(g.x_m(std::int64_t(src.i0) + std::int64_t(i) * step), src.uv_world_wrap_m));
-  }
-
   const LatticeStrips strips{nx, nz, src.strip_cells};
   for (int strip = 0; strip < strips.count(); ++strip) {
     const int c0 = strips.first_column(strip), c1 = strips.last_column(strip);
+    // World U of each column depends only on i: computed into the strip's row 0, copied below
+    // (no scratch: chunk meshes allocate nothing in steady state).
+    float* u_world = uvw + 2 * (std::ptrdiff_t(strips.index(strip, c0, 0)) - c0);
+    for (int i = c0; i <= c1; ++i) {
+      u_world[2 * i] = float(wrap_coordinate(g.x_m(std::int64_t(src.i0) + std::int64_t(i) * step),
+                                             src.uv_world_wrap_m));
+    }
     for (int j = 0; j <= nz; ++j) {
       const int sj = src.j0 + j * step;
       const float* rc = f.data.data() + std::size_t(sj) * std::size_t(w);
@@ -143,7 +143,7 @@ void build_lattice_vertices(const LatticeSource& src, bool geomorph, std::size_t
         nn[3 * i + 2] = -gz * inv_len;
         ul[2 * i] = float(i) * inv_nx;
         ul[2 * i + 1] = v_local;
-        uw[2 * i] = u_world[std::size_t(i)];
+        uw[2 * i] = u_world[2 * i];
         uw[2 * i + 1] = v_world;
         lo = h < lo ? h : lo;
         hi = h > hi ? h : hi;

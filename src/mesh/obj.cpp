@@ -105,6 +105,8 @@ void write_obj(const std::filesystem::path& path, const Mesh& mesh, std::string_
       blocks.push_back({section, b, std::min(lines[section], b + kBlockLines)});
     }
   }
+  ExecContext workers = ctx;  // its threads and cancel flag; fractions of rounds are no progress
+  workers.progress = nullptr;
   const std::size_t round = 2 * std::size_t(worker_count(ctx));
   std::vector<std::string> text(2 * round);  // two rounds' buffers
   write_file_atomic(path, [&](int fd) {
@@ -127,7 +129,7 @@ void write_obj(const std::filesystem::path& path, const Mesh& mesh, std::string_
         out.clear();
         for (std::size_t k = block.begin; k < block.end; ++k) format_line(block.section, k, out);
       };
-      parallel_for(ctx, std::int64_t(count + (unwritten > 0 ? 1 : 0)), 1,
+      parallel_for(workers, std::int64_t(count + (unwritten > 0 ? 1 : 0)), 1,
                    [&](std::int64_t b, std::int64_t e) {
                      for (std::int64_t j = b; j < e; ++j) task(std::size_t(j));
                    });
