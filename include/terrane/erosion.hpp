@@ -157,20 +157,30 @@ DropletStats droplet_erosion(Field2D& heights, const DropletParams& params,
 // Cells are indexed row-major: c = j * width + i. A routing is a spanning forest of the grid
 // along which water flows: every cell has one receiver (itself for outlets), and `order` lists
 // all cells so that each receiver comes before its donors (outlets first).
+inline constexpr std::size_t kRoutingPartOutlets = 64;
+
 struct FlowRouting {
   int width = 0;
   int height = 0;
   std::vector<std::uint32_t> receiver;  // receiver[c]: next cell downstream; c for outlets
   std::vector<std::uint32_t> order;     // topological order, receivers before donors
+  // `order` in independent parts: part p, order[part_begin[p], part_begin[p + 1]), holds every
+  // cell that drains to one group of kRoutingPartOutlets consecutive outlets (in cell order; the
+  // last group may be smaller). A cell and its receiver are always in the same part, so the
+  // parts can be walked in parallel; the parts come in the order of their outlets.
+  std::vector<std::size_t> part_begin;
   std::vector<float> filled_m;          // depression-filled surface (>= heights) [Units: m]
   std::int64_t depressions = 0;         // interior cells without a lower neighbour (pits)
   // Working memory of compute_flow_routing, kept with the result so that repeated calls on one
   // FlowRouting (a stream-power run's steps) reuse it instead of allocating, zeroing and
-  // faulting in fresh pages each time: 10 bytes per cell at most. Contents unspecified.
+  // faulting in fresh pages each time: 10 bytes per cell at most, one `queue` per worker
+  // (their sizes add up to the cells; each reserves room for all of them without touching it).
+  // Contents unspecified.
   struct Scratch {
     std::vector<std::uint8_t> outlet, donor_mask;
-    std::vector<std::uint32_t> label, tail;
-    std::vector<std::int64_t> row_pits;
+    std::vector<std::uint32_t> label;
+    std::vector<std::vector<std::uint32_t>> queue;
+    std::vector<std::int64_t> row_pits, row_outlets;
   } scratch;
 };
 
@@ -194,17 +204,23 @@ struct RoutingParams {
 // from the pass cell down to the pit is reversed, and the pass cell drains across into a basin
 // whose water leaves the map at the same or a lower level (the lowest-spill tree over basins).
 // Every cell drains to an outlet, the graph has no cycles, filled never rises along a receiver,
-// and a lake's drainage path leaves it at a rim cell at the lake's level. The order is a
-// breadth-first walk from the outlets over the D8 donors, then the pits' catchments basin by
-// basin. O(n) in parallel row passes plus serial walks; scratch about 10 bytes per cell.
+// and a lake's drainage path leaves it at a rim cell at the lake's level. The order is built
+// part by part (FlowRouting::part_begin): for each group of outlets, a breadth-first walk from
+// each outlet over the D8 donors, then the pits' catchments that drain into that group, basin
+// by basin in the order their spill levels were settled. The walks from different outlets and
+// pits run in parallel; the result does not depend on the thread count. O(n) in parallel
+// passes, plus serial work on the basin graph (its links and a heap over the pits); scratch
+// about 10 bytes per cell.
 void compute_flow_routing(const Field2D& heights, const RoutingParams& params, FlowRouting& out,
                           const ExecContext& ctx = {});
 
 // Drainage area in m^2 per cell: each cell contributes spacing^2 (times rain[c] when `rain` is
 // non-empty; rain must then have width*height entries, each finite and >= 0) and passes its
-// total to its receiver. `out` gets heights' grid. O(n), serial.
+// total to its receiver. `out` gets heights' grid. O(n); the parts of the order
+// (FlowRouting::part_begin) run in parallel, with the same sums, bit for bit, on any thread
+// count. A routing without parts (part_begin empty: one built by hand) is one part.
 void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
-                       std::span<const float> rain, Field2D& out);
+                       std::span<const float> rain, Field2D& out, const ExecContext& ctx = {});
 
 inline constexpr std::int32_t kNoLake = 0;
 
@@ -299,7 +315,9 @@ struct StreamPowerScratch {
 // any d, two O(n) passes). Outlets are never uplifted.
 // `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
 // in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) (plus a heap over the
-// pits' basins); scratch 35 bytes per cell (StreamPowerScratch, above: pass one to reuse it).
+// pits' basins); the accumulation and the incision walk the routing's parts in parallel, the
+// heights coming out bit for bit as along the whole order; scratch 35 bytes per cell
+// (StreamPowerScratch, above: pass one to reuse it).
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map = nullptr, const ExecContext& ctx = {},
                               StreamPowerScratch* scratch = nullptr);
@@ -337,7 +355,8 @@ struct BreachStats {
 // its donor's height minus gradient * step length (and at least one float step below it). Only
 // the outflow paths of depressions and flats change: elsewhere the receiver is already lower.
 // Afterwards every non-outlet cell has a strictly lower receiver: no depression remains.
-// Deterministic (serial walks, fixed order). O(n); scratch: two routings.
+// Deterministic on any thread count (the cut walks the routing's parts in parallel). O(n);
+// scratch: two routings.
 BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
                                const ExecContext& ctx = {});
 

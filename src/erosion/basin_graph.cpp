@@ -12,7 +12,10 @@
 // it is reached; filled(c) = max(h(c), spill(basin of c)), bit-exact with a cell Priority-Flood.
 // Routing ("carving"): the path from the basin's exit cell down to its pit is reversed and the
 // exit drains across the link into the basin reached before it, so the graph stays a tree.
-// Cost: O(n) in parallel row passes plus serial work on the basin boundaries and links only.
+// The order's parts: each basin joins the outlet group of the basin it drains into, and is laid
+// out after that group's drained cells (flow_routing.cpp).
+// Cost: O(n) in parallel passes (over rows, over outlet groups, over basins) plus serial work
+// on the links and the basins only.
 #include <algorithm>
 #include <bit>
 #include <functional>
@@ -92,12 +95,16 @@ class LinkMap {
 }  // namespace
 
 void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
-                       std::uint32_t* label, std::uint32_t pits, std::size_t drained,
-                       std::vector<std::uint32_t>& order, std::vector<float>& filled,
-                       std::vector<std::uint32_t>& tail, const ExecContext& ctx) {
+                       const std::uint32_t* label, std::uint8_t* on_path, std::uint32_t pits,
+                       std::span<const Segment> drained, std::span<const Segment> basin,
+                       std::span<const std::vector<std::uint32_t>> queue, std::uint32_t* order,
+                       std::vector<std::size_t>& part_begin, std::vector<float>& filled,
+                       const ExecContext& ctx) {
   const std::size_t n = std::size_t(width) * std::size_t(height);
   const std::size_t w = std::size_t(width);
   const std::uint32_t basins = pits + 1;
+  // Basin 0 is the ocean: every drained cell, whatever its outlet group.
+  const auto basin_of = [pits](std::uint32_t lb) { return lb > pits ? 0u : lb; };
   // 1. The lowest link between each pair of adjacent basins: fixed blocks of rows (so the
   //    blocks, not the threads, decide what each local map sees), merged in block order.
   constexpr int kBlockRows = 32;
@@ -108,7 +115,7 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
       LinkMap map;
       const int j0 = int(blk) * kBlockRows, j1 = std::min(height, j0 + kBlockRows);
       const auto offer = [&](std::size_t c, std::size_t nc) {
-        const std::uint32_t la = label[c], lb = label[nc];
+        const std::uint32_t la = basin_of(label[c]), lb = basin_of(label[nc]);
         if (la == lb) return;
         const std::uint32_t pass = std::max(order_key(heights[c]), order_key(heights[nc]));
         if (la < lb) {
@@ -183,44 +190,68 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
       }
     }
   }
-  // 3. Carving and the order: the drained cells keep their place; then basin after basin in the
-  //    Dijkstra order (each drains into one reached before it): its exit-to-pit path (each cell's
-  //    new receiver is the one before it), then its other cells in their breadth-first order
-  //    from the pit (their receivers are unchanged and come earlier).
-  constexpr std::uint32_t kOnPath = 0x80000000u;
-  std::vector<std::uint32_t> count(basins, 0), next(basins, 0);
-  for (std::size_t k = drained; k < n; ++k) {
-    if (k + kAhead < n) prefetch(&label[order[k + kAhead]]);
-    ++count[label[order[k]]];
-  }
-  core_detail::reserve_huge(tail, order.size() - drained);
-  tail.assign(order.begin() + std::ptrdiff_t(drained), order.end());
-  std::size_t pos = drained;
+  // 3. The parts of the order. Each basin drains across its link into a basin reached before
+  //    it, so it joins the outlet group of the cell across (for a drained cell, its label
+  //    says which). Part p: the drained cells of group p as they were walked, then the basins
+  //    that joined p in the Dijkstra order, each as its exit-to-pit path (each cell's new
+  //    receiver is the one before it) followed by its other cells in their breadth-first order
+  //    from the pit (their receivers are unchanged and come earlier). Restricted to the cells
+  //    that drain to one outlet, this is the order of a single breadth-first walk from all the
+  //    outlets followed by the basins in the Dijkstra order, whatever the grouping.
+  const std::size_t parts = drained.size();
+  std::vector<std::uint32_t> part_of(basins, 0);
+  std::vector<std::size_t> at(basins, 0), cursor(parts);
+  part_begin.assign(parts + 1, 0);
+  for (std::size_t p = 0; p < parts; ++p) part_begin[p + 1] = drained[p].count;
   for (std::uint32_t b : pop_order) {
     if (b == 0) continue;
     const Link& l = links[via[b]];
-    const bool b_is_lo = l.lo == b;
-    std::uint32_t prev = b_is_lo ? l.cell_hi : l.cell_lo;
-    std::uint32_t x = b_is_lo ? l.cell_lo : l.cell_hi;
-    std::size_t p = pos;
-    while (true) {
-      const std::uint32_t nx = receiver[x];
-      receiver[x] = prev;
-      label[x] |= kOnPath;
-      order[p++] = x;
-      if (nx == x) break;  // the pit
-      prev = x;
-      x = nx;
+    const std::uint32_t across = label[l.lo == b ? l.cell_hi : l.cell_lo];
+    part_of[b] = across > pits ? across - pits - 1 : part_of[across];
+    part_begin[part_of[b] + 1] += basin[b].count;
+  }
+  for (std::size_t p = 0; p < parts; ++p) {
+    part_begin[p + 1] += part_begin[p];
+    cursor[p] = part_begin[p] + drained[p].count;
+  }
+  for (std::uint32_t b : pop_order) {
+    if (b == 0) continue;
+    at[b] = cursor[part_of[b]];
+    cursor[part_of[b]] += basin[b].count;
+  }
+  parallel_for(ctx, std::int64_t(parts), 1, [&](std::int64_t p0, std::int64_t p1) {
+    for (std::int64_t p = p0; p < p1; ++p) {
+      const Segment& s = drained[std::size_t(p)];
+      const std::uint32_t* from = queue[s.worker].data() + s.begin;
+      std::copy(from, from + s.count, order + part_begin[std::size_t(p)]);
     }
-    next[b] = std::uint32_t(p);
-    pos += count[b];
-  }
-  for (std::size_t t = 0; t < tail.size(); ++t) {
-    if (t + kAhead < tail.size()) prefetch(&label[tail[t + kAhead]]);
-    const std::uint32_t c = tail[t];
-    const std::uint32_t lb = label[c];
-    if ((lb & kOnPath) == 0) order[next[lb]++] = c;
-  }
+  });
+  constexpr std::uint8_t kOnPath = 2;
+  parallel_for(ctx, std::int64_t(pop_order.size()), 16, [&](std::int64_t q0, std::int64_t q1) {
+    for (std::int64_t q = q0; q < q1; ++q) {
+      const std::uint32_t b = pop_order[std::size_t(q)];
+      if (b == 0) continue;
+      const Link& l = links[via[b]];
+      const bool b_is_lo = l.lo == b;
+      std::uint32_t prev = b_is_lo ? l.cell_hi : l.cell_lo;
+      std::uint32_t x = b_is_lo ? l.cell_lo : l.cell_hi;
+      std::size_t p = at[b];
+      while (true) {
+        const std::uint32_t nx = receiver[x];
+        receiver[x] = prev;
+        on_path[x] = kOnPath;
+        order[p++] = x;
+        if (nx == x) break;  // the pit
+        prev = x;
+        x = nx;
+      }
+      const Segment& s = basin[b];
+      const std::uint32_t* cells = queue[s.worker].data() + s.begin;
+      for (std::uint32_t t = 0; t < s.count; ++t) {
+        if (on_path[cells[t]] != kOnPath) order[p++] = cells[t];
+      }
+    }
+  });
   // 4. Filled levels.
   std::vector<float> spill(basins, 0.0f);
   for (std::uint32_t b = 1; b < basins; ++b) {
@@ -231,8 +262,8 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, width));
   parallel_for(ctx, height, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::size_t c = std::size_t(b) * w; c < std::size_t(e) * w; ++c) {
-      const std::uint32_t lb = label[c] & ~kOnPath;
-      filled[c] = lb == 0 ? heights[c] : std::max(heights[c], spill[lb]);
+      const std::uint32_t lb = label[c];
+      filled[c] = lb > pits ? heights[c] : std::max(heights[c], spill[lb]);
     }
   });
 }

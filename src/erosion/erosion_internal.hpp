@@ -70,16 +70,27 @@ inline void accumulate_downstream(const std::uint32_t* order, const std::uint32_
   }
 }
 
+// Cells queue[worker][begin, begin + count): what one walk of compute_flow_routing wrote.
+struct Segment {
+  std::uint32_t worker = 0, count = 0;
+  std::size_t begin = 0;
+};
+
 // Depression routing over the graph of D8 basins (basin_graph.cpp). In: `receiver` (D8 on the
-// heights: c for outlets and pits), `label` (0 for the drained cells: outlets and every cell with
-// a strictly descending path to one; 1..pits for the cells draining into pit k, pits numbered in
-// cell order), `order` (n cells: the drained cells first, `drained` of them, breadth-first from
-// the outlets, then the rest breadth-first from the pits). Out: every pit's catchment drains
-// through its spill link (the exit-to-pit path reversed), `order` is a topological order of the
-// new receivers (receivers first), `filled` the exact Priority-Flood surface. `label` is scratch.
+// heights: c for outlets and pits); `label`: 1..pits for the cells draining into pit k (pits
+// numbered in cell order), pits + 1 + p for the drained cells (those with a strictly descending
+// path to an outlet) of outlet group p; `drained[p]`: those cells of group p, breadth-first
+// from each outlet in turn; `basin[k]` (k = 1..pits): the cells of pit k, breadth-first from
+// the pit; `queue`: the walks' buffers the segments point into. Out: every pit's catchment
+// drains through its spill link (the exit-to-pit path reversed), `order` (n cells) is a
+// topological order of the new receivers (receivers first) in parts (`part_begin`, see
+// FlowRouting), `filled` the exact Priority-Flood surface. `on_path`: one byte per cell, 0 for
+// every cell of a pit's catchment; set to 2 on the reversed paths.
 void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
-                       std::uint32_t* label, std::uint32_t pits, std::size_t drained,
-                       std::vector<std::uint32_t>& order, std::vector<float>& filled,
-                       std::vector<std::uint32_t>& tail_scratch, const ExecContext& ctx);
+                       const std::uint32_t* label, std::uint8_t* on_path, std::uint32_t pits,
+                       std::span<const Segment> drained, std::span<const Segment> basin,
+                       std::span<const std::vector<std::uint32_t>> queue, std::uint32_t* order,
+                       std::vector<std::size_t>& part_begin, std::vector<float>& filled,
+                       const ExecContext& ctx);
 
 }  // namespace terrane::erosion_detail

@@ -6,11 +6,17 @@
 // Priority-Flood surface (Barnes et al. 2014) and routes each pit's catchment across its spill
 // link: the path from the exit cell down to the pit is reversed, so the pit drains through the
 // exit into a basin that itself drains, and the graph stays a tree with no cycles.
-// The order starts with a breadth-first walk from the outlets over the donor lists (Braun &
-// Willett 2013, §2.2 "stack"), which reaches every cell with a descending path to an outlet;
-// the walk goes on from the pits to label their catchments, which are then ordered basin by
-// basin in the order their spill levels were settled.
+// The order is made of breadth-first walks over the donor lists (Braun & Willett 2013, §2.2
+// "stack"): one from each outlet, which reaches every cell with a descending path to it, and one
+// from each pit, which labels its catchment. The walks run in parallel. The order is then put
+// together in parts, one per group of consecutive outlets: the group's walks, then the basins
+// that drain into it, basin by basin in the order their spill levels were settled. Restricted
+// to one outlet's cells, this is the sequence that a single walk from all the outlets, followed
+// by all the basins, would give, so drainage sums along it have the same bits; and the parts
+// share no receiver, so the walks along the order (accumulation, incision, breaching) run part
+// by part in parallel.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <numbers>
@@ -84,14 +90,16 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   // cleared before use.
   std::vector<std::uint8_t>& outlet = out.scratch.outlet;
   std::vector<std::int64_t>& row_pits = out.scratch.row_pits;
+  std::vector<std::int64_t>& row_outlets = out.scratch.row_outlets;
   cd::resize_huge(outlet, n);
   row_pits.resize(std::size_t(h));
+  row_outlets.resize(std::size_t(h));
   const ExecContext inner = ed::quiet(ctx);
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t jj = b; jj < e; ++jj) {
       const int j = int(jj);
-      std::int64_t pits = 0;
+      std::int64_t pits = 0, outlets = 0;
       for (int i = 0; i < w; ++i) {
         const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
         const bool edge = i == 0 || j == 0 || i == w - 1 || j == h - 1;
@@ -99,6 +107,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
         outlet[c] = is_outlet ? 1 : 0;
         if (is_outlet) {
           out.receiver[c] = std::uint32_t(c);
+          ++outlets;
           continue;
         }
         const std::uint32_t r = steepest(hs, w, i, j);
@@ -106,6 +115,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
         if (r == c) ++pits;
       }
       row_pits[std::size_t(j)] = pits;
+      row_outlets[std::size_t(j)] = outlets;
       // A NaN is found here, in parallel, and reported below (the first in cell order), before
       // anything reads these receivers; a NaN compares false, so the loop above stays defined.
       for (int i = 0; i < w; ++i) {
@@ -116,22 +126,24 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       }
     }
   });
-  out.depressions = 0;
+  // Row counts become each row's first outlet and pit (exclusive prefix sums).
+  std::size_t outlets = 0, pit_total = 0;
   for (std::size_t j = 0; j < std::size_t(h); ++j) {
     if (row_pits[j] < 0) {
       throw Error(ErrorCategory::invalid_argument, "compute_flow_routing: height at (" +
                                                        std::to_string(-1 - row_pits[j]) + ", " +
                                                        std::to_string(j) + ") is NaN");
     }
-    out.depressions += row_pits[j];
+    const std::int64_t o = row_outlets[j], p = row_pits[j];
+    row_outlets[j] = std::int64_t(outlets);
+    row_pits[j] = std::int64_t(pit_total);
+    outlets += std::size_t(o);
+    pit_total += std::size_t(p);
   }
+  out.depressions = std::int64_t(pit_total);
 
   // Donors as an 8-bit mask per cell (bit k: the k-th neighbour in ascending cell index drains
-  // here), filled per row in parallel, and a breadth-first walk from the outlets, in cell order
-  // (Braun & Willett 2013, §2.2 "stack"; donors in ascending cell index). It reaches exactly the
-  // drained cells: those with a strictly descending path to an outlet, whose filled level is
-  // their height and whose receiver stays as it is. The walk then continues from the pits (in
-  // cell order), labelling each cell with its pit.
+  // here), filled per row in parallel.
   const std::ptrdiff_t sw = w;
   const std::ptrdiff_t up_offset[8] = {-sw - 1, -sw, -sw + 1, -1, 1, sw - 1, sw, sw + 1};
   std::vector<std::uint8_t>& donor_mask = out.scratch.donor_mask;
@@ -161,53 +173,112 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       }
     }
   });
+  // The roots, in cell order: the outlets into order[0, outlets), the pits after them (pit k,
+  // k = 1..pits, at outlets + k - 1), per row in parallel from the rows' first indices.
+  const std::uint32_t pits = std::uint32_t(pit_total);
   cd::resize_huge(out.order, n);
   std::uint32_t* ord = out.order.data();
-  std::size_t end = 0;
-  // The walk waits on donor_mask[c] (cells far apart on the map): the mask of the cell kAhead
-  // places on, when the walk has already put one there, is fetched early.
-  const auto walk = [&](std::size_t k, std::uint32_t* label) {
-    for (; k < end; ++k) {
-      if (k + ed::kAhead < end) ed::prefetch(&donor_mask[ord[k + ed::kAhead]]);
-      const std::uint32_t c = ord[k];
-      for (unsigned m = donor_mask[c]; m != 0; m &= m - 1) {
-        const std::uint32_t d = std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]);
-        if (label != nullptr) label[d] = label[c];
-        ord[end++] = d;
+  parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t j = b; j < e; ++j) {
+      std::size_t o = std::size_t(row_outlets[std::size_t(j)]);
+      std::size_t p = outlets + std::size_t(row_pits[std::size_t(j)]);
+      for (std::size_t c = std::size_t(j) * std::size_t(w); c < std::size_t(j + 1) * std::size_t(w);
+           ++c) {
+        if (outlet[c] != 0) {
+          ord[o++] = std::uint32_t(c);
+        } else if (out.receiver[c] == c) {
+          ord[p++] = std::uint32_t(c);
+        }
       }
     }
-  };
-  for (std::size_t c = 0; c < n; ++c) {
-    if (outlet[c] != 0) ord[end++] = std::uint32_t(c);
-  }
-  walk(0, nullptr);
-  const std::size_t drained = end;
-  if (drained == n) {  // no pits: nothing to fill
+  });
+  // Breadth-first walks over the donor masks (Braun & Willett 2013, §2.2 "stack"; donors in
+  // ascending cell index), one per root, each into its worker's queue: the outlets' walks in
+  // groups of kRoutingPartOutlets (one group's cells stay together in one queue), the pits' in
+  // chunks. An outlet's walk reaches exactly its drained cells (those with a strictly
+  // descending path to it), whose filled level is their height and whose receivers stay; a
+  // pit's walk reaches its catchment. The workers take groups and chunks from a shared counter;
+  // where each walk's cells went is recorded per group and per pit, so the result does not
+  // depend on which worker walked what. Cells are labelled with their pit (1..pits) or, when
+  // drained, with pits + 1 + their outlet group; without pits no labels are needed.
+  constexpr std::size_t kPitChunk = 16;
+  const std::size_t groups = (outlets + kRoutingPartOutlets - 1) / kRoutingPartOutlets;
+  const std::size_t chunks = (std::size_t(pits) + kPitChunk - 1) / kPitChunk;
+  std::vector<ed::Segment> drained(groups), basin(std::size_t(pits) + 1);
+  std::vector<std::uint32_t>& label = out.scratch.label;
+  if (pits > 0) cd::resize_huge(label, n);
+  std::uint32_t* lab = pits > 0 ? label.data() : nullptr;
+  std::vector<std::vector<std::uint32_t>>& queue = out.scratch.queue;
+  const int workers = worker_count(inner);
+  if (queue.size() < std::size_t(workers)) queue.resize(std::size_t(workers));
+  std::atomic<std::size_t> next{0};
+  parallel_for(inner, workers, 1, [&](std::int64_t w0, std::int64_t w1) {
+    for (std::int64_t wk = w0; wk < w1; ++wk) {
+      std::vector<std::uint32_t>& q = queue[std::size_t(wk)];
+      cd::reserve_huge(q, n);  // never outgrown: no reallocation under the walks
+      q.clear();
+      // Appends the walk from `root` to q, labelling its cells `tag`. The walk waits on
+      // donor_mask[c] (cells far apart on the map): the mask of the cell kAhead places on,
+      // once the walk has put one there, is fetched early.
+      const auto walk = [&](std::uint32_t root, std::uint32_t tag) {
+        std::size_t k = q.size();
+        q.push_back(root);
+        if (lab != nullptr) lab[root] = tag;
+        for (; k < q.size(); ++k) {
+          if (k + ed::kAhead < q.size()) ed::prefetch(&donor_mask[q[k + ed::kAhead]]);
+          const std::uint32_t c = q[k];
+          for (unsigned m = donor_mask[c]; m != 0; m &= m - 1) {
+            const std::uint32_t d =
+                std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]);
+            if (lab != nullptr) lab[d] = tag;
+            q.push_back(d);
+          }
+        }
+      };
+      for (std::size_t u = next++; u < groups + chunks; u = next++) {
+        if (u < groups) {
+          const std::size_t begin = q.size();
+          const std::size_t t1 = std::min(outlets, (u + 1) * kRoutingPartOutlets);
+          for (std::size_t t = u * kRoutingPartOutlets; t < t1; ++t) {
+            walk(ord[t], pits + 1 + std::uint32_t(u));
+          }
+          drained[u] = {std::uint32_t(wk), std::uint32_t(q.size() - begin), begin};
+        } else {
+          const std::size_t k1 = std::min<std::size_t>(pits, (u - groups + 1) * kPitChunk);
+          for (std::size_t k = (u - groups) * kPitChunk + 1; k <= k1; ++k) {
+            const std::size_t begin = q.size();
+            walk(ord[outlets + k - 1], std::uint32_t(k));
+            basin[k] = {std::uint32_t(wk), std::uint32_t(q.size() - begin), begin};
+          }
+        }
+      }
+    }
+  });
+  if (pits == 0) {  // nothing to fill: the parts are the groups' walks
+    out.part_begin.assign(groups + 1, 0);
+    for (std::size_t p = 0; p < groups; ++p) {
+      out.part_begin[p + 1] = out.part_begin[p] + drained[p].count;
+    }
+    parallel_for(inner, std::int64_t(groups), 1, [&](std::int64_t p0, std::int64_t p1) {
+      for (std::int64_t p = p0; p < p1; ++p) {
+        const ed::Segment& s = drained[std::size_t(p)];
+        const std::uint32_t* from = queue[s.worker].data() + s.begin;
+        std::copy(from, from + s.count, ord + out.part_begin[std::size_t(p)]);
+      }
+    });
     cd::reserve_huge(out.filled_m, n);
     out.filled_m.assign(hs, hs + n);
     return;
   }
-  std::vector<std::uint32_t>& label = out.scratch.label;
-  cd::resize_huge(label, n);
-  parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
-    std::fill(label.begin() + b, label.begin() + e, 0u);
-  });
-  std::uint32_t pits = 0;
-  for (std::size_t c = 0; c < n; ++c) {
-    if (outlet[c] == 0 && out.receiver[c] == c) {
-      label[c] = ++pits;
-      ord[end++] = std::uint32_t(c);
-    }
-  }
-  walk(drained, label.data());
   // Depressions: the pits' catchments are routed through their spill links and get their
   // Priority-Flood levels from the basin graph; the drained cells keep receiver and height.
-  ed::route_depressions(hs, w, h, out.receiver.data(), label.data(), pits, drained, out.order,
-                        out.filled_m, out.scratch.tail, inner);
+  // `outlet` (0 on every catchment's cells) marks the reversed paths.
+  ed::route_depressions(hs, w, h, out.receiver.data(), lab, outlet.data(), pits, drained, basin,
+                        queue, ord, out.part_begin, out.filled_m, inner);
 }
 
 void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
-                       std::span<const float> rain, Field2D& out) {
+                       std::span<const float> rain, Field2D& out, const ExecContext& ctx) {
   grid.validate("flow_accumulation grid");
   const std::size_t n = grid.sample_count();
   if (grid.width != routing.width || grid.height != routing.height || routing.order.size() != n ||
@@ -216,6 +287,15 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
                 "flow_accumulation: the routing (" + std::to_string(routing.width) + " x " +
                     std::to_string(routing.height) + ") does not match the grid (" +
                     std::to_string(grid.width) + " x " + std::to_string(grid.height) + ")");
+  }
+  const std::vector<std::size_t>& parts = routing.part_begin;
+  if (!parts.empty() && (parts.size() < 2 || parts.front() != 0 || parts.back() != n ||
+                         !std::is_sorted(parts.begin(), parts.end()))) {
+    throw Error(ErrorCategory::invalid_argument,
+                "flow_accumulation: the routing's part_begin (" + std::to_string(parts.size()) +
+                    " entries) does not split its order of " + std::to_string(n) +
+                    " cells into parts: it must rise from 0 to " + std::to_string(n) +
+                    ", or be empty");
   }
   if (!rain.empty() && rain.size() != n) {
     throw Error(ErrorCategory::invalid_argument,
@@ -236,10 +316,24 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
       area[c] = cell * double(rain[c]);
     }
   }
-  ed::accumulate_downstream(routing.order.data(), routing.receiver.data(), area.data(), n);
+  const std::uint32_t* order = routing.order.data();
+  const std::uint32_t* receiver = routing.receiver.data();
+  if (parts.empty()) {
+    ed::accumulate_downstream(order, receiver, area.data(), n);
+  } else {
+    parallel_for(ed::quiet(ctx), std::int64_t(parts.size() - 1), 1,
+                 [&](std::int64_t p0, std::int64_t p1) {
+                   for (std::int64_t p = p0; p < p1; ++p) {
+                     const std::size_t b = parts[std::size_t(p)], e = parts[std::size_t(p) + 1];
+                     ed::accumulate_downstream(order + b, receiver, area.data(), e - b);
+                   }
+                 });
+  }
   out.grid = grid;
   cd::resize_huge(out.data, n);
-  for (std::size_t c = 0; c < n; ++c) out.data[c] = float(area[c]);
+  parallel_for(ed::quiet(ctx), std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t c = b; c < e; ++c) out.data[std::size_t(c)] = float(area[std::size_t(c)]);
+  });
 }
 
 }  // namespace terrane

@@ -40,7 +40,7 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   const GridSpec& g = heights.grid;
   const int w = g.width, h = g.height;
   const std::size_t n = g.sample_count();
-  flow_accumulation(out.routing, g, {}, out.drainage_area_m2);
+  flow_accumulation(out.routing, g, {}, out.drainage_area_m2, ctx);
 
   const float* hs = heights.data.data();
   const float* f = out.routing.filled_m.data();

@@ -251,18 +251,15 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   core_detail::resize_huge(area, n);
   row_sum.resize(static_cast<std::size_t>(h));
   float* hs = heights.data.data();
-  for (int step = 0; step < params.steps; ++step) {
-    ed::check_cancel(ctx);
-    compute_flow_routing(heights, params.routing, routing, inner);
-    stats.depressions += routing.depressions;
-    std::fill(area.begin(), area.end(), cell_area);
-    const std::uint32_t* order = routing.order.data();
-    const std::uint32_t* receiver = routing.receiver.data();
-    ed::accumulate_downstream(order, receiver, area.data(), n);
-    // Implicit incision along the order (receivers first).
+  const std::uint32_t* receiver = nullptr;
+  std::vector<std::uint32_t> largest;
+  std::vector<double> part_sum;
+  // Implicit incision along `count` cells of the order (receivers first); adds the part's
+  // uplift and incision, in metres, to sum[0] and sum[1].
+  const auto incise = [&](const std::uint32_t* order, std::size_t count, double* sum) {
     double uplift_sum = 0.0, incision_sum = 0.0;
-    for (std::size_t k = 0; k < n; ++k) {
-      if (k + ed::kAhead < n) {
+    for (std::size_t k = 0; k < count; ++k) {
+      if (k + ed::kAhead < count) {
         const std::uint32_t far = order[k + ed::kAhead];
         ed::prefetch(&receiver[far]);
         ed::prefetch(&hs[far]);
@@ -270,8 +267,8 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
         if (uplift_map) ed::prefetch(&uplift_map->data[far]);
         ed::prefetch(&hs[receiver[order[k + ed::kAhead / 2]]]);
       }
-      const std::uint32_t c = routing.order[k];
-      const std::uint32_t r = routing.receiver[c];
+      const std::uint32_t c = order[k];
+      const std::uint32_t r = receiver[c];
       if (r == c) continue;  // outlet: fixed base level
       const double u =
           params.uplift_m_per_yr * dt * (uplift_map ? double(uplift_map->data[c]) : 1.0);
@@ -286,6 +283,43 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
       uplift_sum += u;
       incision_sum += hu - double(next);
       hs[c] = next;
+    }
+    sum[0] += uplift_sum;
+    sum[1] += incision_sum;
+  };
+  for (int step = 0; step < params.steps; ++step) {
+    ed::check_cancel(ctx);
+    compute_flow_routing(heights, params.routing, routing, inner);
+    stats.depressions += routing.depressions;
+    receiver = routing.receiver.data();
+    parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+      std::fill(area.begin() + b, area.begin() + e, cell_area);
+    });
+    // Drainage area, then implicit incision, along each part of the order (receivers first):
+    // the parts share no receiver, so they run in parallel, largest first. A cell's sums and
+    // heights come out bit for bit as along the whole order; the volumes are summed per part,
+    // then over the parts in their order.
+    const std::vector<std::size_t>& part_begin = routing.part_begin;
+    const std::size_t parts = part_begin.size() - 1;
+    largest.resize(parts);
+    for (std::size_t p = 0; p < parts; ++p) largest[p] = std::uint32_t(p);
+    std::stable_sort(largest.begin(), largest.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return part_begin[a + 1] - part_begin[a] > part_begin[b + 1] - part_begin[b];
+    });
+    part_sum.assign(2 * parts, 0.0);
+    parallel_for(inner, std::int64_t(parts), 1, [&](std::int64_t q0, std::int64_t q1) {
+      for (std::int64_t q = q0; q < q1; ++q) {
+        const std::uint32_t p = largest[std::size_t(q)];
+        const std::uint32_t* order = routing.order.data() + part_begin[p];
+        const std::size_t count = part_begin[p + 1] - part_begin[p];
+        ed::accumulate_downstream(order, receiver, area.data(), count);
+        incise(order, count, &part_sum[2 * std::size_t(p)]);
+      }
+    });
+    double uplift_sum = 0.0, incision_sum = 0.0;
+    for (std::size_t p = 0; p < parts; ++p) {
+      uplift_sum += part_sum[2 * p];
+      incision_sum += part_sum[2 * p + 1];
     }
     stats.uplift_m3 += uplift_sum * cell_area;
     stats.incision_m3 += incision_sum * cell_area;

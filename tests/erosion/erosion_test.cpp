@@ -391,6 +391,68 @@ TEST(Routing, EveryCellDrainsToAnOutlet) {
   }
 }
 
+// The order comes in parts that can be walked in parallel: part p holds exactly the cells that
+// drain to outlets 64p .. 64p + 63 (outlets counted in cell order), with and without sea (many
+// outlets) and pits, on any thread count.
+TEST(Routing, PartsHoldTheTreesOfConsecutiveOutlets) {
+  for (const bool sea : {false, true}) {
+    const int w = 203, h = 157;
+    const Field2D f = noise_terrain(w, h, 10.0, 100.0, 0.0, 23, 0.05);
+    RoutingParams rp;
+    rp.use_sea_level = sea;
+    FlowRouting r;
+    compute_flow_routing(f, rp, r, ExecContext{.threads = 3});
+    EXPECT_GT(r.depressions, 10);
+    const std::size_t n = f.data.size();
+    std::vector<std::size_t> outlet_rank(n, n);
+    std::size_t outlets = 0;
+    for (std::size_t c = 0; c < n; ++c) {
+      if (r.receiver[c] == c && r.filled_m[c] == f.data[c]) {
+        const int i = int(c % w), j = int(c / w);
+        if (i == 0 || j == 0 || i == w - 1 || j == h - 1 || (sea && f.data[c] < 0.0f)) {
+          outlet_rank[c] = outlets++;
+        }
+      }
+    }
+    EXPECT_GT(outlets, sea ? 2000u : 700u);
+    const std::size_t parts = (outlets + kRoutingPartOutlets - 1) / kRoutingPartOutlets;
+    ASSERT_EQ(r.part_begin.size(), parts + 1);
+    EXPECT_EQ(r.part_begin.front(), 0u);
+    EXPECT_EQ(r.part_begin.back(), n);
+    std::vector<std::size_t> part_of(n, parts);
+    for (std::size_t p = 0; p < parts; ++p) {
+      ASSERT_LE(r.part_begin[p], r.part_begin[p + 1]);
+      for (std::size_t k = r.part_begin[p]; k < r.part_begin[p + 1]; ++k) part_of[r.order[k]] = p;
+    }
+    for (std::size_t c = 0; c < n; ++c) {
+      std::size_t x = c;
+      while (r.receiver[x] != x) x = r.receiver[x];
+      ASSERT_LT(outlet_rank[x], outlets) << "cell " << c << " ends at " << x;
+      ASSERT_EQ(part_of[c], outlet_rank[x] / kRoutingPartOutlets) << "cell " << c;
+    }
+    for (const int threads : {1, 2}) {
+      FlowRouting o;
+      compute_flow_routing(f, rp, o, ExecContext{.threads = threads});
+      EXPECT_EQ(o.order, r.order) << threads << " threads";
+      EXPECT_EQ(o.part_begin, r.part_begin) << threads << " threads";
+      EXPECT_EQ(o.receiver, r.receiver) << threads << " threads";
+    }
+    // Drainage areas by parts in parallel: the same bits on any thread count and as along the
+    // whole order in one piece (a routing without parts); parts that do not split the order
+    // are refused.
+    Field2D a1, a3, whole;
+    flow_accumulation(r, f.grid, {}, a1, ExecContext{.threads = 1});
+    flow_accumulation(r, f.grid, {}, a3, ExecContext{.threads = 3});
+    FlowRouting one = r;
+    one.part_begin.clear();
+    flow_accumulation(one, f.grid, {}, whole);
+    EXPECT_EQ(a3.data, a1.data);
+    EXPECT_EQ(whole.data, a1.data);
+    one.part_begin = {0, 5};
+    EXPECT_THROW(flow_accumulation(one, f.grid, {}, whole), Error);
+  }
+}
+
 // The filled surface is the exact Priority-Flood surface (Barnes, Lehman & Mulla 2014,
 // Algorithm 1, written plainly here with a binary heap from every outlet), bit for bit, with and
 // without sea, for 1, 2 and 4 threads; receivers never go up on the filled surface.
@@ -442,6 +504,7 @@ TEST(Routing, FilledMatchesPlainPriorityFlood) {
       compute_flow_routing(f, rp, r, ExecContext{.threads = threads});
       EXPECT_EQ(r.receiver, r1.receiver) << threads << " threads";
       EXPECT_EQ(r.order, r1.order) << threads << " threads";
+      EXPECT_EQ(r.part_begin, r1.part_begin) << threads << " threads";
       EXPECT_EQ(r.filled_m, r1.filled_m) << threads << " threads";
     }
   }
