@@ -143,14 +143,37 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
       });
     }
   });
-  LinkMap all;
-  for (const std::vector<Link>& bl : block_links) {
-    for (const Link& l : bl) all.offer(l);
-  }
+  // The blocks' links merged (the best per pair of basins) and sorted by (lo, hi): in a fixed
+  // number of ranges of `lo`, in parallel, each found in every block's sorted list by binary
+  // search, then concatenated in range order.
+  constexpr std::int64_t kMergeRanges = 16;
+  std::vector<std::vector<Link>> ranges(static_cast<std::size_t>(kMergeRanges));
+  parallel_for(ctx, kMergeRanges, 1, [&](std::int64_t q0, std::int64_t q1) {
+    for (std::int64_t q = q0; q < q1; ++q) {
+      const auto bound = [&](std::int64_t k) {
+        return std::uint32_t(std::uint64_t(basins) * std::uint64_t(k) / kMergeRanges);
+      };
+      const std::uint32_t lo0 = bound(q), lo1 = bound(q + 1);
+      LinkMap map;
+      for (const std::vector<Link>& bl : block_links) {
+        auto it = std::lower_bound(bl.begin(), bl.end(), lo0,
+                                   [](const Link& l, std::uint32_t lo) { return l.lo < lo; });
+        for (; it != bl.end() && it->lo < lo1; ++it) map.offer(*it);
+      }
+      std::vector<Link>& out = ranges[std::size_t(q)];
+      map.for_each([&](const Link& l) { out.push_back(l); });
+      std::sort(out.begin(), out.end(), [](const Link& a, const Link& b) {
+        return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
+      });
+    }
+  });
   std::vector<Link> links;
-  all.for_each([&](const Link& l) { links.push_back(l); });
-  std::sort(links.begin(), links.end(),
-            [](const Link& a, const Link& b) { return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi; });
+  {
+    std::size_t total = 0;
+    for (const std::vector<Link>& r : ranges) total += r.size();
+    links.reserve(total);
+    for (const std::vector<Link>& r : ranges) links.insert(links.end(), r.begin(), r.end());
+  }
   // Links per basin (CSR of link indices).
   std::vector<std::uint32_t> first(std::size_t(basins) + 1, 0), adj(2 * links.size());
   for (const Link& l : links) ++first[l.lo + 1], ++first[l.hi + 1];
