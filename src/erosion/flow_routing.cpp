@@ -45,24 +45,97 @@ void RoutingParams::validate(std::string_view path) const {
 
 namespace {
 
-// Steepest strictly-descending neighbour of interior cell (i, j) on surface `s`, or c itself.
-inline std::uint32_t steepest(const float* s, int w, int i, int j) {
-  const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
-  const float hc = s[c];
-  float best = 0.0f;
-  std::uint32_t rcv = std::uint32_t(c);
+// Receivers of the interior cells of row j (0 < j < h - 1, 0 < i < w - 1) on surface `s`: the
+// steepest strictly-descending neighbour (drop, times 1/sqrt 2 on diagonals; the first in the
+// order E, W, S, N, SE, SW, NE, NW on ties), or the cell itself. Written with selects, not
+// branches, so that it vectorises across the row; each cell gets the same float operations, in
+// the same order, on every target. A NaN compares false, so the loop stays defined.
+[[gnu::always_inline]] inline void steepest_row_impl(const float* s, std::uint32_t* rcv, int w,
+                                                     int j) {
   constexpr float kInvDiag = float(1.0 / std::numbers::sqrt2);
-  for (int k = 0; k < 8; ++k) {
-    const std::size_t nc =
-        std::size_t(std::ptrdiff_t(c) + ed::kDj[k] * std::ptrdiff_t(w) + ed::kDi[k]);
-    const float drop = hc - s[nc];
-    const float slope = k < 4 ? drop : drop * kInvDiag;
-    if (slope > best) {
-      best = slope;
-      rcv = std::uint32_t(nc);
+  const std::size_t row = std::size_t(j) * std::size_t(w);
+  const float* up = s + row - std::size_t(w);
+  const float* mid = s + row;
+  const float* dn = s + row + std::size_t(w);
+  const std::uint32_t uw = std::uint32_t(w);
+  std::uint32_t* out = rcv + row;  // stored by i, not by cell: the loop then vectorises
+  for (int i = 1; i < w - 1; ++i) {
+    const float hc = mid[i];
+    const std::uint32_t c = std::uint32_t(row) + std::uint32_t(i);
+    const float slope[8] = {hc - mid[i + 1],
+                            hc - mid[i - 1],
+                            hc - dn[i],
+                            hc - up[i],
+                            (hc - dn[i + 1]) * kInvDiag,
+                            (hc - dn[i - 1]) * kInvDiag,
+                            (hc - up[i + 1]) * kInvDiag,
+                            (hc - up[i - 1]) * kInvDiag};
+    const std::uint32_t to[8] = {c + 1,      c - 1,      c + uw,     c - uw,
+                                 c + uw + 1, c + uw - 1, c - uw + 1, c - uw - 1};
+    float best = 0.0f;
+    std::uint32_t r = c;
+    for (int k = 0; k < 8; ++k) {
+      r = slope[k] > best ? to[k] : r;
+      best = slope[k] > best ? slope[k] : best;
     }
+    out[i] = r;
   }
-  return rcv;
+}
+
+// Donor masks of the interior cells of row j: bit k is set when the k-th neighbour in ascending
+// cell index (offsets -w-1, -w, -w+1, -1, +1, +w-1, +w, +w+1) drains into the cell.
+[[gnu::always_inline]] inline void donor_row_impl(const std::uint32_t* rcv, std::uint8_t* mask,
+                                                  int w, int j) {
+  const std::size_t row = std::size_t(j) * std::size_t(w);
+  const std::uint32_t* up = rcv + row - std::size_t(w);
+  const std::uint32_t* mid = rcv + row;
+  const std::uint32_t* dn = rcv + row + std::size_t(w);
+  for (int i = 1; i < w - 1; ++i) {
+    const std::uint32_t c = std::uint32_t(row) + std::uint32_t(i);
+    const unsigned m = unsigned(up[i - 1] == c) | unsigned(up[i] == c) << 1 |
+                       unsigned(up[i + 1] == c) << 2 | unsigned(mid[i - 1] == c) << 3 |
+                       unsigned(mid[i + 1] == c) << 4 | unsigned(dn[i - 1] == c) << 5 |
+                       unsigned(dn[i] == c) << 6 | unsigned(dn[i + 1] == c) << 7;
+    mask[row + std::size_t(i)] = std::uint8_t(m);
+  }
+}
+
+// The row kernels for the baseline target and, on x86-64, AVX2 and AVX-512 (terrane's SIMD
+// setting picks one): the same operations per cell, so the same receivers on every target.
+struct RowKernels {
+  void (*steepest)(const float*, std::uint32_t*, int, int);
+  void (*donors)(const std::uint32_t*, std::uint8_t*, int, int);
+};
+void steepest_row_base(const float* s, std::uint32_t* rcv, int w, int j) {
+  steepest_row_impl(s, rcv, w, j);
+}
+void donor_row_base(const std::uint32_t* rcv, std::uint8_t* mask, int w, int j) {
+  donor_row_impl(rcv, mask, w, j);
+}
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] void steepest_row_avx2(const float* s, std::uint32_t* rcv, int w, int j) {
+  steepest_row_impl(s, rcv, w, j);
+}
+[[gnu::target("avx2")]] void donor_row_avx2(const std::uint32_t* rcv, std::uint8_t* mask, int w,
+                                            int j) {
+  donor_row_impl(rcv, mask, w, j);
+}
+[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void steepest_row_avx3(
+    const float* s, std::uint32_t* rcv, int w, int j) {
+  steepest_row_impl(s, rcv, w, j);
+}
+[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void donor_row_avx3(
+    const std::uint32_t* rcv, std::uint8_t* mask, int w, int j) {
+  donor_row_impl(rcv, mask, w, j);
+}
+#endif
+
+RowKernels row_kernels([[maybe_unused]] SimdTarget target) {
+#if defined(__x86_64__)
+  if (target == SimdTarget::avx3) return {steepest_row_avx3, donor_row_avx3};
+  if (target == SimdTarget::avx2) return {steepest_row_avx2, donor_row_avx2};
+#endif
+  return {steepest_row_base, donor_row_base};
 }
 
 }  // namespace
@@ -96,23 +169,20 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   row_outlets.resize(std::size_t(h));
   const ExecContext inner = ed::quiet(ctx);
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
+  const RowKernels kernels = row_kernels(resolved_simd_target(ctx));
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t jj = b; jj < e; ++jj) {
       const int j = int(jj);
+      if (j > 0 && j < h - 1) kernels.steepest(hs, out.receiver.data(), w, j);
       std::int64_t pits = 0, outlets = 0;
       for (int i = 0; i < w; ++i) {
         const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
         const bool edge = i == 0 || j == 0 || i == w - 1 || j == h - 1;
         const bool is_outlet = edge || (params.use_sea_level && hs[c] < sea);
         outlet[c] = is_outlet ? 1 : 0;
-        if (is_outlet) {
-          out.receiver[c] = std::uint32_t(c);
-          ++outlets;
-          continue;
-        }
-        const std::uint32_t r = steepest(hs, w, i, j);
-        out.receiver[c] = r;
-        if (r == c) ++pits;
+        if (is_outlet) out.receiver[c] = std::uint32_t(c);
+        outlets += is_outlet ? 1 : 0;
+        pits += !is_outlet && out.receiver[c] == c ? 1 : 0;
       }
       row_pits[std::size_t(j)] = pits;
       row_outlets[std::size_t(j)] = outlets;
@@ -153,21 +223,18 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     for (std::int64_t jj = b; jj < e; ++jj) {
       const int j = int(jj);
       const bool inner_row = j > 0 && j < h - 1;
-      for (int i = 0; i < w; ++i) {
+      if (inner_row) kernels.donors(rcv, donor_mask.data(), w, j);
+      // The cells on the map's border: whole rows at the top and bottom, both ends elsewhere.
+      const int step = inner_row ? std::max(1, w - 1) : 1;
+      for (int i = 0; i < w; i += step) {
         const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
         unsigned m = 0;
-        if (inner_row && i > 0 && i < w - 1) {
-          for (int k = 0; k < 8; ++k) {
-            m |= unsigned(rcv[std::size_t(std::ptrdiff_t(c) + up_offset[k])] == c) << k;
-          }
-        } else {
-          for (int k = 0; k < 8; ++k) {
-            const int ni = i + (k == 0 || k == 3 || k == 5 ? -1 : k == 1 || k == 6 ? 0 : 1);
-            const int nj = j + (k < 3 ? -1 : k < 5 ? 0 : 1);
-            if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
-            const std::size_t nc = std::size_t(nj) * std::size_t(w) + std::size_t(ni);
-            m |= unsigned(rcv[nc] == c && nc != c) << k;
-          }
+        for (int k = 0; k < 8; ++k) {
+          const int ni = i + (k == 0 || k == 3 || k == 5 ? -1 : k == 1 || k == 6 ? 0 : 1);
+          const int nj = j + (k < 3 ? -1 : k < 5 ? 0 : 1);
+          if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
+          const std::size_t nc = std::size_t(nj) * std::size_t(w) + std::size_t(ni);
+          m |= unsigned(rcv[nc] == c && nc != c) << k;
         }
         donor_mask[c] = std::uint8_t(m);
       }

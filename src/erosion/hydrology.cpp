@@ -45,10 +45,12 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   const float* hs = heights.data.data();
   const float* f = out.routing.filled_m.data();
   const float sea = float(params.routing.sea_level_m);
-  cd::assign_huge(out.sea, n, std::uint8_t(0));
-  if (params.routing.use_sea_level) {
-    for (std::size_t c = 0; c < n; ++c) out.sea[c] = hs[c] < sea ? 1 : 0;
-  }
+  const ExecContext inner = ed::quiet(ctx);
+  const bool use_sea = params.routing.use_sea_level;
+  cd::resize_huge(out.sea, n);
+  parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t c = b; c < e; ++c) out.sea[std::size_t(c)] = use_sea && hs[c] < sea ? 1 : 0;
+  });
 
   // Lakes: connected components of flooded cells, labelled in row-major order of first cell.
   cd::assign_huge(out.lake_id, n, kNoLake);
@@ -99,14 +101,16 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
 
   out.water_level_m.grid = g;
   cd::resize_huge(out.water_level_m.data, n);
-  cd::assign_huge(out.river, n, std::uint8_t(0));
+  cd::resize_huge(out.river, n);
   const float* area = out.drainage_area_m2.data.data();
   const float river_area = float(params.river_area_m2);
-  for (std::size_t c = 0; c < n; ++c) {
-    const bool lake = out.lake_id[c] != kNoLake;
-    out.water_level_m.data[c] = lake ? f[c] : out.sea[c] != 0 ? sea : hs[c];
-    out.river[c] = (!lake && out.sea[c] == 0 && area[c] >= river_area) ? 1 : 0;
-  }
+  parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+    for (std::size_t c = std::size_t(b); c < std::size_t(e); ++c) {
+      const bool lake = out.lake_id[c] != kNoLake;
+      out.water_level_m.data[c] = lake ? f[c] : out.sea[c] != 0 ? sea : hs[c];
+      out.river[c] = (!lake && out.sea[c] == 0 && area[c] >= river_area) ? 1 : 0;
+    }
+  });
 }
 
 }  // namespace terrane

@@ -437,6 +437,26 @@ TEST(Routing, PartsHoldTheTreesOfConsecutiveOutlets) {
       EXPECT_EQ(o.part_begin, r.part_begin) << threads << " threads";
       EXPECT_EQ(o.receiver, r.receiver) << threads << " threads";
     }
+    // The receivers' row kernel on every SIMD target, on terraces (heights in whole 4 m steps,
+    // so that many neighbours tie and the first in the neighbour order must win).
+    Field2D terraced = f;
+    for (float& z : terraced.data) z = 4.0f * std::floor(z / 4.0f);
+    FlowRouting t0;
+    compute_flow_routing(terraced, rp, t0, ExecContext{.simd = SimdTarget::scalar});
+    for (SimdTarget t : supported_simd_targets()) {
+      FlowRouting o;
+      compute_flow_routing(terraced, rp, o, ExecContext{.threads = 2, .simd = t});
+      EXPECT_EQ(o.receiver, t0.receiver) << to_string(t);
+      EXPECT_EQ(o.order, t0.order) << to_string(t);
+      EXPECT_EQ(o.filled_m, t0.filled_m) << to_string(t);
+    }
+    for (const int threads : {1, 2}) {
+      FlowRouting o;
+      compute_flow_routing(f, rp, o, ExecContext{.threads = threads, .simd = SimdTarget::scalar});
+      EXPECT_EQ(o.order, r.order) << threads << " threads";
+      EXPECT_EQ(o.part_begin, r.part_begin) << threads << " threads";
+      EXPECT_EQ(o.receiver, r.receiver) << threads << " threads";
+    }
     // Drainage areas by parts in parallel: the same bits on any thread count and as along the
     // whole order in one piece (a routing without parts); parts that do not split the order
     // are refused.
