@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bake/bake_internal.hpp"
+#include "core/huge_pages.hpp"
 #include "surface/surface_internal.hpp"
 #include "terrane/field.hpp"
 #include "terrane/world.hpp"
@@ -59,7 +60,7 @@ Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrol
               e.heights.row(j + margin_cells).begin() + margin_cells);
   }
   if (hydro != nullptr) {
-    e.water.assign(eg.sample_count(), 0);
+    core_detail::assign_huge(e.water, eg.sample_count(), std::uint8_t(0));
     for (int j = 0; j < g.height; ++j) {
       for (int i = 0; i < g.width; ++i) {
         const std::size_t c = std::size_t(j) * std::size_t(g.width) + std::size_t(i);
@@ -88,8 +89,8 @@ BiomeWeights interior(const BiomeWeights& in, int m, const GridSpec& map) {
   out.grid = map;
   out.biome_count = in.biome_count;
   const std::size_t n = map.sample_count(), en = in.grid.sample_count();
-  out.weights.resize(n * std::size_t(in.biome_count));
-  out.dominant.resize(n);
+  core_detail::resize_huge(out.weights, n * std::size_t(in.biome_count));
+  core_detail::resize_huge(out.dominant, n);
   for (int j = 0; j < map.height; ++j) {
     const std::size_t src = std::size_t(j + m) * std::size_t(in.grid.width) + std::size_t(m);
     const std::size_t dst = std::size_t(j) * std::size_t(map.width);

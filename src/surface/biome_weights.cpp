@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "surface/surface_internal.hpp"
 
 namespace terrane {
@@ -55,12 +56,11 @@ void compute_biome_weights(const SurfaceParams& params, const Field2D& heights,
   }
   out.grid = grid;
   out.biome_count = nb;
-  // Every plane is fully written below; reserve first so that a reused output grows to exactly
-  // the size needed (resize alone may double the capacity).
-  out.weights.reserve(n * std::size_t(nb));
-  out.weights.resize(n * std::size_t(nb));
-  out.dominant.reserve(n);
-  out.dominant.resize(n);
+  // Every plane is fully written below; reserved first (on huge pages, core/huge_pages.hpp) so
+  // that a reused output grows to exactly the size needed (resize alone may double the
+  // capacity).
+  core_detail::resize_huge(out.weights, n * std::size_t(nb));
+  core_detail::resize_huge(out.dominant, n);
   parallel_for(ctx, grid.height, 16, [&](std::int64_t j0, std::int64_t j1) {
     const std::size_t W = std::size_t(grid.width);
     std::vector<float> sum(W), inv(W), best_w(W), best_id(W);

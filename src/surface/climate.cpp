@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "surface/surface_internal.hpp"
 #include "terrane/field.hpp"
 
@@ -88,11 +89,10 @@ void compute_climate(const ClimateParams& params, std::uint64_t seed, const Fiel
 
   // Every sample is written below: keep the outputs' buffers when they fit (callers that
   // compute many chunks reuse one Climate without reallocating); when they grow, to exactly the
-  // size needed (reserve first: resize alone may double the capacity).
+  // size needed (reserved first, on huge pages: resize alone may double the capacity).
   for (Field2D* f : {&out.temperature_c, &out.moisture_mm}) {
     f->grid = grid;
-    f->data.reserve(grid.sample_count());
-    f->data.resize(grid.sample_count());
+    core_detail::resize_huge(f->data, grid.sample_count());
   }
   const float t_mean = float(params.temperature_mean_c);
   const float t_amp = float(params.temperature_amplitude_c);

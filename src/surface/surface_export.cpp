@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "surface/surface_internal.hpp"
 #include "terrane/io.hpp"
 
@@ -41,7 +42,8 @@ std::vector<fs::path> write_splat_unity(const fs::path& path_prefix, const Splat
   const std::size_t n = splat.grid.sample_count();
   std::vector<fs::path> files;
   for (int k = 0; k * 4 < nl; ++k) {
-    std::vector<std::uint8_t> rgba(n * 4, 0);
+    std::vector<std::uint8_t> rgba;
+    core_detail::assign_huge(rgba, n * 4, std::uint8_t(0));
     for (std::size_t c = 0; c < n; ++c) {
       for (int ch = 0; ch < 4 && k * 4 + ch < nl; ++ch) {
         rgba[c * 4 + std::size_t(ch)] = q[c * std::size_t(nl) + std::size_t(k * 4 + ch)];
@@ -67,7 +69,8 @@ std::vector<fs::path> write_splat_unreal(const fs::path& path_prefix, const Surf
   const int nl = splat.layer_count;
   const std::size_t n = splat.grid.sample_count();
   std::vector<fs::path> files;
-  std::vector<std::uint8_t> grey(n);
+  std::vector<std::uint8_t> grey;
+  core_detail::resize_huge(grey, n);
   for (int l = 0; l < nl; ++l) {
     for (std::size_t c = 0; c < n; ++c) grey[c] = q[c * std::size_t(nl) + std::size_t(l)];
     fs::path p = path_prefix;
