@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/huge_pages.hpp"
 #include "stats/stats_internal.hpp"
 
 namespace terrane::stats_detail {
@@ -67,7 +68,8 @@ void measure_local_relief(const Prepared& p, TerrainStats& out, const ExecContex
   }
   const std::size_t n = p.cells();
   // NaN takes part in no window: it becomes the identity of each pass (-inf for max, +inf for min).
-  std::vector<float> hi(n), lo(n), tmp_hi(n), tmp_lo(n);
+  std::vector<float> hi, lo, tmp_hi, tmp_lo;
+  for (std::vector<float>* v : {&hi, &lo, &tmp_hi, &tmp_lo}) core_detail::resize_huge(*v, n);
   const float* hs = g.heights.data();
   auto fmax = [](float a, float b) { return a > b ? a : b; };
   auto fmin = [](float a, float b) { return a < b ? a : b; };

@@ -20,6 +20,7 @@
 #include <numbers>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "stats/perspective_internal.hpp"
 #include "terrane/schema.hpp"
 #include "terrane/stats.hpp"
@@ -221,12 +222,13 @@ RenderGrid build_grid(const PerspectiveScene& scene, const PerspectiveParams& pa
   rg.x0 = g.x_m(0);
   rg.z0 = g.z_m(0);
   const std::size_t n = std::size_t(rg.w) * std::size_t(rg.h);
-  rg.y.resize(n);
-  rg.lit.resize(3 * n);
-  rg.wet.resize(n);
-  rg.sun.resize(n);
-  rg.screen.resize(3 * n);
-  std::vector<float> depth(n);  // water depth (sea, lakes), -1 for rivers, 0 dry
+  core_detail::resize_huge(rg.y, n);
+  core_detail::resize_huge(rg.lit, 3 * n);
+  core_detail::resize_huge(rg.wet, n);
+  core_detail::resize_huge(rg.sun, n);
+  core_detail::resize_huge(rg.screen, 3 * n);
+  std::vector<float> depth;
+  core_detail::resize_huge(depth, n);  // water depth (sea, lakes), -1 for rivers, 0 dry
   const double sea = params.palette.sea_level_m, ex = params.vertical_exaggeration;
   const auto src = [&](int i, int j) {
     return std::size_t(j * rg.stride) * std::size_t(g.width) + std::size_t(i * rg.stride);

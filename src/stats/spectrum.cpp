@@ -23,6 +23,7 @@
 #include <memory>
 #include <numbers>
 
+#include "core/huge_pages.hpp"
 #include "stats/stats_internal.hpp"
 
 namespace terrane::stats_detail {
@@ -231,7 +232,8 @@ void measure_spectrum(const Prepared& p, TerrainStats& out, const ExecContext& c
   const double k_max = std::hypot(0.5 / g.cell_x_m, 0.5 / g.cell_z_m);
   const double k_min = 1.0 / (std::max(nx * g.cell_x_m, nz * g.cell_z_m));
   // 2-D: rows (real FFT of length nx), then columns (complex FFT of length nz).
-  std::vector<kiss_fft_cpx> spec(std::size_t(h) * std::size_t(half));
+  std::vector<kiss_fft_cpx> spec;
+  core_detail::resize_huge(spec, std::size_t(h) * std::size_t(half));
   {
     const std::vector<double> wx = hann(w), wz = hann(h);
     parallel_for(ctx, h, 16, [&](std::int64_t j0, std::int64_t j1) {

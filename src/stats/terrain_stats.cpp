@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/huge_pages.hpp"
 #include "stats/stats_internal.hpp"
 #include "terrane/stats.hpp"
 
@@ -115,7 +116,7 @@ TerrainStats compute_terrain_stats(const StatsGrid& grid, const StatsParams& par
   sd::Prepared p;
   p.grid = &grid;
   p.params = &params;
-  p.land.assign(n, 0);
+  core_detail::assign_huge(p.land, n, std::uint8_t(0));
   TerrainStats out;
   out.width = grid.width;
   out.height = grid.height;
