@@ -242,7 +242,7 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
     at[b] = cursor[part_of[b]];
     cursor[part_of[b]] += basin[b].count;
   }
-  parallel_for(ctx, std::int64_t(parts), 1, [&](std::int64_t p0, std::int64_t p1) {
+  parallel_for(ctx, std::int64_t(parts), part_grain(parts), [&](std::int64_t p0, std::int64_t p1) {
     for (std::int64_t p = p0; p < p1; ++p) {
       const Segment& s = drained[std::size_t(p)];
       const std::uint32_t* from = queue[s.worker].data() + s.begin;

@@ -78,40 +78,41 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
   const std::size_t parts = part_begin.size() - 1;
   std::vector<std::int64_t> part_cells(parts, 0);
   std::vector<double> part_m3(parts, 0.0);
-  parallel_for(inner, std::int64_t(parts), 1, [&](std::int64_t p0, std::int64_t p1) {
-    for (std::int64_t p = p0; p < p1; ++p) {
-      const std::uint32_t* order = routing.order.data() + part_begin[std::size_t(p)];
-      const std::size_t count = part_begin[std::size_t(p) + 1] - part_begin[std::size_t(p)];
-      std::int64_t cells = 0;
-      double m3 = 0.0;
-      for (std::size_t k = count; k-- > 0;) {
-        if (k >= ed::kAhead) {
-          const std::uint32_t far = order[k - ed::kAhead];
-          ed::prefetch(&receiver[far]);
-          ed::prefetch(&z[far]);
-          const std::uint32_t near_r = receiver[order[k - ed::kAhead / 2]];
-          ed::prefetch(&z[near_r]);
-          ed::prefetch(&carved[near_r]);
+  parallel_for(
+      inner, std::int64_t(parts), ed::part_grain(parts), [&](std::int64_t p0, std::int64_t p1) {
+        for (std::int64_t p = p0; p < p1; ++p) {
+          const std::uint32_t* order = routing.order.data() + part_begin[std::size_t(p)];
+          const std::size_t count = part_begin[std::size_t(p) + 1] - part_begin[std::size_t(p)];
+          std::int64_t cells = 0;
+          double m3 = 0.0;
+          for (std::size_t k = count; k-- > 0;) {
+            if (k >= ed::kAhead) {
+              const std::uint32_t far = order[k - ed::kAhead];
+              ed::prefetch(&receiver[far]);
+              ed::prefetch(&z[far]);
+              const std::uint32_t near_r = receiver[order[k - ed::kAhead / 2]];
+              ed::prefetch(&z[near_r]);
+              ed::prefetch(&carved[near_r]);
+            }
+            const std::uint32_t c = order[k];
+            const std::uint32_t r = receiver[c];
+            if (r == c) continue;
+            const bool diag = (c % std::uint32_t(w)) != (r % std::uint32_t(w)) &&
+                              (c / std::uint32_t(w)) != (r / std::uint32_t(w));
+            const double drop = params.gradient * (diag ? diagonal : axial);
+            float target = float(double(z[c]) - drop);
+            if (!(target < z[c])) target = std::nextafter(z[c], lowest);
+            if (z[r] > target) {
+              m3 += (double(z[r]) - double(target)) * cell_area;
+              z[r] = target;
+              if (carved[r] == 0) ++cells;
+              carved[r] = 1;
+            }
+          }
+          part_cells[std::size_t(p)] = cells;
+          part_m3[std::size_t(p)] = m3;
         }
-        const std::uint32_t c = order[k];
-        const std::uint32_t r = receiver[c];
-        if (r == c) continue;
-        const bool diag = (c % std::uint32_t(w)) != (r % std::uint32_t(w)) &&
-                          (c / std::uint32_t(w)) != (r / std::uint32_t(w));
-        const double drop = params.gradient * (diag ? diagonal : axial);
-        float target = float(double(z[c]) - drop);
-        if (!(target < z[c])) target = std::nextafter(z[c], lowest);
-        if (z[r] > target) {
-          m3 += (double(z[r]) - double(target)) * cell_area;
-          z[r] = target;
-          if (carved[r] == 0) ++cells;
-          carved[r] = 1;
-        }
-      }
-      part_cells[std::size_t(p)] = cells;
-      part_m3[std::size_t(p)] = m3;
-    }
-  });
+      });
   for (std::size_t p = 0; p < parts; ++p) {
     stats.carved_cells += part_cells[p];
     stats.carved_m3 += part_m3[p];

@@ -1,6 +1,7 @@
 // Helpers shared by the erosion module's algorithm files (not public API).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -50,6 +51,13 @@ inline void prefetch(const void* p) {
 #else
   (void)p;
 #endif
+}
+
+// Chunk size for parallel loops over the parts of a flow order (FlowRouting::part_begin): one
+// part per task where there are few (each may be large), more where a map with a long
+// coastline has tens of thousands of small ones.
+inline std::int64_t part_grain(std::size_t parts) {
+  return std::max<std::int64_t>(1, std::int64_t(parts / 256));
 }
 
 // Drainage accumulation: area[receiver[c]] += area[c] for the cells of `order` from last to

@@ -326,13 +326,14 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     for (std::size_t p = 0; p < groups; ++p) {
       out.part_begin[p + 1] = out.part_begin[p] + drained[p].count;
     }
-    parallel_for(inner, std::int64_t(groups), 1, [&](std::int64_t p0, std::int64_t p1) {
-      for (std::int64_t p = p0; p < p1; ++p) {
-        const ed::Segment& s = drained[std::size_t(p)];
-        const std::uint32_t* from = queue[s.worker].data() + s.begin;
-        std::copy(from, from + s.count, ord + out.part_begin[std::size_t(p)]);
-      }
-    });
+    parallel_for(inner, std::int64_t(groups), ed::part_grain(groups),
+                 [&](std::int64_t p0, std::int64_t p1) {
+                   for (std::int64_t p = p0; p < p1; ++p) {
+                     const ed::Segment& s = drained[std::size_t(p)];
+                     const std::uint32_t* from = queue[s.worker].data() + s.begin;
+                     std::copy(from, from + s.count, ord + out.part_begin[std::size_t(p)]);
+                   }
+                 });
     cd::reserve_huge(out.filled_m, n);
     out.filled_m.assign(hs, hs + n);
     return;
@@ -388,7 +389,7 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
   if (parts.empty()) {
     ed::accumulate_downstream(order, receiver, area.data(), n);
   } else {
-    parallel_for(ed::quiet(ctx), std::int64_t(parts.size() - 1), 1,
+    parallel_for(ed::quiet(ctx), std::int64_t(parts.size() - 1), ed::part_grain(parts.size() - 1),
                  [&](std::int64_t p0, std::int64_t p1) {
                    for (std::int64_t p = p0; p < p1; ++p) {
                      const std::size_t b = parts[std::size_t(p)], e = parts[std::size_t(p) + 1];

@@ -307,15 +307,16 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
       return part_begin[a + 1] - part_begin[a] > part_begin[b + 1] - part_begin[b];
     });
     part_sum.assign(2 * parts, 0.0);
-    parallel_for(inner, std::int64_t(parts), 1, [&](std::int64_t q0, std::int64_t q1) {
-      for (std::int64_t q = q0; q < q1; ++q) {
-        const std::uint32_t p = largest[std::size_t(q)];
-        const std::uint32_t* order = routing.order.data() + part_begin[p];
-        const std::size_t count = part_begin[p + 1] - part_begin[p];
-        ed::accumulate_downstream(order, receiver, area.data(), count);
-        incise(order, count, &part_sum[2 * std::size_t(p)]);
-      }
-    });
+    parallel_for(inner, std::int64_t(parts), ed::part_grain(parts),
+                 [&](std::int64_t q0, std::int64_t q1) {
+                   for (std::int64_t q = q0; q < q1; ++q) {
+                     const std::uint32_t p = largest[std::size_t(q)];
+                     const std::uint32_t* order = routing.order.data() + part_begin[p];
+                     const std::size_t count = part_begin[p + 1] - part_begin[p];
+                     ed::accumulate_downstream(order, receiver, area.data(), count);
+                     incise(order, count, &part_sum[2 * std::size_t(p)]);
+                   }
+                 });
     double uplift_sum = 0.0, incision_sum = 0.0;
     for (std::size_t p = 0; p < parts; ++p) {
       uplift_sum += part_sum[2 * p];
