@@ -23,7 +23,7 @@
 //   the component's deepest cell is deeper than depression_depth_m.
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <utility>
 
 #include "core/huge_pages.hpp"
 #include "stats/stats_internal.hpp"
@@ -54,14 +54,22 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
   }
 
   // Routing surface: no-data below everything, and below the routing's sea level.
-  float lo = INFINITY;
-  bool any_nodata = false;
-  for (std::size_t c = 0; c < n; ++c) {
-    if (std::isnan(g.heights[c]))
-      any_nodata = true;
-    else
-      lo = std::min(lo, g.heights[c]);
-  }
+  constexpr int kBlockRows = 16;
+  const std::size_t blocks = std::size_t((h + kBlockRows - 1) / kBlockRows);
+  std::vector<float> block_lo(blocks, INFINITY);
+  std::vector<std::uint8_t> block_nodata(blocks, 0);
+  for_row_blocks(ctx, h, kBlockRows, [&](std::size_t b, int j0, int j1) {
+    const std::size_t c1 = std::size_t(j1) * std::size_t(w);
+    for (std::size_t c = std::size_t(j0) * std::size_t(w); c < c1; ++c) {
+      if (std::isnan(g.heights[c]))
+        block_nodata[b] = 1;
+      else
+        block_lo[b] = std::min(block_lo[b], g.heights[c]);
+    }
+  });
+  const float lo = *std::min_element(block_lo.begin(), block_lo.end());
+  const bool any_nodata =
+      std::find(block_nodata.begin(), block_nodata.end(), 1) != block_nodata.end();
   RoutingParams rp;
   double nodata_level = double(lo) - 1000.0;
   if (params.sea_level_m) nodata_level = std::min(nodata_level, *params.sea_level_m - 1000.0);
@@ -72,10 +80,14 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
     rp.use_sea_level = true;
     rp.sea_level_m = nodata_level + 1.0;
   }
-  Field2D surface(GridSpec{w, h, std::sqrt(g.cell_x_m * g.cell_z_m)});
-  for (std::size_t c = 0; c < n; ++c) {
-    surface.data[c] = std::isnan(g.heights[c]) ? float(nodata_level) : g.heights[c];
-  }
+  Field2D surface;
+  surface.grid = GridSpec{w, h, std::sqrt(g.cell_x_m * g.cell_z_m)};
+  core_detail::resize_huge(surface.data, n);
+  parallel_for(ctx, std::int64_t(n), std::int64_t(1) << 16, [&](std::int64_t c0, std::int64_t c1) {
+    for (auto c = std::size_t(c0); c < std::size_t(c1); ++c) {
+      surface.data[c] = std::isnan(g.heights[c]) ? float(nodata_level) : g.heights[c];
+    }
+  });
   FlowRouting routing;
   compute_flow_routing(surface, rp, routing, ctx);
   throw_if_cancelled(ctx);
@@ -93,7 +105,12 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
   // D8 on the filled surface for the land cells of the border too: one with a lower neighbour
   // drains into it (filled strictly falls along it, so no cycle can form); the others stay
   // outlets. This is what the reference measurements do (their drainage densities are 1 to 3%
-  // higher when every border cell is an outlet).
+  // higher when every border cell is an outlet). Collected here, applied after the routing's
+  // own accumulation below.
+  struct Moved {
+    std::uint32_t cell, receiver;
+  };
+  std::vector<Moved> moved;
   {
     const float* f = routing.filled_m.data();
     for (int j = 0; j < h; ++j) {
@@ -102,6 +119,7 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
         const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
         if (!p.land[c]) continue;
         double best = 0.0;
+        std::uint32_t to = std::uint32_t(c);
         for (int dj = -1; dj <= 1; ++dj) {
           for (int di = -1; di <= 1; ++di) {
             const int ni = i + di, nj = j + dj;
@@ -111,46 +129,111 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
                 (double(f[c]) - double(f[nc])) / std::hypot(di * g.cell_x_m, dj * g.cell_z_m);
             if (d > best) {
               best = d;
-              routing.receiver[c] = std::uint32_t(nc);
+              to = std::uint32_t(nc);
             }
           }
         }
+        if (to != c) moved.push_back({std::uint32_t(c), to});
       }
     }
   }
-  // Topological order (Kahn): the receivers may have been changed above.
-  // Map-sized buffers on huge pages (core/huge_pages.hpp): fewer faults on first touch.
-  std::vector<std::uint32_t> donors, queue;
-  core_detail::assign_huge(donors, n, 0u);
-  core_detail::reserve_huge(queue, n);
-  for (std::size_t c = 0; c < n; ++c) {
-    if (routing.receiver[c] != c) ++donors[routing.receiver[c]];
-  }
-  for (std::size_t c = 0; c < n; ++c) {
-    if (donors[c] == 0) queue.push_back(std::uint32_t(c));
-  }
-  std::vector<double> area, longest;
-  core_detail::assign_huge(area, n, cell_area);
+  // Cells upstream (counted, so the sums are exact in any order) and the longest path upstream,
+  // donors before receivers: the routing's parts on every worker. The border cells above are
+  // still outlets here: each is the root of its own tree.
+  std::vector<std::uint32_t> upstream;
+  std::vector<double> longest;
+  core_detail::assign_huge(upstream, n, 1u);
   core_detail::assign_huge(longest, n, 0.0);
-  for (std::size_t q = 0; q < queue.size(); ++q) {
-    const std::uint32_t c = queue[q];
-    const std::uint32_t r = routing.receiver[c];
-    if (r == c) continue;
-    area[r] += area[c];
-    longest[r] = std::max(longest[r], longest[c] + step_m(c));
-    if (--donors[r] == 0) queue.push_back(r);
+  const std::size_t parts = routing.part_begin.empty() ? 1 : routing.part_begin.size() - 1;
+  parallel_for(ctx, std::int64_t(parts), std::max<std::int64_t>(1, std::int64_t(parts) / 256),
+               [&](std::int64_t p0, std::int64_t p1) {
+                 for (auto q = std::size_t(p0); q < std::size_t(p1); ++q) {
+                   const std::size_t b = routing.part_begin.empty() ? 0 : routing.part_begin[q];
+                   const std::size_t e = routing.part_begin.empty() ? n : routing.part_begin[q + 1];
+                   for (std::size_t k = e; k-- > b;) {
+                     const std::uint32_t c = routing.order[k];
+                     const std::uint32_t r = routing.receiver[c];
+                     if (r == c) continue;
+                     upstream[r] += upstream[c];
+                     longest[r] = std::max(longest[r], longest[c] + step_m(c));
+                   }
+                 }
+               });
+  throw_if_cancelled(ctx);
+  // Then each moved border cell's tree flows on from its new receiver, down to the next moved
+  // cell or an outlet. Filled strictly falls from a moved cell to the next one, so taking them
+  // from the highest filled level down passes each one's whole upstream on. The longest path
+  // through a cell is the larger of what reached it in each pass (rounded addition is monotonic,
+  // so this is the same value as one walk over the changed routing).
+  std::vector<std::uint8_t> is_moved;
+  core_detail::assign_huge(is_moved, n, std::uint8_t(0));
+  for (const Moved& m : moved) {
+    is_moved[m.cell] = 1;
+    routing.receiver[m.cell] = m.receiver;
   }
+  std::sort(moved.begin(), moved.end(), [&](const Moved& a, const Moved& b) {
+    const float fa = routing.filled_m[a.cell], fb = routing.filled_m[b.cell];
+    return fa != fb ? fa > fb : a.cell < b.cell;
+  });
+  for (const Moved& m : moved) {
+    const std::uint32_t add = upstream[m.cell];
+    double along = longest[m.cell] + step_m(m.cell);
+    for (std::uint32_t c = m.receiver;;) {
+      upstream[c] += add;
+      longest[c] = std::max(longest[c], along);
+      const std::uint32_t r = routing.receiver[c];
+      if (is_moved[c] || r == c) break;
+      along += step_m(c);
+      c = r;
+    }
+  }
+  std::vector<double> area;
+  core_detail::resize_huge(area, n);
+  parallel_for(ctx, std::int64_t(n), std::int64_t(1) << 16, [&](std::int64_t c0, std::int64_t c1) {
+    for (auto c = std::size_t(c0); c < std::size_t(c1); ++c) area[c] = upstream[c] * cell_area;
+  });
 
-  double path_m = 0.0;
-  std::map<int, std::vector<std::size_t>> bins;  // log10 area bin -> channel cells
-  for (std::size_t c = 0; c < n; ++c) {
-    if (!p.land[c]) continue;
-    out.max_drainage_area_m2 = std::max(out.max_drainage_area_m2, area[c]);
-    if (area[c] < params.channel_area_m2) continue;
-    ++out.channel_cells;
-    path_m += step_m(std::uint32_t(c));
-    if (longest[c] > 0.0) bins[int(std::floor(std::log10(area[c]) * 10.0))].push_back(c);
+  // Channel cells per block of rows: the largest area, the steps counted by their length (so the
+  // path's total is exact in any order), and (log10 area bin, cell) for Hack's law.
+  struct Channels {
+    double max_area = 0.0;
+    std::int64_t cells = 0;
+    std::int64_t steps[3] = {0, 0, 0};  // along x, along z, diagonal
+    std::vector<std::pair<int, std::uint32_t>> binned;
+  };
+  std::vector<Channels> channels(blocks);
+  for_row_blocks(ctx, h, kBlockRows, [&](std::size_t b, int j0, int j1) {
+    Channels& ch = channels[b];
+    const std::size_t c1 = std::size_t(j1) * std::size_t(w);
+    for (std::size_t c = std::size_t(j0) * std::size_t(w); c < c1; ++c) {
+      if (!p.land[c]) continue;
+      ch.max_area = std::max(ch.max_area, area[c]);
+      if (area[c] < params.channel_area_m2) continue;
+      ++ch.cells;
+      const std::uint32_t r = routing.receiver[c];
+      if (r != c) {
+        const bool dx = (r % std::uint32_t(w)) != (c % std::uint32_t(w));
+        const bool dz = (r / std::uint32_t(w)) != (c / std::uint32_t(w));
+        ++ch.steps[dx && dz ? 2 : dx ? 0 : 1];
+      }
+      if (longest[c] > 0.0) {
+        ch.binned.emplace_back(int(std::floor(std::log10(area[c]) * 10.0)), std::uint32_t(c));
+      }
+    }
+  });
+  std::int64_t steps[3] = {0, 0, 0};
+  std::vector<std::pair<int, std::uint32_t>> binned;
+  for (const Channels& ch : channels) {
+    out.max_drainage_area_m2 = std::max(out.max_drainage_area_m2, ch.max_area);
+    out.channel_cells += ch.cells;
+    for (int k = 0; k < 3; ++k) steps[k] += ch.steps[k];
+    binned.insert(binned.end(), ch.binned.begin(), ch.binned.end());
   }
+  const double path_m =
+      double(steps[0]) * g.cell_x_m + double(steps[1]) * g.cell_z_m + double(steps[2]) * diag;
+  // Bins in increasing order, each holding its cells in cell order.
+  std::stable_sort(binned.begin(), binned.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   const double land_km2 = double(p.land_cells) * cell_area * 1e-6;
   if (out.channel_cells == 0) {
     const std::string why = "no land cell reaches the channel area of " +
@@ -162,13 +245,15 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
     out.drainage_density_km_per_km2 = stat_value(path_m * 1e-3 / land_km2);
     std::vector<double> x, y;
     std::vector<float> a, l;
-    for (const auto& [bin, cells] : bins) {
+    for (std::size_t k0 = 0; k0 < binned.size();) {
       a.clear();
       l.clear();
-      for (std::size_t c : cells) {
-        a.push_back(float(area[c]));
-        l.push_back(float(longest[c]));
+      std::size_t k = k0;
+      for (; k < binned.size() && binned[k].first == binned[k0].first; ++k) {
+        a.push_back(float(area[binned[k].second]));
+        l.push_back(float(longest[binned[k].second]));
       }
+      k0 = k;
       const double ma = median(a), ml = median(l);
       out.hack_area_m2.push_back(ma);
       out.hack_length_m.push_back(ml);
@@ -186,12 +271,21 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
   // Depressions.
   std::vector<float> depth;
   core_detail::assign_huge(depth, n, 0.0f);
+  std::vector<std::int64_t> block_any(blocks, 0);
+  std::vector<double> block_deepest(blocks, 0.0);
+  for_row_blocks(ctx, h, kBlockRows, [&](std::size_t b, int j0, int j1) {
+    const std::size_t c1 = std::size_t(j1) * std::size_t(w);
+    for (std::size_t c = std::size_t(j0) * std::size_t(w); c < c1; ++c) {
+      if (!p.land[c]) continue;
+      depth[c] = routing.filled_m[c] - g.heights[c];
+      block_deepest[b] = std::max(block_deepest[b], double(depth[c]));
+      block_any[b] += double(depth[c]) > params.depression_tolerance_m;
+    }
+  });
   std::int64_t any = 0;
-  for (std::size_t c = 0; c < n; ++c) {
-    if (!p.land[c]) continue;
-    depth[c] = routing.filled_m[c] - g.heights[c];
-    out.max_depression_depth_m = std::max(out.max_depression_depth_m, double(depth[c]));
-    any += double(depth[c]) > params.depression_tolerance_m;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    out.max_depression_depth_m = std::max(out.max_depression_depth_m, block_deepest[b]);
+    any += block_any[b];
   }
   std::int64_t counted = 0;
   std::vector<std::uint8_t> seen;

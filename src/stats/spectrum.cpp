@@ -60,26 +60,48 @@ std::vector<double> hann(int n) {  // numpy.hanning(n)
 }
 
 // Residual of the least-squares plane over the finite cells (0 at no-data), in double.
-std::vector<double> detrended(const StatsGrid& g) {
+// Rows per block of the spectrum's sums: blocks summed on every worker, then in block order.
+constexpr int kBlockRows = 16;
+
+std::vector<double> detrended(const StatsGrid& g, const ExecContext& ctx) {
   const int w = g.width, h = g.height;
   const double ci = (w - 1) / 2.0, cj = (h - 1) / 2.0;
   // Normal equations of z = a + b x + c y with centred x, y.
-  double n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, sz = 0, sxz = 0, syz = 0;
-  for (int j = 0; j < h; ++j) {
-    for (int i = 0; i < w; ++i) {
-      const float v = g.heights[std::size_t(j) * std::size_t(w) + std::size_t(i)];
-      if (std::isnan(v)) continue;
-      const double x = i - ci, y = j - cj, z = v;
-      n += 1;
-      sx += x;
-      sy += y;
-      sxx += x * x;
-      syy += y * y;
-      sxy += x * y;
-      sz += z;
-      sxz += x * z;
-      syz += y * z;
+  struct Sums {
+    double n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, sz = 0, sxz = 0, syz = 0;
+  };
+  std::vector<Sums> blocks(std::size_t((h + kBlockRows - 1) / kBlockRows));
+  for_row_blocks(ctx, h, kBlockRows, [&](std::size_t b, int j0, int j1) {
+    Sums s;
+    for (int j = j0; j < j1; ++j) {
+      for (int i = 0; i < w; ++i) {
+        const float v = g.heights[std::size_t(j) * std::size_t(w) + std::size_t(i)];
+        if (std::isnan(v)) continue;
+        const double x = i - ci, y = j - cj, z = v;
+        s.n += 1;
+        s.sx += x;
+        s.sy += y;
+        s.sxx += x * x;
+        s.syy += y * y;
+        s.sxy += x * y;
+        s.sz += z;
+        s.sxz += x * z;
+        s.syz += y * z;
+      }
     }
+    blocks[b] = s;
+  });
+  double n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, sz = 0, sxz = 0, syz = 0;
+  for (const Sums& s : blocks) {
+    n += s.n;
+    sx += s.sx;
+    sy += s.sy;
+    sxx += s.sxx;
+    syy += s.syy;
+    sxy += s.sxy;
+    sz += s.sz;
+    sxz += s.sxz;
+    syz += s.syz;
   }
   // Solve the 3x3 system by Cramer's rule.
   const double m[3][3] = {{n, sx, sy}, {sx, sxx, sxy}, {sy, sxy, syy}};
@@ -100,14 +122,18 @@ std::vector<double> detrended(const StatsGrid& g) {
       coef[k] = det3(mk) / d;
     }
   }
-  std::vector<double> out(std::size_t(w) * std::size_t(h), 0.0);
-  for (int j = 0; j < h; ++j) {
-    for (int i = 0; i < w; ++i) {
-      const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
-      const float v = g.heights[c];
-      if (!std::isnan(v)) out[c] = double(v) - (coef[0] + coef[1] * (i - ci) + coef[2] * (j - cj));
+  std::vector<double> out;
+  core_detail::resize_huge(out, std::size_t(w) * std::size_t(h));
+  parallel_for(ctx, h, 16, [&](std::int64_t j0, std::int64_t j1) {
+    for (int j = int(j0); j < int(j1); ++j) {
+      for (int i = 0; i < w; ++i) {
+        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+        const float v = g.heights[c];
+        out[c] =
+            std::isnan(v) ? 0.0 : double(v) - (coef[0] + coef[1] * (i - ci) + coef[2] * (j - cj));
+      }
     }
-  }
+  });
   return out;
 }
 
@@ -172,7 +198,8 @@ void line_spectra(const std::vector<double>& res, int lines, int n, std::ptrdiff
                   std::ptrdiff_t stride, int padded, double step, LogBins& bins,
                   const ExecContext& ctx) {
   const int half = padded / 2 + 1;
-  std::vector<double> power(std::size_t(lines) * std::size_t(half), 0.0);
+  std::vector<double> power;  // every entry written below
+  core_detail::resize_huge(power, std::size_t(lines) * std::size_t(half));
   const std::vector<double> win = hann(n);
   parallel_for(ctx, lines, 32, [&](std::int64_t l0, std::int64_t l1) {
     FftrPtr cfg = make_fftr(padded);
@@ -191,11 +218,16 @@ void line_spectra(const std::vector<double>& res, int lines, int n, std::ptrdiff
       }
     }
   });
+  // Each frequency's sum over the lines, in line order; frequencies on every worker.
+  std::vector<double> sums(std::size_t(half), 0.0);
+  parallel_for(ctx, half, 64, [&](std::int64_t k0, std::int64_t k1) {
+    for (int l = 0; l < lines; ++l) {
+      const double* pw = power.data() + std::size_t(l) * std::size_t(half);
+      for (auto k = std::size_t(k0); k < std::size_t(k1); ++k) sums[k] += pw[k];
+    }
+  });
   for (int k = 1; k < half; ++k) {
-    double sum = 0.0;
-    for (int l = 0; l < lines; ++l)
-      sum += power[std::size_t(l) * std::size_t(half) + std::size_t(k)];
-    bins.add(double(k) / (double(padded) * step), sum / double(lines), 1.0);
+    bins.add(double(k) / (double(padded) * step), sums[std::size_t(k)] / double(lines), 1.0);
   }
 }
 
@@ -224,7 +256,7 @@ void measure_spectrum(const Prepared& p, TerrainStats& out, const ExecContext& c
     out.beta = out.beta_profile = none;
     return;
   }
-  const std::vector<double> res = detrended(g);
+  const std::vector<double> res = detrended(g, ctx);
   const int nx = kiss_fftr_next_fast_size_real(w);
   const int nz = kiss_fft_next_fast_size(h);
   const int half = nx / 2 + 1;
@@ -248,7 +280,8 @@ void measure_spectrum(const Prepared& p, TerrainStats& out, const ExecContext& c
       }
     });
   }
-  std::vector<float> power(std::size_t(nz) * std::size_t(half));  // [kz][kx]
+  std::vector<float> power;  // [kz][kx], every entry written below
+  core_detail::resize_huge(power, std::size_t(nz) * std::size_t(half));
   parallel_for(ctx, half, 16, [&](std::int64_t k0, std::int64_t k1) {
     FftPtr cfg = make_fft(nz);
     std::vector<kiss_fft_cpx> in(static_cast<std::size_t>(nz), kiss_fft_cpx{0.0f, 0.0f}),
@@ -265,15 +298,28 @@ void measure_spectrum(const Prepared& p, TerrainStats& out, const ExecContext& c
   });
   spec.clear();
   spec.shrink_to_fit();
+  // Radial bins per block of kz rows on every worker, then added in block order.
+  std::vector<LogBins> block_bins(std::size_t((nz + kBlockRows - 1) / kBlockRows),
+                                  LogBins(k_lo, k_hi, k_min, k_max));
+  for_row_blocks(ctx, nz, kBlockRows, [&](std::size_t b, int kz0, int kz1) {
+    LogBins& bins = block_bins[b];
+    for (int kz = kz0; kz < kz1; ++kz) {
+      const int fz = kz <= nz / 2 ? kz : kz - nz;
+      for (int kx = 0; kx < half; ++kx) {
+        // Columns 1 .. nx/2 - 1 stand for their mirror images too.
+        const double weight = (kx == 0 || kx == nx / 2) ? 1.0 : 2.0;
+        const double k = std::hypot(double(kx) / (double(nx) * g.cell_x_m),
+                                    double(fz) / (double(nz) * g.cell_z_m));
+        bins.add(k, double(power[std::size_t(kz) * std::size_t(half) + std::size_t(kx)]), weight);
+      }
+    }
+  });
   LogBins bins2(k_lo, k_hi, k_min, k_max);
-  for (int kz = 0; kz < nz; ++kz) {
-    const int fz = kz <= nz / 2 ? kz : kz - nz;
-    for (int kx = 0; kx < half; ++kx) {
-      // Columns 1 .. nx/2 - 1 stand for their mirror images too.
-      const double weight = (kx == 0 || kx == nx / 2) ? 1.0 : 2.0;
-      const double k = std::hypot(double(kx) / (double(nx) * g.cell_x_m),
-                                  double(fz) / (double(nz) * g.cell_z_m));
-      bins2.add(k, double(power[std::size_t(kz) * std::size_t(half) + std::size_t(kx)]), weight);
+  for (const LogBins& bins : block_bins) {
+    for (std::size_t q = 0; q < bins2.k.size(); ++q) {
+      bins2.k[q] += bins.k[q];
+      bins2.power[q] += bins.power[q];
+      bins2.weight[q] += bins.weight[q];
     }
   }
   power.clear();

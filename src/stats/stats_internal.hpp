@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,6 +33,33 @@ inline Stat stat_none(std::string why) {
 double percentile(std::span<float> values, double p);
 // numpy.median: the mean of the two middle values for an even count. Reorders `values`.
 double median(std::span<float> values);
+// Order statistics of a map-sized array of floats, NaN values left out, found on every worker: a
+// histogram of the top 16 bits of each value's order-preserving key, then nth_element inside the
+// one bin that holds the wanted rank. The values are those nth_element gives on the compacted
+// array (-0 ranks below +0), whatever the thread count; `values` is not reordered and must
+// outlive the selector.
+class RankSelect {
+ public:
+  RankSelect(std::span<const float> values, const ExecContext& ctx);
+  // How many values are not NaN.
+  std::size_t count() const { return std::size_t(cumulative_.back()); }
+  // The k-th smallest value, 0-based; k < count().
+  float kth(std::size_t k) const;
+  // percentile() above on the values that are not NaN; count() > 0.
+  double percentile(double p) const;
+
+ private:
+  std::span<const float> values_;
+  const ExecContext* ctx_;
+  std::vector<std::uint64_t> cumulative_;  // values below each bin; 65,537 entries
+};
+
+// Calls body(j0, j1) for fixed blocks of `block` rows of a map `rows` high, on every worker,
+// and returns how many blocks there were: block b is rows [b * block, min(rows, (b + 1) *
+// block)). Per-block sums combined in block order give the same bits on any thread count.
+std::size_t for_row_blocks(const ExecContext& ctx, int rows, int block,
+                           const std::function<void(std::size_t b, int j0, int j1)>& body);
+
 // Least-squares slope of y against x (at least 2 points with distinct x).
 double fit_slope(std::span<const double> x, std::span<const double> y);
 

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <mutex>
 
 #include "core/huge_pages.hpp"
 #include "stats/stats_internal.hpp"
@@ -67,6 +69,88 @@ double median(std::span<float> values) {
   return percentile(values, 50.0);
 }
 
+namespace {
+
+constexpr int kRankBinBits = 16;
+
+// Orders floats as integers: negative values reversed below the positive ones.
+inline std::uint32_t rank_key(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return (b & 0x80000000u) != 0 ? ~b : (b | 0x80000000u);
+}
+
+// Chunks of the selector's passes over the values.
+constexpr std::int64_t kRankGrain = std::int64_t(1) << 18;
+
+}  // namespace
+
+RankSelect::RankSelect(std::span<const float> values, const ExecContext& ctx)
+    : values_(values), ctx_(&ctx), cumulative_((std::size_t(1) << kRankBinBits) + 1, 0) {
+  std::vector<std::uint64_t> counts(std::size_t(1) << kRankBinBits, 0);
+  std::mutex merge;
+  parallel_for(ctx, std::int64_t(values.size()), kRankGrain, [&](std::int64_t b, std::int64_t e) {
+    std::vector<std::uint32_t> local(counts.size(), 0);
+    for (std::int64_t c = b; c < e; ++c) {
+      const float v = values[std::size_t(c)];
+      if (!std::isnan(v)) ++local[rank_key(v) >> (32 - kRankBinBits)];
+    }
+    const std::lock_guard lock(merge);
+    for (std::size_t k = 0; k < local.size(); ++k) counts[k] += local[k];
+  });
+  for (std::size_t k = 0; k < counts.size(); ++k) cumulative_[k + 1] = cumulative_[k] + counts[k];
+}
+
+float RankSelect::kth(std::size_t k) const {
+  // The bin holding rank k: the last with cumulative_[bin] <= k.
+  const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), std::uint64_t(k));
+  const auto bin = std::uint32_t(it - cumulative_.begin() - 1);
+  const std::size_t chunks =
+      (values_.size() + std::size_t(kRankGrain) - 1) / std::size_t(kRankGrain);
+  std::vector<std::vector<float>> found(chunks);
+  parallel_for(*ctx_, std::int64_t(chunks), 1, [&](std::int64_t q0, std::int64_t q1) {
+    for (std::int64_t q = q0; q < q1; ++q) {
+      const std::size_t b = std::size_t(q) * std::size_t(kRankGrain);
+      const std::size_t e = std::min(values_.size(), b + std::size_t(kRankGrain));
+      for (std::size_t c = b; c < e; ++c) {
+        const float v = values_[c];
+        if (!std::isnan(v) && rank_key(v) >> (32 - kRankBinBits) == bin) {
+          found[std::size_t(q)].push_back(v);
+        }
+      }
+    }
+  });
+  std::vector<float> in_bin;
+  in_bin.reserve(std::size_t(cumulative_[bin + 1] - cumulative_[bin]));
+  for (const std::vector<float>& f : found) in_bin.insert(in_bin.end(), f.begin(), f.end());
+  // Inside one bin, -0 and +0 never meet (their keys' top bits differ), so < orders as the keys.
+  const auto nth = in_bin.begin() + std::ptrdiff_t(k - cumulative_[bin]);
+  std::nth_element(in_bin.begin(), nth, in_bin.end());
+  return *nth;
+}
+
+double RankSelect::percentile(double p) const {
+  const std::size_t n = count();
+  const double rank = p / 100.0 * double(n - 1);
+  const auto lo = std::size_t(std::floor(rank));
+  const double a = kth(lo);
+  if (lo + 1 >= n) return a;
+  const double b = kth(lo + 1);
+  return a + (b - a) * (rank - double(lo));
+}
+
+std::size_t for_row_blocks(const ExecContext& ctx, int rows, int block,
+                           const std::function<void(std::size_t b, int j0, int j1)>& body) {
+  const std::size_t blocks = std::size_t((rows + block - 1) / block);
+  parallel_for(ctx, std::int64_t(blocks), 1, [&](std::int64_t b0, std::int64_t b1) {
+    for (std::int64_t b = b0; b < b1; ++b) {
+      const int j0 = int(b) * block;
+      body(std::size_t(b), j0, std::min(rows, j0 + block));
+    }
+  });
+  return blocks;
+}
+
 double fit_slope(std::span<const double> x, std::span<const double> y) {
   const double n = double(x.size());
   double mx = 0, my = 0;
@@ -124,21 +208,42 @@ TerrainStats compute_terrain_stats(const StatsGrid& grid, const StatsParams& par
   out.cell_z_m = grid.cell_z_m;
   out.sea_level_m = params.sea_level_m;
   out.agent_slope_deg = params.agent_slope_deg;
+  // The land mask and the height range, blocks of rows on every worker (counts, minima and maxima
+  // do not depend on the order they are taken in).
+  struct Range {
+    std::int64_t nodata = 0, land = 0;
+    double flo = INFINITY, fhi = -INFINITY, llo = INFINITY, lhi = -INFINITY;
+  };
+  constexpr int kBlockRows = 16;
+  std::vector<Range> ranges(std::size_t((grid.height + kBlockRows - 1) / kBlockRows));
+  sd::for_row_blocks(ctx, grid.height, kBlockRows, [&](std::size_t b, int j0, int j1) {
+    Range r;
+    const std::size_t c1 = std::size_t(j1) * std::size_t(grid.width);
+    for (std::size_t c = std::size_t(j0) * std::size_t(grid.width); c < c1; ++c) {
+      const float v = grid.heights[c];
+      if (std::isnan(v)) {
+        ++r.nodata;
+        continue;
+      }
+      r.flo = std::min(r.flo, double(v));
+      r.fhi = std::max(r.fhi, double(v));
+      if (!params.sea_level_m || double(v) > *params.sea_level_m) {
+        p.land[c] = 1;
+        ++r.land;
+        r.llo = std::min(r.llo, double(v));
+        r.lhi = std::max(r.lhi, double(v));
+      }
+    }
+    ranges[b] = r;
+  });
   double flo = INFINITY, fhi = -INFINITY, llo = INFINITY, lhi = -INFINITY;
-  for (std::size_t c = 0; c < n; ++c) {
-    const float v = grid.heights[c];
-    if (std::isnan(v)) {
-      ++out.nodata_cells;
-      continue;
-    }
-    flo = std::min(flo, double(v));
-    fhi = std::max(fhi, double(v));
-    if (!params.sea_level_m || double(v) > *params.sea_level_m) {
-      p.land[c] = 1;
-      ++p.land_cells;
-      llo = std::min(llo, double(v));
-      lhi = std::max(lhi, double(v));
-    }
+  for (const Range& r : ranges) {
+    out.nodata_cells += r.nodata;
+    p.land_cells += r.land;
+    flo = std::min(flo, r.flo);
+    fhi = std::max(fhi, r.fhi);
+    llo = std::min(llo, r.llo);
+    lhi = std::max(lhi, r.lhi);
   }
   out.land_cells = p.land_cells;
   const std::int64_t finite = std::int64_t(n) - out.nodata_cells;

@@ -1,12 +1,17 @@
 // Tests of the stats module (terrane/stats.hpp) on synthetic surfaces with known answers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <map>
 #include <numbers>
 #include <vector>
 
+#include "stats/stats_internal.hpp"
 #include "support/expect_error.hpp"
+#include "terrane/erosion.hpp"
 #include "terrane/io.hpp"
 #include "terrane/stats.hpp"
 
@@ -279,6 +284,146 @@ TEST(TerrainStats, ResultsDoNotDependOnTheThreadCount) {
     EXPECT_EQ(a.hack_length_m, b.hack_length_m);
     EXPECT_EQ(a.slope_histogram, b.slope_histogram);
   }
+}
+
+// numpy.median of a copy, by sorting.
+double sorted_median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? double(v[m])
+                           : double(v[m - 1]) + (double(v[m]) - double(v[m - 1])) * 0.5;
+}
+
+// The drainage statistics against a plain walk of what drainage_stats.cpp describes: the routing,
+// each land cell of the border sent to its steepest lower neighbour on the filled surface, then
+// Kahn's order over the changed receivers. The code under test walks the routing's parts in
+// parallel and passes the border cells' trees on afterwards; both must give the same numbers.
+TEST(TerrainStats, DrainageMatchesAWalkOverTheChangedRouting) {
+  for (const double cz : {20.0, 30.0}) {
+    const Surface s = fractal_surface(128, 3.0, 5);
+    const StatsGrid g = s.grid(20.0, cz);
+    StatsParams params;
+    params.channel_area_m2 = 20.0 * 20.0 * 8.0;
+    const TerrainStats got = compute_terrain_stats(g, params, ExecContext{.threads = 3});
+
+    const int w = s.w, h = s.h;
+    const std::size_t n = s.data.size();
+    Field2D surface(GridSpec{w, h, std::sqrt(20.0 * cz)});
+    surface.data = s.data;
+    FlowRouting routing;
+    compute_flow_routing(surface, RoutingParams{}, routing);
+    std::vector<std::uint32_t> rcv = routing.receiver;
+    int moved = 0;
+    for (int j = 0; j < h; ++j) {
+      for (int i = 0; i < w; ++i) {
+        if (i != 0 && j != 0 && i != w - 1 && j != h - 1) continue;
+        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+        double best = 0.0;
+        for (int dj = -1; dj <= 1; ++dj) {
+          for (int di = -1; di <= 1; ++di) {
+            const int ni = i + di, nj = j + dj;
+            if ((di == 0 && dj == 0) || ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
+            const std::size_t nc = std::size_t(nj) * std::size_t(w) + std::size_t(ni);
+            const double d = (double(routing.filled_m[c]) - double(routing.filled_m[nc])) /
+                             std::hypot(di * 20.0, dj * cz);
+            if (d > best) {
+              best = d;
+              rcv[c] = std::uint32_t(nc);
+            }
+          }
+        }
+        moved += rcv[c] != c;
+      }
+    }
+    ASSERT_GT(moved, 50) << "the map must send many border cells inwards";
+    auto step = [&](std::uint32_t c) {
+      const std::uint32_t r = rcv[c];
+      if (r == c) return 0.0;
+      const bool dx = r % std::uint32_t(w) != c % std::uint32_t(w);
+      const bool dz = r / std::uint32_t(w) != c / std::uint32_t(w);
+      return dx && dz ? std::hypot(20.0, cz) : dx ? 20.0 : cz;
+    };
+    std::vector<std::uint32_t> donors(n, 0), queue;
+    for (std::size_t c = 0; c < n; ++c) donors[rcv[c]] += rcv[c] != c;
+    for (std::size_t c = 0; c < n; ++c) {
+      if (donors[c] == 0) queue.push_back(std::uint32_t(c));
+    }
+    std::vector<double> area(n, 20.0 * cz), longest(n, 0.0);
+    for (std::size_t q = 0; q < queue.size(); ++q) {
+      const std::uint32_t c = queue[q], r = rcv[c];
+      if (r == c) continue;
+      area[r] += area[c];
+      longest[r] = std::max(longest[r], longest[c] + step(c));
+      if (--donors[r] == 0) queue.push_back(r);
+    }
+    ASSERT_EQ(queue.size(), n);
+    double max_area = 0.0, path_m = 0.0;
+    std::int64_t channels = 0;
+    std::map<int, std::vector<std::uint32_t>> bins;
+    for (std::size_t c = 0; c < n; ++c) {
+      max_area = std::max(max_area, area[c]);
+      if (area[c] < params.channel_area_m2) continue;
+      ++channels;
+      path_m += step(std::uint32_t(c));
+      if (longest[c] > 0.0)
+        bins[int(std::floor(std::log10(area[c]) * 10.0))].push_back(std::uint32_t(c));
+    }
+    EXPECT_EQ(got.max_drainage_area_m2, max_area) << cz;
+    EXPECT_EQ(got.channel_cells, channels) << cz;
+    const double land_km2 = double(n) * 20.0 * cz * 1e-6;
+    ASSERT_TRUE(got.drainage_density_km_per_km2.value) << cz;
+    EXPECT_NEAR(*got.drainage_density_km_per_km2.value, path_m * 1e-3 / land_km2,
+                1e-12 * path_m * 1e-3 / land_km2)
+        << cz;
+    ASSERT_EQ(got.hack_area_m2.size(), bins.size()) << cz;
+    std::size_t b = 0;
+    for (const auto& [bin, cells] : bins) {
+      std::vector<float> a, l;
+      for (const std::uint32_t c : cells) {
+        a.push_back(float(area[c]));
+        l.push_back(float(longest[c]));
+      }
+      EXPECT_EQ(got.hack_area_m2[b], sorted_median(a)) << cz << " bin " << bin;
+      EXPECT_EQ(got.hack_length_m[b], sorted_median(l)) << cz << " bin " << bin;
+      ++b;
+    }
+  }
+}
+
+// The parallel selection gives the values nth_element gives on the compacted array.
+TEST(StatsRankSelect, MatchesNthElementWithoutTheNaNs) {
+  std::vector<float> values;
+  std::uint64_t state = 7;
+  for (int k = 0; k < 600'000; ++k) {
+    state = mix64(state + 1);
+    const int kind = int(state % 16);
+    const float v = float(double(state >> 11) * 0x1.0p-53 * 200.0 - 50.0);
+    values.push_back(kind == 0   ? std::numeric_limits<float>::quiet_NaN()
+                     : kind == 1 ? 3.25f  // many equal values
+                     : kind == 2 ? (state & 64 ? 0.0f : -0.0f)
+                                 : v);
+  }
+  std::vector<float> finite;
+  for (const float v : values) {
+    if (!std::isnan(v)) finite.push_back(v);
+  }
+  for (const int threads : {1, 3}) {
+    const ExecContext ctx{.threads = threads};
+    const stats_detail::RankSelect select(values, ctx);
+    ASSERT_EQ(select.count(), finite.size());
+    for (const std::size_t k : {std::size_t(0), std::size_t(1), finite.size() / 10,
+                                finite.size() / 2, finite.size() / 2 + 1, finite.size() - 1}) {
+      std::vector<float> copy = finite;
+      std::nth_element(copy.begin(), copy.begin() + std::ptrdiff_t(k), copy.end());
+      EXPECT_EQ(select.kth(k), copy[k]) << k;
+    }
+    for (const double p : {0.0, 10.0, 50.0, 90.0, 100.0}) {
+      std::vector<float> copy = finite;
+      EXPECT_EQ(select.percentile(p), stats_detail::percentile(copy, p)) << p;
+    }
+  }
+  const std::vector<float> none(10, std::numeric_limits<float>::quiet_NaN());
+  EXPECT_EQ(stats_detail::RankSelect(none, ExecContext{}).count(), 0u);
 }
 
 TEST(TerrainStats, RejectsBadInput) {
