@@ -134,9 +134,12 @@ Field2D image16_to_heights(const Image16& image, const HeightRange& range, doubl
 // ---------------------------------------------------------------------------------------------
 // PNG, 16-bit greyscale (libspng). Row 0 of the image is grid row j = 0 (smallest z).
 
-void write_png16(const std::filesystem::path& path, const Image16& image);
+// The image's rows are compressed in blocks on ctx's workers: the same bytes on any thread
+// count (and, for an image of one block, about 1 MiB, the bytes libspng 0.7 wrote before).
+void write_png16(const std::filesystem::path& path, const Image16& image,
+                 const ExecContext& ctx = {});
 void write_png16(const std::filesystem::path& path, const Field2D& heights,
-                 const HeightRange& range);
+                 const HeightRange& range, const ExecContext& ctx = {});
 // Accepts only colour type 0 (greyscale) at bit depth 16; anything else is Error(parse) naming
 // what was found. Sizes above kMaxGridSide per side or kMaxGridSamples in all are Error(limit).
 // Before the image is allocated, the header is checked against the file's size: a file of S
@@ -148,9 +151,9 @@ Field2D read_png16(const std::filesystem::path& path, const HeightRange& range,
 
 // 8-bit PNG with 1 (grey), 3 (RGB) or 4 (RGBA) interleaved channels, row 0 first; pixels holds
 // width * height * channels bytes. Throws Error(invalid_argument) on other channel counts or a
-// size mismatch.
+// size mismatch. Compressed on ctx's workers, as write_png16.
 void write_png8(const std::filesystem::path& path, int width, int height, int channels,
-                std::span<const std::uint8_t> pixels);
+                std::span<const std::uint8_t> pixels, const ExecContext& ctx = {});
 
 // ---------------------------------------------------------------------------------------------
 // RAW16: headerless little-endian uint16, row-major, row 0 first (Unity's "Import Raw",
@@ -200,7 +203,8 @@ Field2D read_npy(const std::filesystem::path& path, double spacing_m = 1.0);
 // whose heightmap row 0 is at z = 0). Flip G for DirectX ("Y-") consumers.
 void write_normal_map_png(const std::filesystem::path& path, const Field2D& heights,
                           const ExecContext& ctx = {});
-void write_normal_map_png(const std::filesystem::path& path, const Normals& normals);
+void write_normal_map_png(const std::filesystem::path& path, const Normals& normals,
+                          const ExecContext& ctx = {});
 
 // Colour ramps of the preview. temperate: sand, greens, olive, brown and grey rock, snow.
 // arid: sand, ochre, red-brown rock, pale caprock.

@@ -404,9 +404,10 @@ std::vector<std::filesystem::path> write_splat_unreal(const std::filesystem::pat
                                                       const ExecContext& ctx = {});
 // RGB preview: layer colours mixed by weight.
 void write_splat_preview_png(const std::filesystem::path& path, const SurfaceParams& params,
-                             const SplatMap& splat);
+                             const SplatMap& splat, const ExecContext& ctx = {});
 // Biome-id map: 8-bit greyscale, value = dominant biome index.
-void write_biome_id_png(const std::filesystem::path& path, const BiomeWeights& biomes);
+void write_biome_id_png(const std::filesystem::path& path, const BiomeWeights& biomes,
+                        const ExecContext& ctx = {});
 // Biome preview: biome colours mixed by weight, hill-shaded by `heights`, lakes and rivers of
 // `water` above params.sea_level_m in the relief preview's water colours (lakes by depth), and the
 // scatter as dots in a per-species colour drawn from scatter_density(): the image is cut into

@@ -151,7 +151,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
         "height outputs");
     SurfaceSummary surface_summary;
     add(write_meshes(mesh_plan, heights, stage, base, mesh_summary, quiet), "meshes");
-    add(write_engine_target(request.engine, heights, height_plan.range, stage, base),
+    add(write_engine_target(request.engine, heights, height_plan.range, stage, base, quiet),
         "engine target");
     add(write_surface_outputs(surface_plan, preset, graph, heights,
                               want_hydrology ? &hydro : nullptr, request, quiet, stage, base,

@@ -91,7 +91,7 @@ int unity_terrain_cells(const GridSpec& grid);
 std::vector<WrittenFile> write_engine_target(Engine engine, const Field2D& heights,
                                              const HeightRange& range,
                                              const std::filesystem::path& dir,
-                                             const std::string& base);
+                                             const std::string& base, const ExecContext& ctx);
 
 // ---------------------------------------------------------------------------------------------
 // Surface outputs (surface_outputs.cpp): splat maps, biome-id map, scatter, biome preview.

@@ -87,7 +87,7 @@ std::string snap_size_for_engine(Engine engine, GridSpec& grid) {
 
 std::vector<WrittenFile> write_engine_target(Engine engine, const Field2D& heights,
                                              const HeightRange& range, const fs::path& dir,
-                                             const std::string& base) {
+                                             const std::string& base, const ExecContext& ctx) {
   std::vector<WrittenFile> written;
   if (engine == Engine::none) return written;
   const std::string name = to_string(engine);
@@ -135,9 +135,9 @@ std::vector<WrittenFile> write_engine_target(Engine engine, const Field2D& heigh
     const double span_m = range.height_max_m - range.height_min_m;
     const double z_scale = span_m * 12800.0 / 65535.0;
     const double location_z_m = range.height_min_m + 32768.0 * span_m / 65535.0;
-    const Image16 img = heights_to_image16(heights, range);
+    const Image16 img = heights_to_image16(heights, range, ctx);
     const std::string file = base + "_unreal.png";
-    write_png16(dir / file, img);
+    write_png16(dir / file, img, ctx);
     written.push_back({file, "unreal_png16"});
     settings["files"] = {{{"path", file}}};
     settings["scale_x_percent"] = g.spacing_m * 100.0;

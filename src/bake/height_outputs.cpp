@@ -64,7 +64,7 @@ std::vector<WrittenFile> write_height_outputs(const HeightOutputsPlan& plan, con
   std::vector<Job> jobs;
   if (wants(OutputFormat::png16)) {
     jobs.push_back(
-        {base + ".png", "png16", [&](const fs::path& p) { write_png16(p, heights, range); }});
+        {base + ".png", "png16", [&](const fs::path& p) { write_png16(p, heights, range, ctx); }});
   }
   if (wants(OutputFormat::raw16)) {
     jobs.push_back({base + ".r16", "raw16", [&](const fs::path& p) {
@@ -92,21 +92,24 @@ std::vector<WrittenFile> write_height_outputs(const HeightOutputsPlan& plan, con
   }
   if (wants(OutputFormat::rivers)) {
     jobs.push_back({base + "_rivers.png", "rivers_png", [&](const fs::path& p) {
-                      write_png16(p, mask_image(grid.width, grid.height, [&](std::size_t c) {
-                                    return hydro.river[c] != 0;
-                                  }));
+                      write_png16(p,
+                                  mask_image(grid.width, grid.height,
+                                             [&](std::size_t c) { return hydro.river[c] != 0; }),
+                                  ctx);
                     }});
   }
   if (wants(OutputFormat::lakes)) {
     jobs.push_back({base + "_lakes.png", "lakes_png", [&](const fs::path& p) {
-                      write_png16(p, mask_image(grid.width, grid.height, [&](std::size_t c) {
-                                    return hydro.lake_id[c] != kNoLake;
-                                  }));
+                      write_png16(
+                          p,
+                          mask_image(grid.width, grid.height,
+                                     [&](std::size_t c) { return hydro.lake_id[c] != kNoLake; }),
+                          ctx);
                     }});
   }
   if (wants(OutputFormat::flow)) {
     jobs.push_back({base + "_flow.png", "flow_png",
-                    [&](const fs::path& p) { write_png16(p, flow_image(grid, hydro)); }});
+                    [&](const fs::path& p) { write_png16(p, flow_image(grid, hydro), ctx); }});
   }
   parallel_for(ctx, std::int64_t(jobs.size()), 1, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t k = b; k < e; ++k)

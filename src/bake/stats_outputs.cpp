@@ -39,7 +39,7 @@ std::vector<WrittenFile> write_stats_outputs(const Field2D& heights, const Prese
   write_file_atomic(dir / json_name,
                     std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
   const ChartImage chart = render_stats_charts(stats, preset.name.empty() ? base : preset.name);
-  write_png8(dir / png_name, chart.width, chart.height, 3, chart.rgb);
+  write_png8(dir / png_name, chart.width, chart.height, 3, chart.rgb, ctx);
   return {{json_name, "stats_json"}, {png_name, "stats_png"}};
 }
 

@@ -60,7 +60,7 @@ Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrol
               e.heights.row(j + margin_cells).begin() + margin_cells);
   }
   if (hydro != nullptr) {
-    core_detail::assign_huge(e.water, eg.sample_count(), std::uint8_t(0));
+    core_detail::assign_huge(e.water, eg.sample_count(), std::uint8_t(0), &ctx);
     for (int j = 0; j < g.height; ++j) {
       for (int i = 0; i < g.width; ++i) {
         const std::size_t c = std::size_t(j) * std::size_t(g.width) + std::size_t(i);
@@ -73,34 +73,40 @@ Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrol
   return e;
 }
 
-// The map's samples of a field of the expanded grid.
-Field2D interior(const Field2D& in, int m, const GridSpec& map) {
-  Field2D out(map);
-  for (int j = 0; j < map.height; ++j) {
-    const auto row = in.row(j + m);
-    std::copy_n(row.begin() + m, map.width, out.row(j).begin());
-  }
+// The map's samples of a field of the expanded grid, rows on ctx's workers.
+Field2D interior(const Field2D& in, int m, const GridSpec& map, const ExecContext& ctx) {
+  Field2D out;
+  out.grid = map;
+  core_detail::resize_huge(out.data, map.sample_count(), &ctx);
+  parallel_for(ctx, map.height, 64, [&](std::int64_t j0, std::int64_t j1) {
+    for (auto j = int(j0); j < int(j1); ++j) {
+      const auto row = in.row(j + m);
+      std::copy_n(row.begin() + m, map.width, out.row(j).begin());
+    }
+  });
   return out;
 }
 
-// The map's rows of a field of the expanded grid.
-BiomeWeights interior(const BiomeWeights& in, int m, const GridSpec& map) {
+// The map's rows of a field of the expanded grid, rows on ctx's workers.
+BiomeWeights interior(const BiomeWeights& in, int m, const GridSpec& map, const ExecContext& ctx) {
   BiomeWeights out;
   out.grid = map;
   out.biome_count = in.biome_count;
   const std::size_t n = map.sample_count(), en = in.grid.sample_count();
-  core_detail::resize_huge(out.weights, n * std::size_t(in.biome_count));
-  core_detail::resize_huge(out.dominant, n);
-  for (int j = 0; j < map.height; ++j) {
-    const std::size_t src = std::size_t(j + m) * std::size_t(in.grid.width) + std::size_t(m);
-    const std::size_t dst = std::size_t(j) * std::size_t(map.width);
-    for (int b = 0; b < in.biome_count; ++b) {
-      std::copy_n(in.weights.begin() + std::ptrdiff_t(std::size_t(b) * en + src), map.width,
-                  out.weights.begin() + std::ptrdiff_t(std::size_t(b) * n + dst));
+  core_detail::resize_huge(out.weights, n * std::size_t(in.biome_count), &ctx);
+  core_detail::resize_huge(out.dominant, n, &ctx);
+  parallel_for(ctx, map.height, 64, [&](std::int64_t j0, std::int64_t j1) {
+    for (auto j = int(j0); j < int(j1); ++j) {
+      const std::size_t src = std::size_t(j + m) * std::size_t(in.grid.width) + std::size_t(m);
+      const std::size_t dst = std::size_t(j) * std::size_t(map.width);
+      for (int b = 0; b < in.biome_count; ++b) {
+        std::copy_n(in.weights.begin() + std::ptrdiff_t(std::size_t(b) * en + src), map.width,
+                    out.weights.begin() + std::ptrdiff_t(std::size_t(b) * n + dst));
+      }
+      std::copy_n(in.dominant.begin() + std::ptrdiff_t(src), map.width,
+                  out.dominant.begin() + std::ptrdiff_t(dst));
     }
-    std::copy_n(in.dominant.begin() + std::ptrdiff_t(src), map.width,
-                out.dominant.begin() + std::ptrdiff_t(dst));
-  }
+  });
   return out;
 }
 
@@ -150,7 +156,7 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   compute_climate(params.climate, preset.seed, ex.heights, ex.water, climate, ctx, &sources);
   BiomeWeights ex_biomes;
   compute_biome_weights(params, ex.heights, climate, ex_biomes, ctx);
-  const BiomeWeights biomes = interior(ex_biomes, margin, g);
+  const BiomeWeights biomes = interior(ex_biomes, margin, g, ctx);
 
   std::vector<ScatterInstance> points;
   if (want_points) {
@@ -209,7 +215,7 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   if (plan.splat) {
     Field2D ex_slope;
     slope_deg_clamped(ex.heights, ex_slope, ctx);
-    const Field2D slope = interior(ex_slope, margin, g);
+    const Field2D slope = interior(ex_slope, margin, g, ctx);
     compute_splat(params, preset.seed, heights, slope, biomes, splat, ctx);
     apply_paint(world.paint.get(), splat);
     if (summary != nullptr) {
@@ -250,13 +256,13 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
       return out;
     }});
     jobs.push_back({[&] {
-      write_splat_preview_png(dir / (base + "_splat_preview.png"), params, splat);
+      write_splat_preview_png(dir / (base + "_splat_preview.png"), params, splat, ctx);
       return std::vector<WrittenFile>{{base + "_splat_preview.png", "splat_preview_png"}};
     }});
   }
   if (plan.biomes) {
     jobs.push_back({[&] {
-      write_biome_id_png(dir / (base + "_biomes.png"), biomes);
+      write_biome_id_png(dir / (base + "_biomes.png"), biomes, ctx);
       nlohmann::ordered_json legend = nlohmann::ordered_json::array();
       for (std::size_t b = 0; b < params.biomes.size(); ++b) {
         const Biome& B = params.biomes[b];

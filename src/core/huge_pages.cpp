@@ -1,7 +1,10 @@
 // Transparent huge pages for large working buffers (core/huge_pages.hpp).
 #include "core/huge_pages.hpp"
 
+#include <algorithm>
 #include <cstdint>
+
+#include "terrane/core.hpp"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -21,6 +24,35 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept {
 #else
   (void)p;
   (void)bytes;
+#endif
+}
+
+void prefault_pages(void* p, std::size_t bytes, const ExecContext& ctx) noexcept {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
+  constexpr std::uintptr_t kSlice = 4 * kHuge;
+  if (p == nullptr || bytes < kSlice || worker_count(ctx) < 2) return;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  if (end <= begin) return;
+  const auto slices = std::int64_t((end - begin + kSlice - 1) / kSlice);
+  try {
+    parallel_for(ctx, slices, 1, [&](std::int64_t s0, std::int64_t s1) {
+      for (std::int64_t s = s0; s < s1; ++s) {
+        const std::uintptr_t a = begin + std::uintptr_t(s) * kSlice;
+        const std::uintptr_t b = std::min(end, a + kSlice);
+        // Refusal (EINVAL before Linux 5.14, ENOMEM, ...) leaves the pages to the first touch.
+        (void)madvise(reinterpret_cast<void*>(a), b - a, MADV_POPULATE_WRITE);
+      }
+    });
+  } catch (...) {
+    // Cancelled or a forced SIMD target refused: the caller's own work reports it; the pages are
+    // then faulted on first touch.
+  }
+#else
+  (void)p;
+  (void)bytes;
+  (void)ctx;
 #endif
 }
 

@@ -13,6 +13,10 @@
 #include <cstddef>
 #include <vector>
 
+namespace terrane {
+struct ExecContext;
+}
+
 namespace terrane::core_detail {
 
 // Marks the whole 2 MiB pages inside [p, p + bytes) for transparent huge pages. A no-op for
@@ -20,25 +24,38 @@ namespace terrane::core_detail {
 // stays on ordinary pages: only speed depends on it).
 void advise_huge_pages(void* p, std::size_t bytes) noexcept;
 
+// Faults in the pages of [p, p + bytes) for writing, slices of whole 2 MiB pages on ctx's
+// workers, so that the kernel zeroes them on every core rather than on the one thread that
+// first writes the block (a map-sized vector's value-initialisation: one memset). Used for
+// ranges of 8 MiB and more; a kernel without MADV_POPULATE_WRITE (before Linux 5.14) leaves the
+// pages to be faulted on first touch as before: only speed depends on it.
+void prefault_pages(void* p, std::size_t bytes, const ExecContext& ctx) noexcept;
+
 // v.reserve(n), with the new block marked for huge pages before anything touches it (elements
 // already in v are copied into it first, as reserve does). Nothing happens when v already holds
-// capacity for n.
+// capacity for n. With a context, the new block's pages are also faulted in on its workers
+// (prefault_pages) before the elements are copied.
 template <class T, class A>
-void reserve_huge(std::vector<T, A>& v, std::size_t n) {
+void reserve_huge(std::vector<T, A>& v, std::size_t n, const ExecContext* ctx = nullptr) {
   if (v.capacity() >= n) return;
   v.reserve(n);
   advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+  if (ctx != nullptr) {
+    prefault_pages(v.data() + v.size(), (v.capacity() - v.size()) * sizeof(T), *ctx);
+  }
 }
 
-// resize / assign with the block reserved by reserve_huge first.
+// resize / assign with the block reserved by reserve_huge first (with a context, faulted in on
+// its workers first: the value-initialisation then writes memory that is already there).
 template <class T, class A>
-void resize_huge(std::vector<T, A>& v, std::size_t n) {
-  reserve_huge(v, n);
+void resize_huge(std::vector<T, A>& v, std::size_t n, const ExecContext* ctx = nullptr) {
+  reserve_huge(v, n, ctx);
   v.resize(n);
 }
 template <class T, class A>
-void assign_huge(std::vector<T, A>& v, std::size_t n, const T& value) {
-  reserve_huge(v, n);
+void assign_huge(std::vector<T, A>& v, std::size_t n, const T& value,
+                 const ExecContext* ctx = nullptr) {
+  reserve_huge(v, n, ctx);
   v.assign(n, value);
 }
 

@@ -94,6 +94,21 @@ class LinkMap {
 
 }  // namespace
 
+void copy_drained(std::span<const Segment> drained,
+                  std::span<const std::vector<std::uint32_t>> queue,
+                  const std::vector<std::size_t>& part_begin, std::uint32_t* order,
+                  const ExecContext& ctx) {
+  const std::size_t groups = drained.size();
+  parallel_for(ctx, std::int64_t(groups), part_grain(groups),
+               [&](std::int64_t p0, std::int64_t p1) {
+                 for (auto p = std::size_t(p0); p < std::size_t(p1); ++p) {
+                   const Segment& s = drained[p];
+                   const std::uint32_t* from = queue[s.worker].data() + s.begin;
+                   std::copy(from, from + s.count, order + part_begin[p]);
+                 }
+               });
+}
+
 void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
                        const std::uint32_t* label, std::uint8_t* on_path, std::uint32_t pits,
                        std::span<const Segment> drained, std::span<const Segment> basin,
@@ -242,13 +257,7 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
     at[b] = cursor[part_of[b]];
     cursor[part_of[b]] += basin[b].count;
   }
-  parallel_for(ctx, std::int64_t(parts), part_grain(parts), [&](std::int64_t p0, std::int64_t p1) {
-    for (std::int64_t p = p0; p < p1; ++p) {
-      const Segment& s = drained[std::size_t(p)];
-      const std::uint32_t* from = queue[s.worker].data() + s.begin;
-      std::copy(from, from + s.count, order + part_begin[std::size_t(p)]);
-    }
-  });
+  copy_drained(drained, queue, part_begin, order, ctx);
   constexpr std::uint8_t kOnPath = 2;
   parallel_for(ctx, std::int64_t(pop_order.size()), 16, [&](std::int64_t q0, std::int64_t q1) {
     for (std::int64_t q = q0; q < q1; ++q) {
@@ -281,7 +290,7 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
     const std::uint32_t u = level[b];
     spill[b] = std::bit_cast<float>((u & 0x80000000u) != 0 ? (u & 0x7FFFFFFFu) : ~u);
   }
-  core_detail::resize_huge(filled, n);
+  core_detail::resize_huge(filled, n, &ctx);
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, width));
   parallel_for(ctx, height, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::size_t c = std::size_t(b) * w; c < std::size_t(e) * w; ++c) {

@@ -72,7 +72,7 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
   const double axial = heights.grid.spacing_m, diagonal = axial * std::sqrt(2.0);
   const float lowest = -std::numeric_limits<float>::infinity();
   std::vector<std::uint8_t> carved;  // a cell may be lowered by several donors
-  core_detail::assign_huge(carved, n, std::uint8_t(0));
+  core_detail::assign_huge(carved, n, std::uint8_t(0), &ctx);
   const std::uint32_t* receiver = routing.receiver.data();
   const std::vector<std::size_t>& part_begin = routing.part_begin;
   const std::size_t parts = part_begin.size() - 1;

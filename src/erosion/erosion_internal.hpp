@@ -84,6 +84,13 @@ struct Segment {
   std::size_t begin = 0;
 };
 
+// Copies each outlet group's drained cells (drained[p], held in its worker's queue) to
+// order + part_begin[p], the groups on ctx's workers (basin_graph.cpp).
+void copy_drained(std::span<const Segment> drained,
+                  std::span<const std::vector<std::uint32_t>> queue,
+                  const std::vector<std::size_t>& part_begin, std::uint32_t* order,
+                  const ExecContext& ctx);
+
 // Depression routing over the graph of D8 basins (basin_graph.cpp). In: `receiver` (D8 on the
 // heights: c for outlets and pits); `label`: 1..pits for the cells draining into pit k (pits
 // numbered in cell order), pits + 1 + p for the drained cells (those with a strictly descending

@@ -157,14 +157,14 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const float* hs = heights.data.data();
   out.width = w;
   out.height = h;
-  cd::resize_huge(out.receiver, n);
+  cd::resize_huge(out.receiver, n, &ctx);
   const float sea = float(params.sea_level_m);
   // Scratch from the last call: outlet, donor_mask and row_pits are overwritten whole, label is
   // cleared before use.
   std::vector<std::uint8_t>& outlet = out.scratch.outlet;
   std::vector<std::int64_t>& row_pits = out.scratch.row_pits;
   std::vector<std::int64_t>& row_outlets = out.scratch.row_outlets;
-  cd::resize_huge(outlet, n);
+  cd::resize_huge(outlet, n, &ctx);
   row_pits.resize(std::size_t(h));
   row_outlets.resize(std::size_t(h));
   const ExecContext inner = ed::quiet(ctx);
@@ -217,7 +217,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const std::ptrdiff_t sw = w;
   const std::ptrdiff_t up_offset[8] = {-sw - 1, -sw, -sw + 1, -1, 1, sw - 1, sw, sw + 1};
   std::vector<std::uint8_t>& donor_mask = out.scratch.donor_mask;
-  cd::resize_huge(donor_mask, n);
+  cd::resize_huge(donor_mask, n, &ctx);
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     const std::uint32_t* rcv = out.receiver.data();
     for (std::int64_t jj = b; jj < e; ++jj) {
@@ -243,7 +243,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   // The roots, in cell order: the outlets into order[0, outlets), the pits after them (pit k,
   // k = 1..pits, at outlets + k - 1), per row in parallel from the rows' first indices.
   const std::uint32_t pits = std::uint32_t(pit_total);
-  cd::resize_huge(out.order, n);
+  cd::resize_huge(out.order, n, &ctx);
   std::uint32_t* ord = out.order.data();
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t j = b; j < e; ++j) {
@@ -273,7 +273,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const std::size_t chunks = (std::size_t(pits) + kPitChunk - 1) / kPitChunk;
   std::vector<ed::Segment> drained(groups), basin(std::size_t(pits) + 1);
   std::vector<std::uint32_t>& label = out.scratch.label;
-  if (pits > 0) cd::resize_huge(label, n);
+  if (pits > 0) cd::resize_huge(label, n, &ctx);
   std::uint32_t* lab = pits > 0 ? label.data() : nullptr;
   std::vector<std::vector<std::uint32_t>>& queue = out.scratch.queue;
   const int workers = worker_count(inner);
@@ -326,15 +326,8 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     for (std::size_t p = 0; p < groups; ++p) {
       out.part_begin[p + 1] = out.part_begin[p] + drained[p].count;
     }
-    parallel_for(inner, std::int64_t(groups), ed::part_grain(groups),
-                 [&](std::int64_t p0, std::int64_t p1) {
-                   for (std::int64_t p = p0; p < p1; ++p) {
-                     const ed::Segment& s = drained[std::size_t(p)];
-                     const std::uint32_t* from = queue[s.worker].data() + s.begin;
-                     std::copy(from, from + s.count, ord + out.part_begin[std::size_t(p)]);
-                   }
-                 });
-    cd::reserve_huge(out.filled_m, n);
+    ed::copy_drained(drained, queue, out.part_begin, ord, inner);
+    cd::reserve_huge(out.filled_m, n, &ctx);
     out.filled_m.assign(hs, hs + n);
     return;
   }
@@ -372,7 +365,7 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
   }
   const double cell = grid.spacing_m * grid.spacing_m;
   std::vector<double> area;
-  cd::assign_huge(area, n, cell);
+  cd::assign_huge(area, n, cell, &ctx);
   if (!rain.empty()) {
     for (std::size_t c = 0; c < n; ++c) {
       if (!(std::isfinite(rain[c]) && rain[c] >= 0.0f)) {
@@ -398,7 +391,7 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
                  });
   }
   out.grid = grid;
-  cd::resize_huge(out.data, n);
+  cd::resize_huge(out.data, n, &ctx);
   parallel_for(ed::quiet(ctx), std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t c = b; c < e; ++c) out.data[std::size_t(c)] = float(area[std::size_t(c)]);
   });

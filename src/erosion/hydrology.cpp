@@ -47,19 +47,19 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   const float sea = float(params.routing.sea_level_m);
   const ExecContext inner = ed::quiet(ctx);
   const bool use_sea = params.routing.use_sea_level;
-  cd::resize_huge(out.sea, n);
+  cd::resize_huge(out.sea, n, &ctx);
   parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t c = b; c < e; ++c) out.sea[std::size_t(c)] = use_sea && hs[c] < sea ? 1 : 0;
   });
 
   // Lakes: connected components of flooded cells, labelled in row-major order of first cell.
-  cd::assign_huge(out.lake_id, n, kNoLake);
+  cd::assign_huge(out.lake_id, n, kNoLake, &ctx);
   out.lakes.clear();
   std::vector<std::uint32_t> stack, members;
   const double cell_area = g.spacing_m * g.spacing_m;
   std::int32_t next_id = 1;
   std::vector<std::uint8_t> seen;
-  cd::assign_huge(seen, n, std::uint8_t(0));
+  cd::assign_huge(seen, n, std::uint8_t(0), &ctx);
   for (std::size_t c0 = 0; c0 < n; ++c0) {
     if (seen[c0] != 0 || !(f[c0] > hs[c0]) || out.sea[c0] != 0) continue;
     members.clear();
@@ -100,8 +100,8 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   }
 
   out.water_level_m.grid = g;
-  cd::resize_huge(out.water_level_m.data, n);
-  cd::resize_huge(out.river, n);
+  cd::resize_huge(out.water_level_m.data, n, &ctx);
+  cd::resize_huge(out.river, n, &ctx);
   const float* area = out.drainage_area_m2.data.data();
   const float river_area = float(params.river_area_m2);
   parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {

@@ -248,7 +248,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   std::vector<double>& row_sum = sc.row_sum;
   std::vector<float>& tmp = sc.tmp;
   std::vector<std::uint8_t>& fixed = sc.fixed;
-  core_detail::resize_huge(area, n);
+  core_detail::resize_huge(area, n, &ctx);
   row_sum.resize(static_cast<std::size_t>(h));
   float* hs = heights.data.data();
   const std::uint32_t* receiver = nullptr;
@@ -328,8 +328,8 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
     // columns) are split over the workers; each cell is written by one.
     if (d_number > 0.0) {
       const double before = total_m(hs, w, h, row_sum, inner);
-      core_detail::resize_huge(tmp, n);
-      core_detail::resize_huge(fixed, n);
+      core_detail::resize_huge(tmp, n, &ctx);
+      core_detail::resize_huge(fixed, n, &ctx);
       parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
         for (std::int64_t c = b; c < e; ++c) {
           fixed[std::size_t(c)] = routing.receiver[std::size_t(c)] == std::uint32_t(c) ? 1 : 0;

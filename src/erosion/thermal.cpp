@@ -190,8 +190,8 @@ void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecCo
 
   const std::size_t padded = pw * (std::size_t(h) + 2);
   std::vector<float> cur, next;
-  core_detail::assign_huge(cur, padded, kPad);
-  core_detail::assign_huge(next, padded, kPad);
+  core_detail::assign_huge(cur, padded, kPad, &ctx);
+  core_detail::assign_huge(next, padded, kPad, &ctx);
   for (int j = 0; j < h; ++j) {
     std::memcpy(&cur[(std::size_t(j) + 1) * pw + 1], heights.row(j).data(), sizeof(float) * w);
   }

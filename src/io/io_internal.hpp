@@ -54,11 +54,18 @@ void check_image_size(const std::filesystem::path& path, std::int64_t width, std
 // check_image_size for an image about to be written, plus its sample count.
 void check_image16(const std::filesystem::path& path, const Image16& image);
 
-// Encodes an 8- or 16-bit PNG (16-bit samples host-endian, as libspng 0.7 expects for
-// SPNG_FMT_PNG) and writes it atomically. color_type: 0 greyscale, 2 RGB. `fast` picks zlib
+// The bytes of an 8- or 16-bit PNG file (png_encode.cpp), compressed in blocks on ctx's
+// workers; the same bytes on any thread count. pixels: rows of samples, 16-bit ones
+// host-endian. color_type: 0 greyscale, 2 RGB, 4 greyscale + alpha, 6 RGBA. `fast` picks zlib
 // level 1 and a single (Paeth) row filter instead of level 6 and trying every filter per row.
+// Throws Error(internal) for a layout it does not write or a pixel_bytes that does not match.
+std::vector<std::uint8_t> encode_png(int width, int height, int color_type, int bit_depth,
+                                     const void* pixels, std::size_t pixel_bytes, bool fast,
+                                     const ExecContext& ctx);
+// encode_png, written atomically to `path` after its size is checked (check_image_size).
 void write_png_atomic(const std::filesystem::path& path, int width, int height, int color_type,
-                      int bit_depth, const void* pixels, std::size_t pixel_bytes, bool fast);
+                      int bit_depth, const void* pixels, std::size_t pixel_bytes, bool fast,
+                      const ExecContext& ctx);
 
 // ---------------------------------------------------------------------------------------------
 // Unpublished files (unpublished.cpp, atomic_write.cpp)

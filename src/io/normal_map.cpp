@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "io/io_internal.hpp"
 #include "terrane/io.hpp"
 
@@ -18,7 +19,8 @@ std::uint8_t pack(float c) {
 
 }  // namespace
 
-void write_normal_map_png(const std::filesystem::path& path, const Normals& normals) {
+void write_normal_map_png(const std::filesystem::path& path, const Normals& normals,
+                          const ExecContext& ctx) {
   const GridSpec& g = normals.x.grid;
   io_detail::check_image_size(path, g.width, g.height, ErrorCategory::invalid_argument);
   const std::size_t n = g.sample_count();
@@ -27,13 +29,16 @@ void write_normal_map_png(const std::filesystem::path& path, const Normals& norm
         ErrorCategory::invalid_argument, path,
         "normal components do not all have " + std::to_string(n) + " samples");
   }
-  std::vector<std::uint8_t> rgb(n * 3);
-  for (std::size_t k = 0; k < n; ++k) {
-    rgb[3 * k + 0] = pack(normals.x.data[k]);
-    rgb[3 * k + 1] = pack(normals.z.data[k]);
-    rgb[3 * k + 2] = pack(normals.y.data[k]);
-  }
-  io_detail::write_png_atomic(path, g.width, g.height, 2, 8, rgb.data(), rgb.size(), false);
+  std::vector<std::uint8_t> rgb;
+  core_detail::resize_huge(rgb, n * 3, &ctx);
+  parallel_for(ctx, std::int64_t(n), std::int64_t(1) << 16, [&](std::int64_t k0, std::int64_t k1) {
+    for (auto k = std::size_t(k0); k < std::size_t(k1); ++k) {
+      rgb[3 * k + 0] = pack(normals.x.data[k]);
+      rgb[3 * k + 1] = pack(normals.z.data[k]);
+      rgb[3 * k + 2] = pack(normals.y.data[k]);
+    }
+  });
+  io_detail::write_png_atomic(path, g.width, g.height, 2, 8, rgb.data(), rgb.size(), false, ctx);
 }
 
 void write_normal_map_png(const std::filesystem::path& path, const Field2D& heights,
@@ -42,7 +47,7 @@ void write_normal_map_png(const std::filesystem::path& path, const Field2D& heig
                               ErrorCategory::invalid_argument);
   Normals n;
   normals_clamped(heights, n, ctx);
-  write_normal_map_png(path, n);
+  write_normal_map_png(path, n, ctx);
 }
 
 }  // namespace terrane

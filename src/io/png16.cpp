@@ -55,46 +55,24 @@ constexpr std::uint64_t kMaxDeflateRatio = 1032;
 namespace io_detail {
 
 void write_png_atomic(const fs::path& path, int width, int height, int color_type, int bit_depth,
-                      const void* pixels, std::size_t pixel_bytes, bool fast) {
+                      const void* pixels, std::size_t pixel_bytes, bool fast,
+                      const ExecContext& ctx) {
   check_image_size(path, width, height, ErrorCategory::invalid_argument);
-  SpngPtr ctx(spng_ctx_new(SPNG_CTX_ENCODER));
-  if (!ctx) throw file_error(ErrorCategory::internal, path, "cannot create a PNG encoder");
-  spng_set_option(ctx.get(), SPNG_ENCODE_TO_BUFFER, 1);
-  spng_set_option(ctx.get(), SPNG_IMG_COMPRESSION_LEVEL, fast ? 1 : 6);
-  if (fast) spng_set_option(ctx.get(), SPNG_FILTER_CHOICE, SPNG_FILTER_CHOICE_PAETH);
-  spng_ihdr ihdr{};
-  ihdr.width = std::uint32_t(width);
-  ihdr.height = std::uint32_t(height);
-  ihdr.bit_depth = std::uint8_t(bit_depth);
-  ihdr.color_type = std::uint8_t(color_type);
-  int rc = spng_set_ihdr(ctx.get(), &ihdr);
-  if (rc == 0) {
-    rc = spng_encode_image(ctx.get(), pixels, pixel_bytes, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE);
-  }
-  if (rc != 0) {
-    throw file_error(ErrorCategory::internal, path,
-                     std::string("PNG encoding failed: ") + spng_strerror(rc));
-  }
-  std::size_t len = 0;
-  int err = 0;
-  std::unique_ptr<void, void (*)(void*)> buf(spng_get_png_buffer(ctx.get(), &len, &err), std::free);
-  if (!buf || err != 0) {
-    throw file_error(ErrorCategory::internal, path,
-                     std::string("PNG encoding failed: ") + spng_strerror(err));
-  }
-  write_file_atomic(path, std::span(static_cast<const std::byte*>(buf.get()), len));
+  const std::vector<std::uint8_t> file =
+      encode_png(width, height, color_type, bit_depth, pixels, pixel_bytes, fast, ctx);
+  write_file_atomic(path, std::as_bytes(std::span(file)));
 }
 
 }  // namespace io_detail
 
-void write_png16(const fs::path& path, const Image16& image) {
+void write_png16(const fs::path& path, const Image16& image, const ExecContext& ctx) {
   io_detail::check_image16(path, image);
   io_detail::write_png_atomic(path, image.width, image.height, SPNG_COLOR_TYPE_GRAYSCALE, 16,
-                              image.samples.data(), image.samples.size() * 2, true);
+                              image.samples.data(), image.samples.size() * 2, true, ctx);
 }
 
 void write_png8(const fs::path& path, int width, int height, int channels,
-                std::span<const std::uint8_t> pixels) {
+                std::span<const std::uint8_t> pixels, const ExecContext& ctx) {
   io_detail::check_image_size(path, width, height, ErrorCategory::invalid_argument);
   int color_type = 0;
   switch (channels) {
@@ -119,12 +97,13 @@ void write_png8(const fs::path& path, int width, int height, int channels,
                                     std::to_string(channels));
   }
   io_detail::write_png_atomic(path, width, height, color_type, 8, pixels.data(), pixels.size(),
-                              true);
+                              true, ctx);
 }
 
-void write_png16(const fs::path& path, const Field2D& heights, const HeightRange& range) {
+void write_png16(const fs::path& path, const Field2D& heights, const HeightRange& range,
+                 const ExecContext& ctx) {
   range.validate(path.string() + ": height range");
-  write_png16(path, heights_to_image16(heights, range));
+  write_png16(path, heights_to_image16(heights, range, ctx), ctx);
 }
 
 Image16 read_png16(const fs::path& path) {

@@ -233,7 +233,7 @@ void write_preview_png(const std::filesystem::path& path, const Field2D& heights
   render_preview(heights, params, water, rgb, ctx);
   // Fast encoding: a preview is written often and looked at once; time matters more than size.
   io_detail::write_png_atomic(path, heights.grid.width, heights.grid.height, 2, 8, rgb.data(),
-                              rgb.size(), true);
+                              rgb.size(), true, ctx);
 }
 
 }  // namespace terrane

@@ -82,7 +82,7 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
   }
   Field2D surface;
   surface.grid = GridSpec{w, h, std::sqrt(g.cell_x_m * g.cell_z_m)};
-  core_detail::resize_huge(surface.data, n);
+  core_detail::resize_huge(surface.data, n, &ctx);
   parallel_for(ctx, std::int64_t(n), std::int64_t(1) << 16, [&](std::int64_t c0, std::int64_t c1) {
     for (auto c = std::size_t(c0); c < std::size_t(c1); ++c) {
       surface.data[c] = std::isnan(g.heights[c]) ? float(nodata_level) : g.heights[c];
@@ -142,8 +142,8 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
   // still outlets here: each is the root of its own tree.
   std::vector<std::uint32_t> upstream;
   std::vector<double> longest;
-  core_detail::assign_huge(upstream, n, 1u);
-  core_detail::assign_huge(longest, n, 0.0);
+  core_detail::assign_huge(upstream, n, 1u, &ctx);
+  core_detail::assign_huge(longest, n, 0.0, &ctx);
   const std::size_t parts = routing.part_begin.empty() ? 1 : routing.part_begin.size() - 1;
   parallel_for(ctx, std::int64_t(parts), std::max<std::int64_t>(1, std::int64_t(parts) / 256),
                [&](std::int64_t p0, std::int64_t p1) {
@@ -166,7 +166,7 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
   // through a cell is the larger of what reached it in each pass (rounded addition is monotonic,
   // so this is the same value as one walk over the changed routing).
   std::vector<std::uint8_t> is_moved;
-  core_detail::assign_huge(is_moved, n, std::uint8_t(0));
+  core_detail::assign_huge(is_moved, n, std::uint8_t(0), &ctx);
   for (const Moved& m : moved) {
     is_moved[m.cell] = 1;
     routing.receiver[m.cell] = m.receiver;
@@ -188,7 +188,7 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
     }
   }
   std::vector<double> area;
-  core_detail::resize_huge(area, n);
+  core_detail::resize_huge(area, n, &ctx);
   parallel_for(ctx, std::int64_t(n), std::int64_t(1) << 16, [&](std::int64_t c0, std::int64_t c1) {
     for (auto c = std::size_t(c0); c < std::size_t(c1); ++c) area[c] = upstream[c] * cell_area;
   });
@@ -270,7 +270,7 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
 
   // Depressions.
   std::vector<float> depth;
-  core_detail::assign_huge(depth, n, 0.0f);
+  core_detail::assign_huge(depth, n, 0.0f, &ctx);
   std::vector<std::int64_t> block_any(blocks, 0);
   std::vector<double> block_deepest(blocks, 0.0);
   for_row_blocks(ctx, h, kBlockRows, [&](std::size_t b, int j0, int j1) {
@@ -289,7 +289,7 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
   }
   std::int64_t counted = 0;
   std::vector<std::uint8_t> seen;
-  core_detail::assign_huge(seen, n, std::uint8_t(0));
+  core_detail::assign_huge(seen, n, std::uint8_t(0), &ctx);
   std::vector<std::size_t> stack, members;
   for (std::size_t c0 = 0; c0 < n; ++c0) {
     if (seen[c0] || !(depth[c0] > 0.0f)) continue;

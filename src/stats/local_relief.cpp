@@ -70,7 +70,7 @@ void measure_local_relief(const Prepared& p, TerrainStats& out, const ExecContex
   const std::size_t n = p.cells();
   // NaN takes part in no window: it becomes the identity of each pass (-inf for max, +inf for min).
   std::vector<float> hi, lo, tmp_hi, tmp_lo;
-  for (std::vector<float>* v : {&hi, &lo, &tmp_hi, &tmp_lo}) core_detail::resize_huge(*v, n);
+  for (std::vector<float>* v : {&hi, &lo, &tmp_hi, &tmp_lo}) core_detail::resize_huge(*v, n, &ctx);
   const float* hs = g.heights.data();
   auto fmax = [](float a, float b) { return a > b ? a : b; };
   auto fmin = [](float a, float b) { return a < b ? a : b; };

@@ -222,13 +222,13 @@ RenderGrid build_grid(const PerspectiveScene& scene, const PerspectiveParams& pa
   rg.x0 = g.x_m(0);
   rg.z0 = g.z_m(0);
   const std::size_t n = std::size_t(rg.w) * std::size_t(rg.h);
-  core_detail::resize_huge(rg.y, n);
-  core_detail::resize_huge(rg.lit, 3 * n);
-  core_detail::resize_huge(rg.wet, n);
-  core_detail::resize_huge(rg.sun, n);
-  core_detail::resize_huge(rg.screen, 3 * n);
+  core_detail::resize_huge(rg.y, n, &ctx);
+  core_detail::resize_huge(rg.lit, 3 * n, &ctx);
+  core_detail::resize_huge(rg.wet, n, &ctx);
+  core_detail::resize_huge(rg.sun, n, &ctx);
+  core_detail::resize_huge(rg.screen, 3 * n, &ctx);
   std::vector<float> depth;
-  core_detail::resize_huge(depth, n);  // water depth (sea, lakes), -1 for rivers, 0 dry
+  core_detail::resize_huge(depth, n, &ctx);  // water depth (sea, lakes), -1 for rivers, 0 dry
   const double sea = params.palette.sea_level_m, ex = params.vertical_exaggeration;
   const auto src = [&](int i, int j) {
     return std::size_t(j * rg.stride) * std::size_t(g.width) + std::size_t(i * rg.stride);
@@ -512,7 +512,7 @@ void write_perspective_png(const std::filesystem::path& path, const PerspectiveS
   params.validate();
   std::vector<std::uint8_t> rgb(std::size_t(params.width) * std::size_t(params.height) * 3);
   render_perspective(scene, params, rgb, ctx);
-  write_png8(path, params.width, params.height, 3, rgb);
+  write_png8(path, params.width, params.height, 3, rgb, ctx);
 }
 
 }  // namespace terrane

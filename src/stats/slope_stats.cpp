@@ -48,7 +48,7 @@ void measure_slopes(const Prepared& p, TerrainStats& out, const ExecContext& ctx
   // Slope per cell (NaN where not land or not measurable), rows in parallel; the counts and the
   // histogram per block of rows (integers: any order gives the same sums).
   std::vector<float> slope;
-  core_detail::resize_huge(slope, p.cells());
+  core_detail::resize_huge(slope, p.cells(), &ctx);
   constexpr double kDeg = 180.0 / std::numbers::pi;
   const float agent = float(p.params->agent_slope_deg);
   struct Counts {

@@ -123,7 +123,7 @@ std::vector<double> detrended(const StatsGrid& g, const ExecContext& ctx) {
     }
   }
   std::vector<double> out;
-  core_detail::resize_huge(out, std::size_t(w) * std::size_t(h));
+  core_detail::resize_huge(out, std::size_t(w) * std::size_t(h), &ctx);
   parallel_for(ctx, h, 16, [&](std::int64_t j0, std::int64_t j1) {
     for (int j = int(j0); j < int(j1); ++j) {
       for (int i = 0; i < w; ++i) {
@@ -199,7 +199,7 @@ void line_spectra(const std::vector<double>& res, int lines, int n, std::ptrdiff
                   const ExecContext& ctx) {
   const int half = padded / 2 + 1;
   std::vector<double> power;  // every entry written below
-  core_detail::resize_huge(power, std::size_t(lines) * std::size_t(half));
+  core_detail::resize_huge(power, std::size_t(lines) * std::size_t(half), &ctx);
   const std::vector<double> win = hann(n);
   parallel_for(ctx, lines, 32, [&](std::int64_t l0, std::int64_t l1) {
     FftrPtr cfg = make_fftr(padded);
@@ -265,7 +265,7 @@ void measure_spectrum(const Prepared& p, TerrainStats& out, const ExecContext& c
   const double k_min = 1.0 / (std::max(nx * g.cell_x_m, nz * g.cell_z_m));
   // 2-D: rows (real FFT of length nx), then columns (complex FFT of length nz).
   std::vector<kiss_fft_cpx> spec;
-  core_detail::resize_huge(spec, std::size_t(h) * std::size_t(half));
+  core_detail::resize_huge(spec, std::size_t(h) * std::size_t(half), &ctx);
   {
     const std::vector<double> wx = hann(w), wz = hann(h);
     parallel_for(ctx, h, 16, [&](std::int64_t j0, std::int64_t j1) {
@@ -281,7 +281,7 @@ void measure_spectrum(const Prepared& p, TerrainStats& out, const ExecContext& c
     });
   }
   std::vector<float> power;  // [kz][kx], every entry written below
-  core_detail::resize_huge(power, std::size_t(nz) * std::size_t(half));
+  core_detail::resize_huge(power, std::size_t(nz) * std::size_t(half), &ctx);
   parallel_for(ctx, half, 16, [&](std::int64_t k0, std::int64_t k1) {
     FftPtr cfg = make_fft(nz);
     std::vector<kiss_fft_cpx> in(static_cast<std::size_t>(nz), kiss_fft_cpx{0.0f, 0.0f}),

@@ -200,7 +200,7 @@ TerrainStats compute_terrain_stats(const StatsGrid& grid, const StatsParams& par
   sd::Prepared p;
   p.grid = &grid;
   p.params = &params;
-  core_detail::assign_huge(p.land, n, std::uint8_t(0));
+  core_detail::assign_huge(p.land, n, std::uint8_t(0), &ctx);
   TerrainStats out;
   out.width = grid.width;
   out.height = grid.height;

@@ -59,8 +59,8 @@ void compute_biome_weights(const SurfaceParams& params, const Field2D& heights,
   // Every plane is fully written below; reserved first (on huge pages, core/huge_pages.hpp) so
   // that a reused output grows to exactly the size needed (resize alone may double the
   // capacity).
-  core_detail::resize_huge(out.weights, n * std::size_t(nb));
-  core_detail::resize_huge(out.dominant, n);
+  core_detail::resize_huge(out.weights, n * std::size_t(nb), &ctx);
+  core_detail::resize_huge(out.dominant, n, &ctx);
   parallel_for(ctx, grid.height, 16, [&](std::int64_t j0, std::int64_t j1) {
     const std::size_t W = std::size_t(grid.width);
     std::vector<float> sum(W), inv(W), best_w(W), best_id(W);

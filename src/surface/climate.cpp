@@ -92,7 +92,7 @@ void compute_climate(const ClimateParams& params, std::uint64_t seed, const Fiel
   // size needed (reserved first, on huge pages: resize alone may double the capacity).
   for (Field2D* f : {&out.temperature_c, &out.moisture_mm}) {
     f->grid = grid;
-    core_detail::resize_huge(f->data, grid.sample_count());
+    core_detail::resize_huge(f->data, grid.sample_count(), &ctx);
   }
   const float t_mean = float(params.temperature_mean_c);
   const float t_amp = float(params.temperature_amplitude_c);

@@ -57,7 +57,7 @@ void compute_splat(const SurfaceParams& params, std::uint64_t seed, const Field2
   // Every plane is fully written below; reserved first (on huge pages, core/huge_pages.hpp) so
   // that a reused output grows to exactly the size needed (resize alone may double the
   // capacity).
-  core_detail::resize_huge(out.weights, n * std::size_t(nl));
+  core_detail::resize_huge(out.weights, n * std::size_t(nl), &ctx);
   parallel_for(ctx, grid.height, 16, [&](std::int64_t j0, std::int64_t j1) {
     const std::size_t W = std::size_t(grid.width);
     std::vector<float> mix(W * std::size_t(nl)), sum(W), nrow(W), inv(W), rock_w(W), best_w(W),
@@ -159,7 +159,7 @@ void splat_to_u8(const SplatMap& splat, std::vector<std::uint8_t>& out, const Ex
   if (nl <= 0 || splat.weights.size() != n * std::size_t(nl)) {
     fail("splat_to_u8", "splat map weights do not match its grid and layer count");
   }
-  core_detail::assign_huge(out, n * std::size_t(nl), std::uint8_t(0));
+  core_detail::assign_huge(out, n * std::size_t(nl), std::uint8_t(0), &ctx);
   parallel_for(ctx, std::int64_t(n), 4096, [&](std::int64_t c0, std::int64_t c1) {
     std::vector<float> rem(static_cast<std::size_t>(nl));
     for (std::int64_t c = c0; c < c1; ++c) {
@@ -224,7 +224,7 @@ void splat_cell_average(const SplatMap& in, int i0, int j0, int cells_x, int cel
   out.layer_count = nl;
   const std::size_t n_in = g.sample_count(), n = og.sample_count();
   const std::size_t W = std::size_t(g.width);
-  core_detail::assign_huge(out.weights, n * std::size_t(nl), 0.0f);
+  core_detail::assign_huge(out.weights, n * std::size_t(nl), 0.0f, &ctx);
   parallel_for(ctx, cells_z, 16, [&](std::int64_t jb, std::int64_t je) {
     for (std::int64_t j = jb; j < je; ++j) {
       for (int i = 0; i < cells_x; ++i) {

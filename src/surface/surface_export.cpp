@@ -43,7 +43,7 @@ std::vector<fs::path> write_splat_unity(const fs::path& path_prefix, const Splat
   std::vector<fs::path> files;
   for (int k = 0; k * 4 < nl; ++k) {
     std::vector<std::uint8_t> rgba;
-    core_detail::assign_huge(rgba, n * 4, std::uint8_t(0));
+    core_detail::assign_huge(rgba, n * 4, std::uint8_t(0), &ctx);
     for (std::size_t c = 0; c < n; ++c) {
       for (int ch = 0; ch < 4 && k * 4 + ch < nl; ++ch) {
         rgba[c * 4 + std::size_t(ch)] = q[c * std::size_t(nl) + std::size_t(k * 4 + ch)];
@@ -51,7 +51,7 @@ std::vector<fs::path> write_splat_unity(const fs::path& path_prefix, const Splat
     }
     fs::path p = path_prefix;
     p += "_splat" + std::to_string(k) + ".png";
-    write_png8(p, splat.grid.width, splat.grid.height, 4, rgba);
+    write_png8(p, splat.grid.width, splat.grid.height, 4, rgba, ctx);
     files.push_back(p);
   }
   return files;
@@ -70,36 +70,40 @@ std::vector<fs::path> write_splat_unreal(const fs::path& path_prefix, const Surf
   const std::size_t n = splat.grid.sample_count();
   std::vector<fs::path> files;
   std::vector<std::uint8_t> grey;
-  core_detail::resize_huge(grey, n);
+  core_detail::resize_huge(grey, n, &ctx);
   for (int l = 0; l < nl; ++l) {
     for (std::size_t c = 0; c < n; ++c) grey[c] = q[c * std::size_t(nl) + std::size_t(l)];
     fs::path p = path_prefix;
     p += "_" + params.layers[std::size_t(l)].name + ".png";
-    write_png8(p, splat.grid.width, splat.grid.height, 1, grey);
+    write_png8(p, splat.grid.width, splat.grid.height, 1, grey, ctx);
     files.push_back(p);
   }
   return files;
 }
 
 void write_splat_preview_png(const fs::path& path, const SurfaceParams& params,
-                             const SplatMap& splat) {
+                             const SplatMap& splat, const ExecContext& ctx) {
   const std::size_t n = splat.grid.sample_count();
-  std::vector<std::uint8_t> rgb(n * 3);
-  for (std::size_t c = 0; c < n; ++c) {
-    float acc[3] = {0, 0, 0};
-    for (int l = 0; l < splat.layer_count; ++l) {
-      const float w = splat.weight(l, c);
-      for (int ch = 0; ch < 3; ++ch)
-        acc[ch] += w * float(params.layers[std::size_t(l)].colour[std::size_t(ch)]);
+  std::vector<std::uint8_t> rgb;
+  core_detail::resize_huge(rgb, n * 3, &ctx);
+  parallel_for(ctx, std::int64_t(n), std::int64_t(1) << 14, [&](std::int64_t c0, std::int64_t c1) {
+    for (auto c = std::size_t(c0); c < std::size_t(c1); ++c) {
+      float acc[3] = {0, 0, 0};
+      for (int l = 0; l < splat.layer_count; ++l) {
+        const float w = splat.weight(l, c);
+        for (int ch = 0; ch < 3; ++ch)
+          acc[ch] += w * float(params.layers[std::size_t(l)].colour[std::size_t(ch)]);
+      }
+      for (int ch = 0; ch < 3; ++ch) {
+        rgb[c * 3 + std::size_t(ch)] = std::uint8_t(std::lround(std::clamp(acc[ch], 0.0f, 255.0f)));
+      }
     }
-    for (int ch = 0; ch < 3; ++ch)
-      rgb[c * 3 + std::size_t(ch)] = std::uint8_t(std::lround(std::clamp(acc[ch], 0.0f, 255.0f)));
-  }
-  write_png8(path, splat.grid.width, splat.grid.height, 3, rgb);
+  });
+  write_png8(path, splat.grid.width, splat.grid.height, 3, rgb, ctx);
 }
 
-void write_biome_id_png(const fs::path& path, const BiomeWeights& biomes) {
-  write_png8(path, biomes.grid.width, biomes.grid.height, 1, biomes.dominant);
+void write_biome_id_png(const fs::path& path, const BiomeWeights& biomes, const ExecContext& ctx) {
+  write_png8(path, biomes.grid.width, biomes.grid.height, 1, biomes.dominant, ctx);
 }
 
 void write_biome_preview_png(const fs::path& path, const SurfaceParams& params, std::uint64_t seed,
@@ -218,7 +222,7 @@ void write_biome_preview_png(const fs::path& path, const SurfaceParams& params, 
       }
     }
   }
-  write_png8(path, g.width, g.height, 3, rgb);
+  write_png8(path, g.width, g.height, 3, rgb, ctx);
 }
 
 void write_scatter_csv(const fs::path& path, std::span<const ScatterInstance> instances,
