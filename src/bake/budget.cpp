@@ -27,18 +27,18 @@ constexpr double kSimplifyBytesPerSample = 300.0;
 double format_bytes_per_sample(OutputFormat f) {
   switch (f) {
     case OutputFormat::png16:
-      return 6.0;
+      return 8.0;  // the PNG encoder holds its compressed blocks and the file (issue 18)
     case OutputFormat::raw16:
       return 6.0;
     case OutputFormat::exr:
       return 6.0;
     case OutputFormat::normals:
-      return 18.0;
+      return 21.0;
     case OutputFormat::preview:
     case OutputFormat::rivers:
     case OutputFormat::lakes:
     case OutputFormat::flow:
-      return 32.0;
+      return 35.0;
     case OutputFormat::glb:
       return 70.0;  // per sample of the largest tile
     case OutputFormat::obj:
@@ -49,7 +49,7 @@ double format_bytes_per_sample(OutputFormat f) {
     case OutputFormat::scatter:
       return 110.0;  // plus the scatter's own, below
     case OutputFormat::stats:
-      return 50.0;
+      return 60.0;
     case OutputFormat::perspective:
       return 70.0;
   }

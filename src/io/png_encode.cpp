@@ -198,6 +198,7 @@ void compress_block(const Layout& l, bool fast, const std::uint8_t* pixels, int 
     out.data.resize(out.data.size() * 2);
   }
   out.data.resize(written);
+  out.data.shrink_to_fit();  // every block is held until the file is assembled
 }
 
 void put_u32(std::uint8_t* p, std::uint32_t v) {
