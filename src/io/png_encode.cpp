@@ -190,10 +190,16 @@ void compress_block(const Layout& l, bool fast, const std::uint8_t* pixels, int 
     z.avail_out = uInt(out.data.size() - written);
     const int rc = deflate(&z, flush);
     written = out.data.size() - z.avail_out;
-    if (rc == Z_STREAM_END || (!last && rc == Z_OK && z.avail_in == 0 && z.avail_out > 0)) break;
+    if (rc == Z_STREAM_END) break;
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       throw Error(ErrorCategory::internal,
                   "PNG encoding: deflate failed (" + std::to_string(rc) + ")");
+    }
+    if (z.avail_out > 0) {
+      // Room left after a sync flush: the block is complete (a repeated flush with nothing
+      // left answers Z_BUF_ERROR). Z_FINISH stops only at Z_STREAM_END.
+      if (!last && z.avail_in == 0) break;
+      throw Error(ErrorCategory::internal, "PNG encoding: deflate stopped with room left");
     }
     out.data.resize(out.data.size() * 2);
   }
