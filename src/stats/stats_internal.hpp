@@ -54,7 +54,7 @@ class RankSelect {
   std::vector<std::uint64_t> cumulative_;  // values below each bin; 65,537 entries
 };
 
-// Calls body(j0, j1) for fixed blocks of `block` rows of a map `rows` high, on every worker,
+// Calls body(b, j0, j1) for fixed blocks of `block` rows of a map `rows` high, on every worker,
 // and returns how many blocks there were: block b is rows [b * block, min(rows, (b + 1) *
 // block)). Per-block sums combined in block order give the same bits on any thread count.
 std::size_t for_row_blocks(const ExecContext& ctx, int rows, int block,
