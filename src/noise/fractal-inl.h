@@ -94,14 +94,34 @@ HWY_INLINE VU HashPremixed(VU mixed) {
   return hn::Xor(h, hn::ShiftRight<15>(h));
 }
 
-// Lattice hash of pre-multiplied coordinates (xp = cell_x * kPrimeX, ...).
-HWY_INLINE VU Hash(VU seed, VU xp, VU zp) {
-  return HashPremixed(hn::Xor(seed, hn::Xor(xp, zp)));
-}
-HWY_INLINE VU Hash(VU seed, VU xp, VU yp, VU zp) {
+// The same hash's bits 31..kHashHighBit, the others arbitrary. The xor-shift of HashPremixed
+// changes no bit above bit 16 (h >> 15 has zeros there), so a basis that reads only those bits
+// (the gradient bases: a gradient's index and sign come from the top bits) takes the product
+// alone, with the same noise to the bit and two operations less per hash.
+inline constexpr int kHashHighBit = 17;
+HWY_INLINE VU HashHighPremixed(VU mixed) {
   const DU du;
-  VU h = hn::Mul(hn::Xor(hn::Xor(seed, xp), hn::Xor(yp, zp)), hn::Set(du, kHashMul));
-  return hn::Xor(h, hn::ShiftRight<15>(h));
+  return hn::Mul(mixed, hn::Set(du, kHashMul));
+}
+// HashPremixed, or HashHighPremixed for a basis that reads only the high bits.
+template <bool kHighBitsOnly>
+HWY_INLINE VU HashMixed(VU mixed) {
+  if constexpr (kHighBitsOnly) {
+    return HashHighPremixed(mixed);
+  } else {
+    return HashPremixed(mixed);
+  }
+}
+
+// Lattice hash of pre-multiplied coordinates (xp = cell_x * kPrimeX, ...); with kHighBitsOnly,
+// only its bits 31..kHashHighBit (HashHighPremixed).
+template <bool kHighBitsOnly = false>
+HWY_INLINE VU Hash(VU seed, VU xp, VU zp) {
+  return HashMixed<kHighBitsOnly>(hn::Xor(seed, hn::Xor(xp, zp)));
+}
+template <bool kHighBitsOnly = false>
+HWY_INLINE VU Hash(VU seed, VU xp, VU yp, VU zp) {
+  return HashMixed<kHighBitsOnly>(hn::Xor(hn::Xor(seed, xp), hn::Xor(yp, zp)));
 }
 
 // Hashes of the corners of the lattice cell at (cx, cz) [2D] or (cx, cy, cz) [3D]: h[k] with
@@ -109,6 +129,7 @@ HWY_INLINE VU Hash(VU seed, VU xp, VU yp, VU zp) {
 struct CellHashes2 {
   VU h00, h10, h01, h11;
 };
+template <bool kHighBitsOnly = false>
 HWY_INLINE CellHashes2 CellHashes(std::uint32_t seed, VU cx, VU cz) {
   const DU du;
   const VU s = hn::Set(du, seed);
@@ -116,11 +137,13 @@ HWY_INLINE CellHashes2 CellHashes(std::uint32_t seed, VU cx, VU cz) {
   const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
   const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
   const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
-  return {Hash(s, x0, z0), Hash(s, x1, z0), Hash(s, x0, z1), Hash(s, x1, z1)};
+  return {Hash<kHighBitsOnly>(s, x0, z0), Hash<kHighBitsOnly>(s, x1, z0),
+          Hash<kHighBitsOnly>(s, x0, z1), Hash<kHighBitsOnly>(s, x1, z1)};
 }
 struct CellHashes3 {
   VU h000, h100, h010, h110, h001, h101, h011, h111;
 };
+template <bool kHighBitsOnly = false>
 HWY_INLINE CellHashes3 CellHashes(std::uint32_t seed, VU cx, VU cy, VU cz) {
   const DU du;
   const VU s = hn::Set(du, seed);
@@ -130,8 +153,10 @@ HWY_INLINE CellHashes3 CellHashes(std::uint32_t seed, VU cx, VU cy, VU cz) {
   const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
   const VU y1 = hn::Add(y0, hn::Set(du, kPrimeY));
   const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
-  return {Hash(s, x0, y0, z0), Hash(s, x1, y0, z0), Hash(s, x0, y1, z0), Hash(s, x1, y1, z0),
-          Hash(s, x0, y0, z1), Hash(s, x1, y0, z1), Hash(s, x0, y1, z1), Hash(s, x1, y1, z1)};
+  constexpr bool k = kHighBitsOnly;
+  return {Hash<k>(s, x0, y0, z0), Hash<k>(s, x1, y0, z0), Hash<k>(s, x0, y1, z0),
+          Hash<k>(s, x1, y1, z0), Hash<k>(s, x0, y0, z1), Hash<k>(s, x1, y0, z1),
+          Hash<k>(s, x0, y1, z1), Hash<k>(s, x1, y1, z1)};
 }
 
 // Hash to a float in [-1, 1) using the 24 high bits.

@@ -80,26 +80,29 @@ struct OpenSimplex2Basis {
     const auto upper_u = hn::RebindMask(du, upper);
     // Hashes of (0, 0), (1, 1) and the middle vertex, (0, 1) or (1, 0): the seed is xor-ed into
     // the x terms once, and the middle vertex picks its terms from the other two's (xor is
-    // associative, so these are Hash(s, x, z) of the same points).
+    // associative, so these are Hash(s, x, z) of the same points). Only their high bits: the
+    // gradients read no other (Sum2).
     const VU xp1 = hn::Add(xp, hn::Set(du, kPrimeX)), zp1 = hn::Add(zp, hn::Set(du, kPrimeZ));
     const VU sx0 = hn::Xor(s, xp), sx1 = hn::Xor(s, xp1);
-    return {
-        x0,
-        z0,
-        Falloff4(Attenuation2(kR2, x0, z0)),
-        x1,
-        z1,
-        Falloff4(Attenuation2(kR2, x1, z1)),
-        x2,
-        z2,
-        Falloff4(Attenuation2(kR2, x2, z2)),
-        HashPremixed(hn::Xor(sx0, zp)),
-        HashPremixed(hn::Xor(sx1, zp1)),
-        HashPremixed(hn::Xor(hn::IfThenElse(upper_u, sx0, sx1), hn::IfThenElse(upper_u, zp1, zp)))};
+    return {x0,
+            z0,
+            Falloff4(Attenuation2(kR2, x0, z0)),
+            x1,
+            z1,
+            Falloff4(Attenuation2(kR2, x1, z1)),
+            x2,
+            z2,
+            Falloff4(Attenuation2(kR2, x2, z2)),
+            HashHighPremixed(hn::Xor(sx0, zp)),
+            HashHighPremixed(hn::Xor(sx1, zp1)),
+            HashHighPremixed(
+                hn::Xor(hn::IfThenElse(upper_u, sx0, sx1), hn::IfThenElse(upper_u, zp1, zp)))};
   }
   // Sum of the vertex contributions with gradients chosen by hash bits (31 - kShift)..
   template <int kShift>
   static HWY_INLINE VF Sum2(const Simplex2& sx) {
+    // GradDot2 reads bits 31..27: the hashes' high bits are all Vertices2 forms.
+    static_assert(27 - kShift >= kHashHighBit);
     const DF d;
     VF v = hn::Mul(sx.w0, GradDot2(hn::ShiftLeft<kShift>(sx.h0), sx.x0, sx.z0));
     v = hn::Add(v, hn::Mul(sx.w1, GradDot2(hn::ShiftLeft<kShift>(sx.h1), sx.x1, sx.z1)));
@@ -147,10 +150,10 @@ struct OpenSimplex2Basis {
     const VU ypa = hn::Add(yp, hn::IfThenElseZero(hyu, py));
     const VU zpa = hn::Add(zp, hn::IfThenElseZero(hzu, pz));
 
-    // Lattice A, nearest point.
+    // Lattice A, nearest point. GradDot3 reads bits 31..27 of a hash: the high bits only.
     const VU sa = hn::Set(du, seed);
     VF v = hn::Mul(Falloff4(Attenuation3(kR2, ax, ay, az)),
-                   GradDot3(Hash(sa, xpa, ypa, zpa), ax, ay, az));
+                   GradDot3(Hash<true>(sa, xpa, ypa, zpa), ax, ay, az));
 
     // Lattice A, next point along the axis of largest |a| (ties: x, then y). Only that one can
     // be inside the kernel.
@@ -170,13 +173,13 @@ struct OpenSimplex2Basis {
       const VU zq =
           hn::IfThenElse(hn::RebindMask(du, mz), hn::Add(zp, hn::IfThenZeroElse(hzu, pz)), zpa);
       v = hn::Add(v, hn::Mul(Falloff4(Attenuation3(kR2, x, y, z)),
-                             GradDot3(Hash(sa, xq, yq, zq), x, y, z)));
+                             GradDot3(Hash<true>(sa, xq, yq, zq), x, y, z)));
     }
 
     // Lattice B, nearest point (index = cell).
     const VU sb = hn::Set(du, seed ^ kSeedB);
     v = hn::Add(v, hn::Mul(Falloff4(Attenuation3(kR2, bx, by, bz)),
-                           GradDot3(Hash(sb, xp, yp, zp), bx, by, bz)));
+                           GradDot3(Hash<true>(sb, xp, yp, zp), bx, by, bz)));
 
     // Lattice B, next point along the axis of largest |b|: index cell + 1 where hi, else cell - 1.
     {
@@ -194,7 +197,7 @@ struct OpenSimplex2Basis {
       const VU zq = hn::IfThenElse(hn::RebindMask(du, mz),
                                    hn::IfThenElse(hzu, hn::Add(zp, pz), hn::Sub(zp, pz)), zp);
       v = hn::Add(v, hn::Mul(Falloff4(Attenuation3(kR2, x, y, z)),
-                             GradDot3(Hash(sb, xq, yq, zq), x, y, z)));
+                             GradDot3(Hash<true>(sb, xq, yq, zq), x, y, z)));
     }
     return ClampUnit(hn::Mul(v, hn::Set(d, kScale3)));
   }

@@ -61,7 +61,7 @@ struct OpenSimplex2SBasis {
   // hashed coordinates are (xp, zp); (x0, z0) is the sample's offset from the corner.
   static HWY_INLINE VF Point2(VU s, VU xp, VU zp, VF x0, VF z0, VF ox, VF oz) {
     const VF x = hn::Sub(x0, ox), z = hn::Sub(z0, oz);
-    return hn::Mul(Falloff4(Attenuation2(kR2D, x, z)), GradDot2(Hash(s, xp, zp), x, z));
+    return hn::Mul(Falloff4(Attenuation2(kR2D, x, z)), GradDot2(Hash<true>(s, xp, zp), x, z));
   }
 
   static HWY_INLINE VF Eval2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&) {
@@ -152,8 +152,8 @@ struct OpenSimplex2SBasis {
     const VF x = hn::IfThenElse(m, c1.x, c2.x);
     const VF y = hn::IfThenElse(m, c1.y, c2.y);
     const VF z = hn::IfThenElse(m, c1.z, c2.z);
-    const VU h = Hash(s, hn::IfThenElse(mu, c1.xp, c2.xp), hn::IfThenElse(mu, c1.yp, c2.yp),
-                      hn::IfThenElse(mu, c1.zp, c2.zp));
+    const VU h = Hash<true>(s, hn::IfThenElse(mu, c1.xp, c2.xp), hn::IfThenElse(mu, c1.yp, c2.yp),
+                            hn::IfThenElse(mu, c1.zp, c2.zp));
     return hn::Mul(Falloff4(a), GradDot3(h, x, y, z));
   }
 
@@ -194,9 +194,9 @@ struct OpenSimplex2SBasis {
     const VU sa = hn::Set(du, seed), sb = hn::Set(du, seed ^ kSeedB);
 
     VF v = hn::Mul(Falloff4(Atten3Sq(a2[0], a2[1], a2[2])),
-                   GradDot3(Hash(sa, ap[0], ap[1], ap[2]), a[0], a[1], a[2]));
+                   GradDot3(Hash<true>(sa, ap[0], ap[1], ap[2]), a[0], a[1], a[2]));
     v = hn::Add(v, hn::Mul(Falloff4(Atten3Sq(b2[0], b2[1], b2[2])),
-                           GradDot3(Hash(sb, bp[0], bp[1], bp[2]), b[0], b[1], b[2])));
+                           GradDot3(Hash<true>(sb, bp[0], bp[1], bp[2]), b[0], b[1], b[2])));
     for (int k = 0; k < 3; ++k) {
       // Candidates moved along axis k alone, or along both other axes.
       const int alone = 1 << k, others = 7 ^ alone;

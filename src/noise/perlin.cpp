@@ -98,7 +98,7 @@ struct PerlinBasis {
   };
   static HWY_INLINE Cell2 Corners2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz) {
     const DF d;
-    const CellHashes2 h = CellHashes(seed, cx, cz);
+    const CellHashes2 h = CellHashes<true>(seed, cx, cz);
     const VF one = hn::Set(d, 1.0f);
     return {h.h00,       h.h10,      h.h01, h.h11, hn::Sub(fx, one), hn::Sub(fz, one),
             Quintic(fx), Quintic(fz)};
@@ -106,6 +106,9 @@ struct PerlinBasis {
   // Interpolated gradient noise with the gradients chosen by hash bits (31 - kShift)..
   template <int kShift>
   static HWY_INLINE VF Interpolate2(const Cell2& c, VF fx, VF fz) {
+    // GradDot2 and GradDot2Row read bits 31..29, GradDot3 bits 31..28: every hash of this basis
+    // is formed for its high bits only (HashHighPremixed).
+    static_assert(29 - kShift >= kHashHighBit);
     const VF n00 = GradDot2(hn::ShiftLeft<kShift>(c.h00), fx, fz);
     const VF n10 = GradDot2(hn::ShiftLeft<kShift>(c.h10), c.gx, fz);
     const VF n01 = GradDot2(hn::ShiftLeft<kShift>(c.h01), fx, c.gz);
@@ -145,10 +148,10 @@ struct PerlinBasis {
     const DU du;
     const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
     const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
-    const Cell2 c{HashPremixed(hn::Xor(x0, st.sz0)),
-                  HashPremixed(hn::Xor(x1, st.sz0)),
-                  HashPremixed(hn::Xor(x0, st.sz1)),
-                  HashPremixed(hn::Xor(x1, st.sz1)),
+    const Cell2 c{HashHighPremixed(hn::Xor(x0, st.sz0)),
+                  HashHighPremixed(hn::Xor(x1, st.sz0)),
+                  HashHighPremixed(hn::Xor(x0, st.sz1)),
+                  HashHighPremixed(hn::Xor(x1, st.sz1)),
                   hn::Sub(fx, hn::Set(d, 1.0f)),
                   st.gz,
                   Quintic(fx),
@@ -176,7 +179,7 @@ struct PerlinBasis {
   static HWY_INLINE VF Eval3(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz,
                              const BasisArgs&) {
     const DF d;
-    const CellHashes3 h = CellHashes(seed, cx, cy, cz);
+    const CellHashes3 h = CellHashes<true>(seed, cx, cy, cz);
     const VF one = hn::Set(d, 1.0f);
     const VF gx = hn::Sub(fx, one), gy = hn::Sub(fy, one), gz = hn::Sub(fz, one);
     const VF u = Quintic(fx), v = Quintic(fy), w = Quintic(fz);
@@ -218,11 +221,12 @@ struct PerlinBasis {
     const DU du;
     const VU x0 = hn::Mul(cx, hn::Set(du, kPrimeX));
     const VU x1 = hn::Add(x0, hn::Set(du, kPrimeX));
-    // Hash(seed, x, y, z) == HashPremixed(x ^ (seed ^ y ^ z)).
-    const CellHashes3 h{HashPremixed(hn::Xor(x0, st.s00)), HashPremixed(hn::Xor(x1, st.s00)),
-                        HashPremixed(hn::Xor(x0, st.s10)), HashPremixed(hn::Xor(x1, st.s10)),
-                        HashPremixed(hn::Xor(x0, st.s01)), HashPremixed(hn::Xor(x1, st.s01)),
-                        HashPremixed(hn::Xor(x0, st.s11)), HashPremixed(hn::Xor(x1, st.s11))};
+    // Hash(seed, x, y, z) == HashPremixed(x ^ (seed ^ y ^ z)), here its high bits.
+    const CellHashes3 h{
+        HashHighPremixed(hn::Xor(x0, st.s00)), HashHighPremixed(hn::Xor(x1, st.s00)),
+        HashHighPremixed(hn::Xor(x0, st.s10)), HashHighPremixed(hn::Xor(x1, st.s10)),
+        HashHighPremixed(hn::Xor(x0, st.s01)), HashHighPremixed(hn::Xor(x1, st.s01)),
+        HashHighPremixed(hn::Xor(x0, st.s11)), HashHighPremixed(hn::Xor(x1, st.s11))};
     return Interpolate3(h, fx, st.fy, st.fz, hn::Sub(fx, hn::Set(d, 1.0f)), st.gy, st.gz,
                         Quintic(fx), st.v, st.w);
   }

@@ -4,7 +4,8 @@
 //
 // Gradients are unit vectors chosen by the 5 high bits of a lattice hash: bits 31..28 index a
 // 16-entry table of directions, bit 27 flips the sign, so every direction and its opposite are
-// equally likely.
+// equally likely. Nothing below bit 27 is read, so callers form only the hash's high bits
+// (HashHighPremixed, fractal-inl.h).
 // - 2D: the 32 directions at angles (k + 1/2) * 11.25 degrees: no direction lies on an axis or
 //   a diagonal, and the set is invariant under the symmetries of the square lattice.
 // - 3D: the 12 vertices of an icosahedron and the 20 vertices of the dual dodecahedron, all
