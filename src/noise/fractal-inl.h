@@ -24,7 +24,10 @@
 
 #include <hwy/highway.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #if HWY_ARCH_X86_64
 #include <emmintrin.h>
@@ -222,38 +225,50 @@ HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
   const DF d;
   const VF one = hn::Set(d, 1.0f);
   const VF amp = hn::Set(d, f.amplitude[o]);
-  VF term, wfactor;
+  // The term, and the weight factor's input w (formed only when the octaves are weighted).
+  VF term, w;
   switch (f.type) {
     case FractalType::ridged: {
-      const VF a = hn::Abs(n);
-      term = hn::Sub(one, hn::Add(a, a));
-      wfactor = hn::Sub(one, a);
+      w = hn::Abs(n);
+      term = hn::Sub(one, hn::Add(w, w));
       break;
     }
     case FractalType::billow: {
-      const VF a = hn::Abs(n);
-      term = hn::Sub(hn::Add(a, a), one);
-      wfactor = a;
+      w = hn::Abs(n);
+      term = hn::Sub(hn::Add(w, w), one);
       break;
     }
     case FractalType::pingpong: {
       VF t = hn::Mul(hn::Add(n, one), hn::Set(d, f.pingpong_strength));
       t = hn::Sub(t, hn::Mul(hn::Floor(hn::Mul(t, hn::Set(d, 0.5f))), hn::Set(d, 2.0f)));
-      t = hn::Sub(one, hn::Abs(hn::Sub(t, one)));
-      term = hn::Sub(hn::Add(t, t), one);
-      wfactor = t;
+      w = hn::Sub(one, hn::Abs(hn::Sub(t, one)));
+      term = hn::Sub(hn::Add(w, w), one);
       break;
     }
     default: {  // fbm
+      w = n;
       term = n;
-      wfactor = hn::Mul(MinF(hn::Add(n, one), hn::Set(d, 2.0f)), hn::Set(d, 0.5f));
       break;
     }
   }
-  s.sum = hn::Add(s.sum, hn::Mul(hn::Mul(term, amp), s.weight));
+  const auto wfactor = [&] {
+    switch (f.type) {
+      case FractalType::ridged:
+        return hn::Sub(one, w);
+      case FractalType::billow:
+      case FractalType::pingpong:
+        return w;
+      default:  // fbm
+        return hn::Mul(MinF(hn::Add(w, one), hn::Set(d, 2.0f)), hn::Set(d, 0.5f));
+    }
+  };
   if (f.weighted_strength != 0.0f) {
+    s.sum = hn::Add(s.sum, hn::Mul(hn::Mul(term, amp), s.weight));
     const VF ws = hn::Set(d, f.weighted_strength);
-    s.weight = hn::Mul(s.weight, hn::Add(one, hn::Mul(ws, hn::Sub(wfactor, one))));
+    s.weight = hn::Mul(s.weight, hn::Add(one, hn::Mul(ws, hn::Sub(wfactor(), one))));
+  } else {
+    // The weight stays exactly 1, and a product with 1 is its other factor, bit for bit.
+    s.sum = hn::Add(s.sum, hn::Mul(term, amp));
   }
 }
 
@@ -276,8 +291,10 @@ concept RowPrepared2 = !Basis::kSheared && requires {
   typename Basis::Row2State;
 };
 
-// Lattice coordinates of samples i.. for one octave: column tables + row scalars + warp.
-template <class Basis, bool kWarp>
+// Lattice coordinates of samples i.. for one octave: column tables + row scalars + warp. With
+// kSmallWarp the caller has checked that the warped fractions stay in NormalizeSmall's range
+// (WarpFitsSmall), where it gives the bits of Normalize.
+template <class Basis, bool kWarp, bool kSmallWarp = false>
 HWY_INLINE void Lattice2(const Octave2& oc, std::size_t i, VF dx, VF dz, VU& c0, VF& f0, VU& c1,
                          VF& f1) {
   const DF d;
@@ -300,16 +317,44 @@ HWY_INLINE void Lattice2(const Octave2& oc, std::size_t i, VF dx, VF dz, VU& c0,
       f1 = hn::Add(f1, hn::Mul(dx, hn::Set(d, oc.warp[1][0])));
     }
   }
-  if constexpr (kWarp) {
+  if constexpr (kWarp && !kSmallWarp) {
     Normalize(c0, f0);
     Normalize(c1, f1);
-  } else if constexpr (Basis::kSheared) {
+  } else if constexpr (kWarp || Basis::kSheared) {
     NormalizeSmall(c0, f0);
     NormalizeSmall(c1, f1);
   }
 }
 
-template <class Basis, bool kWarp>
+// Whether the first `octaves` octaves of a warped 2D row keep every lattice fraction within
+// NormalizeSmall's range [-2^22, 2^22). A fraction is a column and a row fraction, each in
+// [0, 1], plus dx * warp[a][0] + dz * warp[a][1]; with |dx|, |dz| < 2^20 / (|warp[a][0]| +
+// |warp[a][1]|) it stays below 2 + 2^20 in magnitude, rounding included. A NaN or infinite
+// displacement fails the test (its compare is false), so it takes Normalize as before.
+HWY_INLINE bool WarpFitsSmall(const Octave2* octave, int octaves, std::size_t n, const float* dx,
+                              const float* dz) {
+  const DF d;
+  float limit = std::numeric_limits<float>::infinity();
+  for (int o = 0; o < octaves; ++o) {
+    for (int a = 0; a < 2; ++a) {
+      const float w = std::fabs(octave[o].warp[a][0]) + std::fabs(octave[o].warp[a][1]);
+      if (w > 0.0f) limit = std::min(limit, 1048576.0f / w);
+    }
+  }
+  const std::size_t N = hn::Lanes(d);
+  const VF lim = hn::Set(d, limit);
+  auto fits = hn::FirstN(d, N);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    fits = hn::And(fits, hn::Lt(hn::Abs(hn::LoadU(d, dx + i)), lim));
+    fits = hn::And(fits, hn::Lt(hn::Abs(hn::LoadU(d, dz + i)), lim));
+  }
+  bool all = hn::AllTrue(d, fits);
+  for (; i < n; ++i) all = all && std::fabs(dx[i]) < limit && std::fabs(dz[i]) < limit;
+  return all;
+}
+
+template <class Basis, bool kWarp, bool kSmallWarp = false>
 HWY_INLINE VF Sample2(const Row2& r, std::size_t i, VF dx, VF dz) {
   const DF d;
   FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
@@ -319,7 +364,7 @@ HWY_INLINE VF Sample2(const Row2& r, std::size_t i, VF dx, VF dz) {
     const Octave2& oc = r.octave[o];
     VU c0, c1;
     VF f0, f1;
-    Lattice2<Basis, kWarp>(oc, i, dx, dz, c0, f0, c1, f1);
+    Lattice2<Basis, kWarp, kSmallWarp>(oc, i, dx, dz, c0, f0, c1, f1);
     last = Basis::Eval2(oc.seed, c0, f0, c1, f1, r.basis);
     if (r.fractal.type != FractalType::none) Accumulate(r.fractal, o, last, s);
   }
@@ -428,10 +473,23 @@ template <class Basis, bool kWarp>
 HWY_INLINE void Row2Impl(const Row2& r) {
   if constexpr (!kWarp && RowPrepared2<Basis>) {
     Row2Prepared<Basis>(r);
+  } else if constexpr (kWarp) {
+    const int octaves = r.fractal.type == FractalType::none ? 1 : r.fractal.octaves;
+    if (WarpFitsSmall(r.octave, octaves, r.n, r.dx, r.dz)) {
+      RowLoop<1, true>(r.n, r.dx, r.dz, r.out, nullptr,
+                       [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) {
+                         a = Sample2<Basis, true, true>(r, i, dx, dz);
+                       });
+    } else {
+      RowLoop<1, true>(r.n, r.dx, r.dz, r.out, nullptr,
+                       [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) {
+                         a = Sample2<Basis, true>(r, i, dx, dz);
+                       });
+    }
   } else {
-    RowLoop<1, kWarp>(
+    RowLoop<1, false>(
         r.n, r.dx, r.dz, r.out, nullptr,
-        [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) { a = Sample2<Basis, kWarp>(r, i, dx, dz); });
+        [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) { a = Sample2<Basis, false>(r, i, dx, dz); });
   }
 }
 
@@ -451,12 +509,12 @@ concept FusedPair = requires {
   &Basis::Eval2Pair;
 };
 
-template <class Basis, bool kWarp>
+template <class Basis, bool kWarp, bool kSmallWarp = false>
 HWY_INLINE void SamplePair2(const Row2Pair& r, std::size_t i, VF dx, VF dz, VF& a, VF& b) {
   const Octave2& oc = r.octave[0];
   VU c0, c1;
   VF f0, f1;
-  Lattice2<Basis, kWarp>(oc, i, dx, dz, c0, f0, c1, f1);
+  Lattice2<Basis, kWarp, kSmallWarp>(oc, i, dx, dz, c0, f0, c1, f1);
   if constexpr (FusedPair<Basis>) {
     Basis::Eval2Pair(oc.seed, c0, f0, c1, f1, r.basis, a, b);
   } else {
@@ -467,6 +525,15 @@ HWY_INLINE void SamplePair2(const Row2Pair& r, std::size_t i, VF dx, VF dz, VF& 
 
 template <class Basis, bool kWarp>
 HWY_INLINE void RowPair2Impl(const Row2Pair& r) {
+  if constexpr (kWarp) {
+    if (WarpFitsSmall(r.octave, 1, r.n, r.dx, r.dz)) {
+      RowLoop<2, true>(r.n, r.dx, r.dz, r.out_a, r.out_b,
+                       [&r](std::size_t i, VF dx, VF dz, VF& a, VF& b) {
+                         SamplePair2<Basis, true, true>(r, i, dx, dz, a, b);
+                       });
+      return;
+    }
+  }
   RowLoop<2, kWarp>(r.n, r.dx, r.dz, r.out_a, r.out_b,
                     [&r](std::size_t i, VF dx, VF dz, VF& a, VF& b) {
                       SamplePair2<Basis, kWarp>(r, i, dx, dz, a, b);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <source_location>
 #include <string_view>
@@ -143,6 +144,75 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
                   << "pair a, " << to_string(p.type);
               ASSERT_EQ(test::float_bits(plain_b), test::float_bits(displaced_b))
                   << "pair b, " << to_string(p.type);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// A warped row whose displacements keep every lattice fraction small splits them with
+// NormalizeSmall (fractal-inl.h, WarpFitsSmall), any other row with Normalize. The same row with
+// one sample displaced by 1e30 (or NaN) takes the general path: every other sample must have the
+// same bits, for every basis, fractal and SIMD target, single rows and pairs, on lattice lines
+// (zeros) too.
+TEST(Noise, WarpedRowsHaveTheSameBitsOnTheSmallAndTheGeneralPath) {
+  std::vector<NoiseParams> cases;
+  for (NoiseType t : {NoiseType::perlin, NoiseType::value, NoiseType::value_cubic,
+                      NoiseType::cellular, NoiseType::opensimplex2, NoiseType::opensimplex2s}) {
+    for (FractalType f : kFractals) {
+      for (double weighted : {0.0, 0.4}) {
+        NoiseParams p = params(t, f);
+        p.weighted_strength = f == FractalType::none ? 0.0 : weighted;
+        cases.push_back(p);
+      }
+    }
+  }
+  const GridSpec lattice{
+      .width = 143, .height = 9, .spacing_m = 1.0, .origin_x_m = -64.0, .origin_z_m = -4.0};
+  test::TestRng rng(7);
+  for (SimdTarget s : supported_simd_targets()) {
+    for (const NoiseParams& base : cases) {
+      for (int variant = 0; variant < 5; ++variant) {
+        const bool on_lattice = variant > 0;
+        const GridSpec& g = on_lattice ? lattice : kOddGrid;
+        NoiseParams p = base;
+        if (on_lattice) {
+          p.frequency = 0.25;
+          p.seed = std::uint64_t(variant);
+        }
+        const std::size_t w = std::size_t(g.width);
+        // Displacements up to +-3000 m (beyond the grid's extent), whole multiples of 4 m on
+        // the lattice grid so that samples stay on lattice lines, and -0 among them.
+        std::vector<float> dx(w), dz(w);
+        for (std::size_t i = 0; i < w; ++i) {
+          const double u = rng.uniform(-1.0, 1.0), v = rng.uniform(-1.0, 1.0);
+          dx[i] = on_lattice ? float(4 * std::lround(u * 750)) : float(u * 3000.0);
+          dz[i] = on_lattice ? float(4 * std::lround(v * 750)) : float(v * 3000.0);
+          if (i % 17 == 3) dx[i] = -0.0f;
+        }
+        const NoiseGridSampler sampler(p, g, s);
+        for (float wild : {1e30f, std::numeric_limits<float>::quiet_NaN()}) {
+          std::vector<float> gx = dx, gz = dz;
+          gx[w - 1] = wild;
+          std::vector<float> small(w), general(w);
+          for (int j : {0, 4, g.height - 1}) {
+            sampler.row(j, 0, small, dx.data(), dz.data());
+            sampler.row(j, 0, general, gx.data(), gz.data());
+            const std::span<const float> sa(small.data(), w - 1), ga(general.data(), w - 1);
+            ASSERT_EQ(test::float_bits(sa), test::float_bits(ga))
+                << to_string(p.type) << " " << to_string(p.fractal) << " weighted "
+                << p.weighted_strength << " on " << to_string(s) << ", row " << j;
+            if (p.fractal == FractalType::none) {
+              std::vector<float> small_b(w), general_b(w);
+              sampler.row_pair(j, 0, small, small_b, dx.data(), dz.data());
+              sampler.row_pair(j, 0, general, general_b, gx.data(), gz.data());
+              ASSERT_EQ(test::float_bits(sa), test::float_bits(ga))
+                  << "pair a, " << to_string(p.type) << " on " << to_string(s);
+              ASSERT_EQ(test::float_bits(std::span<const float>(small_b.data(), w - 1)),
+                        test::float_bits(std::span<const float>(general_b.data(), w - 1)))
+                  << "pair b, " << to_string(p.type) << " on " << to_string(s);
             }
           }
         }
