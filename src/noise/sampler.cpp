@@ -350,15 +350,14 @@ void WarpGridSampler::row(int j, int i0, std::span<float> dx, std::span<float> d
 
 void WarpGridSampler::row_from_rest(int j, int i0, std::span<float> dx, std::span<float> dz,
                                     WarpScratch* scratch) const {
-  std::fill(dx.begin(), dx.end(), 0.0f);
-  std::fill(dz.begin(), dz.end(), 0.0f);
   displace(j, i0, dx, dz, scratch, true);
 }
 
-// at_rest: dx and dz are all zero. A layer that sees them (the first; every layer of an
-// independent warp) takes the kernels' path without displacement, which gives the bits of zero
-// displacements (Noise.ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) without normalising
-// every sample's lattice coordinates.
+// at_rest: dx and dz are taken as all zero, whatever they hold. A layer that sees them (the
+// first; every layer of an independent warp) takes the kernels' path without displacement, which
+// gives the bits of zero displacements (Noise.ZeroDisplacementGivesTheUndisplacedRowOnEveryPath)
+// without normalising every sample's lattice coordinates. The first layer writes 0 + amp * n,
+// the bits of adding to zeros, without a pass that zeroes them first.
 void WarpGridSampler::displace(int j, int i0, std::span<float> dx, std::span<float> dz,
                                WarpScratch* scratch, bool at_rest) const {
   const std::size_t n = dx.size();
@@ -380,14 +379,25 @@ void WarpGridSampler::displace(int j, int i0, std::span<float> dx, std::span<flo
     px = s.base_x.data();
     pz = s.base_z.data();
   }
+  if (at_rest && layers_.empty()) {
+    std::fill(dx.begin(), dx.end(), 0.0f);
+    std::fill(dz.begin(), dz.end(), 0.0f);
+  }
   for (std::size_t o = 0; o < layers_.size(); ++o) {
     const bool undisplaced = at_rest && (o == 0 || independent);
     layers_[o].row_pair(j, i0, {nx.data(), n}, {nz.data(), n}, undisplaced ? nullptr : px,
                         undisplaced ? nullptr : pz);
     const float amp = layer_amplitude_m_[o];
-    for (std::size_t k = 0; k < n; ++k) {
-      dx[k] += amp * nx[k];
-      dz[k] += amp * nz[k];
+    if (at_rest && o == 0) {
+      for (std::size_t k = 0; k < n; ++k) {
+        dx[k] = 0.0f + amp * nx[k];
+        dz[k] = 0.0f + amp * nz[k];
+      }
+    } else {
+      for (std::size_t k = 0; k < n; ++k) {
+        dx[k] += amp * nx[k];
+        dz[k] += amp * nz[k];
+      }
     }
   }
 }
@@ -512,7 +522,6 @@ void WarpVolumeSampler::row(int j, int k, int i0, std::span<float> dx, std::span
 void WarpVolumeSampler::row_from_rest(int j, int k, int i0, std::span<float> dx,
                                       std::span<float> dy, std::span<float> dz,
                                       WarpScratch3* scratch) const {
-  for (std::span<float> d : {dx, dy, dz}) std::fill(d.begin(), d.end(), 0.0f);
   displace(j, k, i0, dx, dy, dz, scratch, true);
 }
 
@@ -530,6 +539,9 @@ void WarpVolumeSampler::displace(int j, int k, int i0, std::span<float> dx, std:
   const float* p[3] = {dx.data(), dy.data(), dz.data()};
   for (int a = 0; a < 3; ++a) s.n[a].resize(n);
   const bool independent = fractal_ == WarpFractal::independent;
+  if (at_rest && layer_amplitude_m_.empty()) {
+    for (std::span<float> da : d) std::fill(da.begin(), da.end(), 0.0f);
+  }
   if (independent && !at_rest) {  // every octave sees the incoming positions
     for (int a = 0; a < 3; ++a) {
       s.base[a].assign(d[a].begin(), d[a].end());
@@ -549,7 +561,11 @@ void WarpVolumeSampler::displace(int j, int k, int i0, std::span<float> dx, std:
     }
     const float amp = layer_amplitude_m_[o];
     for (int a = 0; a < 3; ++a) {
-      for (std::size_t q = 0; q < n; ++q) d[a][q] += amp * s.n[a][q];
+      if (at_rest && o == 0) {
+        for (std::size_t q = 0; q < n; ++q) d[a][q] = 0.0f + amp * s.n[a][q];
+      } else {
+        for (std::size_t q = 0; q < n; ++q) d[a][q] += amp * s.n[a][q];
+      }
     }
   }
 }
