@@ -47,8 +47,9 @@ HWY_INLINE VF GradDot3(VU h, VF x, VF y, VF z) {
   return hn::Add(FlipSign(u, hn::ShiftLeft<31>(g)), FlipSign(v, hn::ShiftLeft<30>(g)));
 }
 
-// The row path's gradient dot at 8 and 16 lanes (PerlinBasis::Eval2Row), with the bits of
-// GradDot2. With k = bits 31..29 of h, GradDot2 is FlipSign(u, bit 29) + FlipSign(v, bit 30):
+// The row path's gradient dot at 8 and 16 lanes and on the scalar target
+// (PerlinBasis::Eval2Row), with the bits of GradDot2. With k = bits 31..29 of h, GradDot2 is
+// FlipSign(u, bit 29) + FlipSign(v, bit 30):
 //   k = 0..3 (diagonal):      (+-x) + (+-z)
 //   k = 4, 5 (axis x):        (+-(x * sqrt2)) + (+0)
 //   k = 6, 7 (axis z):        (+-(z * sqrt2)) + (-0), which is +-(z * sqrt2) exactly
@@ -57,13 +58,27 @@ HWY_INLINE VF GradDot3(VU h, VF x, VF y, VF z) {
 // the sum is p[k] there, as in GradDot2). Sums are commutative in IEEE arithmetic, so q + p
 // has the bits of GradDot2's sum in every case, zeros' signs included. A shift, two permutes,
 // a compare, a multiply, a select and an add, where GradDot2 takes eleven operations.
+// Where the row's p[6] and p[7] are not zero (z is not 0: every row but the lattice's), the
+// compare and the select go too (kAxisZNonzero): for k = 6, 7 the table's a[k] = 0 makes
+// q = 0 * x, a zero of either sign, and a zero added to the nonzero p[k] gives p[k] exactly.
+// On the scalar target the lookups are indexed loads: a shift, two loads, a multiply and an add.
 alignas(64) inline constexpr float kPerlinRowA[16] = {1.0f,        -1.0f,        1.0f, -1.0f,
                                                       1.41421356f, -1.41421356f, 0.0f, 0.0f};
-inline constexpr bool kPerlinRowTables = hn::MaxLanes(DF()) >= 8;
+inline constexpr bool kPerlinRowTables = hn::MaxLanes(DF()) >= 8 || HWY_TARGET == HWY_SCALAR;
 
-HWY_INLINE VF PerlinRowTable(float z) {
+// The row's table p: in a vector of at least 8 lanes, or an array on the scalar target.
+struct PerlinRowTable {
+#if HWY_TARGET == HWY_SCALAR
+  float p[8];
+#else
+  VF p;
+#endif
+  bool axis_z_nonzero;  // p[6] != 0 and p[7] != 0
+};
+
+HWY_INLINE PerlinRowTable MakePerlinRowTable(float z) {
   const DF d;
-  // At least 8 entries: the function is compiled (not used) on the narrower targets too.
+  // At least 8 entries: the table is compiled (not used) on 4-lane targets too.
   HWY_ALIGN float t[hn::MaxLanes(d) < 8 ? 8 : hn::MaxLanes(d)] = {};
   t[0] = z;
   t[1] = z;
@@ -73,19 +88,37 @@ HWY_INLINE VF PerlinRowTable(float z) {
   t[5] = 0.0f;
   t[6] = z * 1.41421356f;
   t[7] = -(z * 1.41421356f);
-  return hn::Load(d, t);
+  PerlinRowTable table;
+#if HWY_TARGET == HWY_SCALAR
+  std::memcpy(table.p, t, sizeof(table.p));
+#else
+  table.p = hn::Load(d, t);
+#endif
+  table.axis_z_nonzero = t[6] != 0.0f && t[7] != 0.0f;
+  return table;
 }
 
-HWY_INLINE VF GradDot2Row(VU h, VF x, VF table) {
+template <bool kAxisZNonzero>
+HWY_INLINE VF GradDot2Row(VU h, VF x, const PerlinRowTable& table) {
+#if HWY_TARGET == HWY_SCALAR
+  const std::uint32_t k = h.raw >> 29;
+  const float q = kAxisZNonzero || k < 6 ? kPerlinRowA[k] * x.raw : -0.0f;
+  return VF(q + table.p[k]);
+#else
   const DF d;
   const DI di;
   const VI k = hn::BitCast(di, hn::ShiftRight<29>(h));
   const auto idx = hn::IndicesFromVec(d, k);
   const VF a = hn::TableLookupLanes(hn::Load(d, kPerlinRowA), idx);
-  const VF p = hn::TableLookupLanes(table, idx);
-  const auto axis_z = hn::RebindMask(d, hn::Gt(k, hn::Set(di, 5)));
-  const VF q = hn::IfThenElse(axis_z, hn::Set(d, -0.0f), hn::Mul(a, x));
-  return hn::Add(q, p);
+  const VF p = hn::TableLookupLanes(table.p, idx);
+  if constexpr (kAxisZNonzero) {
+    return hn::Add(hn::Mul(a, x), p);
+  } else {
+    const auto axis_z = hn::RebindMask(d, hn::Gt(k, hn::Set(di, 5)));
+    const VF q = hn::IfThenElse(axis_z, hn::Set(d, -0.0f), hn::Mul(a, x));
+    return hn::Add(q, p);
+  }
+#endif
 }
 
 struct PerlinBasis {
@@ -123,11 +156,12 @@ struct PerlinBasis {
   // The row-invariant part of Corners2 (fractal-inl.h, RowPrepared2): the seed and z terms of
   // the four hashes (Hash xors seed, x and z terms: xor is associative, so seed ^ z can be
   // formed once), z's offset and fade.
-  // At 8 and 16 lanes also the z parts of the gradient dots, as tables (GradDot2Row).
+  // At 8 and 16 lanes and on the scalar target also the z parts of the gradient dots, as
+  // tables (GradDot2Row).
   struct Row2State {
     VU sz0, sz1;  // seed ^ cz * kPrimeZ, seed ^ (cz + 1) * kPrimeZ
     VF fz, gz, v;
-    VF p0, p1;  // PerlinRowTable(fz), PerlinRowTable(fz - 1)
+    PerlinRowTable p0, p1;  // of fz and of fz - 1
   };
   static HWY_INLINE Row2State PrepareRow2(std::uint32_t seed, VU cz, VF fz, const BasisArgs&) {
     const DF d;
@@ -136,12 +170,13 @@ struct PerlinBasis {
     const VU z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
     const VU z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
     const VF gz = hn::Sub(fz, hn::Set(d, 1.0f));
-    Row2State st{hn::Xor(s, z0), hn::Xor(s, z1), fz, gz, Quintic(fz), hn::Zero(d), hn::Zero(d)};
-    if constexpr (kPerlinRowTables) {
-      st.p0 = PerlinRowTable(hn::GetLane(fz));
-      st.p1 = PerlinRowTable(hn::GetLane(gz));
-    }
-    return st;
+    return {hn::Xor(s, z0),
+            hn::Xor(s, z1),
+            fz,
+            gz,
+            Quintic(fz),
+            MakePerlinRowTable(hn::GetLane(fz)),
+            MakePerlinRowTable(hn::GetLane(gz))};
   }
   static HWY_INLINE VF Eval2Row(const Row2State& st, VU cx, VF fx, const BasisArgs&) {
     const DF d;
@@ -157,14 +192,22 @@ struct PerlinBasis {
                   Quintic(fx),
                   st.v};
     if constexpr (kPerlinRowTables) {
-      const VF n00 = GradDot2Row(c.h00, fx, st.p0);
-      const VF n10 = GradDot2Row(c.h10, c.gx, st.p0);
-      const VF n01 = GradDot2Row(c.h01, fx, st.p1);
-      const VF n11 = GradDot2Row(c.h11, c.gx, st.p1);
-      return ClampUnit(Lerp(Lerp(n00, n10, c.u), Lerp(n01, n11, c.u), c.v));
+      if (st.p0.axis_z_nonzero && st.p1.axis_z_nonzero) {
+        return Interpolate2Row<true>(c, fx, st);
+      }
+      return Interpolate2Row<false>(c, fx, st);
     } else {
       return Interpolate2<0>(c, fx, st.fz);
     }
+  }
+
+  template <bool kAxisZNonzero>
+  static HWY_INLINE VF Interpolate2Row(const Cell2& c, VF fx, const Row2State& st) {
+    const VF n00 = GradDot2Row<kAxisZNonzero>(c.h00, fx, st.p0);
+    const VF n10 = GradDot2Row<kAxisZNonzero>(c.h10, c.gx, st.p0);
+    const VF n01 = GradDot2Row<kAxisZNonzero>(c.h01, fx, st.p1);
+    const VF n11 = GradDot2Row<kAxisZNonzero>(c.h11, c.gx, st.p1);
+    return ClampUnit(Lerp(Lerp(n00, n10, c.u), Lerp(n01, n11, c.u), c.v));
   }
 
   // Two independent noises from the same lattice hashes: the second gradient uses hash bits
