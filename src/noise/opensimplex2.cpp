@@ -104,10 +104,23 @@ struct OpenSimplex2Basis {
     // GradDot2 reads bits 31..27: the hashes' high bits are all Vertices2 forms.
     static_assert(27 - kShift >= kHashHighBit);
     const DF d;
-    VF v = hn::Mul(sx.w0, GradDot2(hn::ShiftLeft<kShift>(sx.h0), sx.x0, sx.z0));
-    v = hn::Add(v, hn::Mul(sx.w1, GradDot2(hn::ShiftLeft<kShift>(sx.h1), sx.x1, sx.z1)));
-    v = hn::Add(v, hn::Mul(sx.w2, GradDot2(hn::ShiftLeft<kShift>(sx.h2), sx.x2, sx.z2)));
-    return ClampUnit(hn::Mul(v, hn::Set(d, kScale2)));
+    if constexpr (kSignedGrad2) {
+      // The signed gradients change at most the sign of a zero term, so the sum is the same
+      // unless it is zero (a sample on a lattice point, or an exact cancellation): redone there.
+      VF v = Terms2<kShift, GradDot2Signed>(sx);
+      if (HWY_UNLIKELY(!hn::AllFalse(d, hn::Eq(v, hn::Zero(d))))) {
+        v = Terms2<kShift, GradDot2>(sx);
+      }
+      return ClampUnit(hn::Mul(v, hn::Set(d, kScale2)));
+    } else {
+      return ClampUnit(hn::Mul(Terms2<kShift, GradDot2>(sx), hn::Set(d, kScale2)));
+    }
+  }
+  template <int kShift, VF (*kGradDot)(VU, VF, VF)>
+  static HWY_INLINE VF Terms2(const Simplex2& sx) {
+    VF v = hn::Mul(sx.w0, kGradDot(hn::ShiftLeft<kShift>(sx.h0), sx.x0, sx.z0));
+    v = hn::Add(v, hn::Mul(sx.w1, kGradDot(hn::ShiftLeft<kShift>(sx.h1), sx.x1, sx.z1)));
+    return hn::Add(v, hn::Mul(sx.w2, kGradDot(hn::ShiftLeft<kShift>(sx.h2), sx.x2, sx.z2)));
   }
 
   static HWY_INLINE VF Eval2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&) {

@@ -123,6 +123,49 @@ HWY_INLINE VF GradDot2(VU h, VF x, VF z) {
   return FlipSign(dot, hn::ShiftLeft<4>(h));
 }
 
+// GradDot2 with the sign inside the gradient: (-g) . d where GradDot2 forms -(g . d), on the
+// targets where a 32-entry table costs no more than a 16-entry one (16 lanes: one two-table
+// permute; scalar: a load). Entry i of the tables is direction i >> 1, negated where i is odd;
+// i is bits 31..27 of h, GradDot2's direction and sign. Rounding is symmetric, so the two agree
+// except on an exact zero: -(p + q) = -0 where p = -q, while (-p) + (-q) = +0. A caller that
+// uses it must redo with GradDot2 any result that comes out zero (OpenSimplex2Basis::Sum2).
+inline constexpr bool kSignedGrad2 =
+#if HWY_TARGET == HWY_SCALAR || (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3)
+    true;
+#else
+    false;
+#endif
+
+struct SignedGrad2Tables {
+  float x[32], z[32];
+};
+inline constexpr SignedGrad2Tables MakeSignedGrad2Tables() {
+  SignedGrad2Tables t{};
+  for (int i = 0; i < 32; ++i) {
+    const float gx = kSimplexGrad2X[i >> 1], gz = kSimplexGrad2Z[i >> 1];
+    t.x[i] = (i & 1) != 0 ? -gx : gx;
+    t.z[i] = (i & 1) != 0 ? -gz : gz;
+  }
+  return t;
+}
+alignas(64) inline constexpr SignedGrad2Tables kSignedGrad2Tables = MakeSignedGrad2Tables();
+
+HWY_INLINE VF GradDot2Signed(VU h, VF x, VF z) {
+#if HWY_TARGET == HWY_SCALAR
+  const std::uint32_t i = h.raw >> 27;
+  return VF(kSignedGrad2Tables.x[i] * x.raw + kSignedGrad2Tables.z[i] * z.raw);
+#elif HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  const __m512i i = hn::ShiftRight<27>(h).raw;
+  const __m512 gx = _mm512_permutex2var_ps(_mm512_load_ps(kSignedGrad2Tables.x), i,
+                                           _mm512_load_ps(kSignedGrad2Tables.x + 16));
+  const __m512 gz = _mm512_permutex2var_ps(_mm512_load_ps(kSignedGrad2Tables.z), i,
+                                           _mm512_load_ps(kSignedGrad2Tables.z + 16));
+  return hn::Add(hn::Mul(VF{gx}, x), hn::Mul(VF{gz}, z));
+#else
+  return GradDot2(h, x, z);  // not used: kSignedGrad2 is false here
+#endif
+}
+
 // Dot of the hashed 3D unit gradient with (x, y, z).
 HWY_INLINE VF GradDot3(VU h, VF x, VF y, VF z) {
   const VU idx = hn::ShiftRight<28>(h);
