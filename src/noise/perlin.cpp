@@ -47,6 +47,31 @@ HWY_INLINE VF GradDot3(VU h, VF x, VF y, VF z) {
   return hn::Add(FlipSign(u, hn::ShiftLeft<31>(g)), FlipSign(v, hn::ShiftLeft<30>(g)));
 }
 
+// GradDot3 of the eight corners of a cell on the scalar target, by indexed loads where GradDot3
+// takes three compares and three selects: GradDot3 is FlipSign(u, bit 0 of g) +
+// FlipSign(v, bit 1 of g) (g = bits 31..28 of h), u and v two of the corner's offsets. The twelve
+// signed offsets (+-f and +-(f - 1) on each axis) are formed once per sample, and a table gives,
+// per corner and g, which two of them are u and v with their signs: -u is FlipSign(u) exactly, so
+// the sum has GradDot3's bits.
+struct PerlinGrad3Index {
+  std::uint8_t u[8][16], v[8][16];
+};
+inline constexpr PerlinGrad3Index MakePerlinGrad3Index() {
+  PerlinGrad3Index t{};
+  for (int corner = 0; corner < 8; ++corner) {
+    for (int g = 0; g < 16; ++g) {
+      // GradDot3's choice of axes: u = x below 8, else y; v = y below 4, x for 12 and 14, else z.
+      const int au = g < 8 ? 0 : 1;
+      const int av = g < 4 ? 1 : ((g & 13) == 12 ? 0 : 2);
+      // Offset slot 2 * (2 * axis + side) + sign; side = the corner's bit on that axis.
+      t.u[corner][g] = std::uint8_t(2 * (2 * au + ((corner >> au) & 1)) + (g & 1));
+      t.v[corner][g] = std::uint8_t(2 * (2 * av + ((corner >> av) & 1)) + ((g >> 1) & 1));
+    }
+  }
+  return t;
+}
+inline constexpr PerlinGrad3Index kPerlinGrad3Index = MakePerlinGrad3Index();
+
 // The row path's gradient dot at 8 and 16 lanes and on the scalar target
 // (PerlinBasis::Eval2Row), with the bits of GradDot2. With k = bits 31..29 of h, GradDot2 is
 // FlipSign(u, bit 29) + FlipSign(v, bit 30):
@@ -279,6 +304,18 @@ struct PerlinBasis {
   static HWY_INLINE VF Interpolate3(const CellHashes3& h, VF fx, VF fy, VF fz, VF gx, VF gy, VF gz,
                                     VF u, VF v, VF w) {
     const DF d;
+#if HWY_TARGET == HWY_SCALAR
+    // Slots 2 * (2 * axis + side) + sign (PerlinGrad3Index).
+    const float o[12] = {fx.raw, -fx.raw, gx.raw, -gx.raw, fy.raw, -fy.raw,
+                         gy.raw, -gy.raw, fz.raw, -fz.raw, gz.raw, -gz.raw};
+    const auto dot = [&o](VU hc, int corner) {
+      const std::uint32_t g = hc.raw >> 28;
+      return VF(o[kPerlinGrad3Index.u[corner][g]] + o[kPerlinGrad3Index.v[corner][g]]);
+    };
+    const VF n000 = dot(h.h000, 0), n100 = dot(h.h100, 1), n010 = dot(h.h010, 2);
+    const VF n110 = dot(h.h110, 3), n001 = dot(h.h001, 4), n101 = dot(h.h101, 5);
+    const VF n011 = dot(h.h011, 6), n111 = dot(h.h111, 7);
+#else
     const VF n000 = GradDot3(h.h000, fx, fy, fz);
     const VF n100 = GradDot3(h.h100, gx, fy, fz);
     const VF n010 = GradDot3(h.h010, fx, gy, fz);
@@ -287,6 +324,7 @@ struct PerlinBasis {
     const VF n101 = GradDot3(h.h101, gx, fy, gz);
     const VF n011 = GradDot3(h.h011, fx, gy, gz);
     const VF n111 = GradDot3(h.h111, gx, gy, gz);
+#endif
     const VF a = Lerp(Lerp(n000, n100, u), Lerp(n010, n110, u), v);
     const VF b = Lerp(Lerp(n001, n101, u), Lerp(n011, n111, u), v);
     return ClampUnit(hn::Mul(Lerp(a, b, w), hn::Set(d, 1.0f / 1.04f)));
