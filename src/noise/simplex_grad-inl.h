@@ -84,30 +84,64 @@ alignas(32) inline constexpr float kSimplexSin8[8] = {0.0980171403f, 0.290284677
                                                       0.634393284f,  0.773010453f, 0.881921264f,
                                                       0.956940336f,  0.995184727f};
 
-// table[idx] per lane, idx in 0..7: one permute on 8-lane targets, two byte shuffles and a
-// select on 4-lane targets (the only two callers). Exact.
+// table[idx] per lane, idx in 0..7, on 8-lane targets: one permute. Exact.
 HWY_INLINE VF Lookup8(const float* HWY_RESTRICT table, VU idx) {
   const DF d;
   const DI di;
-  if constexpr (hn::MaxLanes(d) == 8) {
-    return hn::TableLookupLanes(hn::LoadU(d, table), hn::IndicesFromVec(d, hn::BitCast(di, idx)));
-  } else {
-    const DU du;
-    const auto lo_idx = hn::IndicesFromVec(d, hn::BitCast(di, hn::And(idx, hn::Set(du, 3u))));
-    const VF lo = hn::TableLookupLanes(hn::LoadU(d, table), lo_idx);
-    const VF hi = hn::TableLookupLanes(hn::LoadU(d, table + 4), lo_idx);
-    return hn::IfThenElse(hn::RebindMask(d, hn::TestBit(idx, hn::Set(du, 4u))), hi, lo);
+  return hn::TableLookupLanes(hn::LoadU(d, table), hn::IndicesFromVec(d, hn::BitCast(di, idx)));
+}
+
+// The 4-lane lookup of GradDot2's first-quarter direction, by byte shuffles from k = h >> 28:
+// k's byte is spread over its lane, and two 16-entry byte tables give, per k, the byte offset
+// 4 * (m & 3) of m = (k ^ (k >= 8 ? 15 : 0)) & 7 within a 4-float half table, and whether m is
+// in the upper half (all ones). Five operations where building the lane indices and testing
+// the half took ten. Exact.
+struct Grad2ByteLuts {
+  std::uint8_t offset[16], upper[16], spread[16], lane_bytes[16];
+};
+inline constexpr Grad2ByteLuts MakeGrad2ByteLuts() {
+  Grad2ByteLuts t{};
+  for (int k = 0; k < 16; ++k) {
+    const int m = (k ^ (k >= 8 ? 15 : 0)) & 7;
+    t.offset[k] = std::uint8_t(4 * (m & 3));
+    t.upper[k] = m >= 4 ? 0xFF : 0x00;
+    t.spread[k] = std::uint8_t(k & ~3);  // byte 0 of the lane
+    t.lane_bytes[k] = std::uint8_t(k & 3);
   }
+  return t;
+}
+alignas(16) inline constexpr Grad2ByteLuts kGrad2ByteLuts = MakeGrad2ByteLuts();
+
+// gx and gz of GradDot2 on 4-lane targets (a template, so that no other target compiles it).
+template <class D>
+HWY_INLINE void Grad2ByteLookup(D d, VU h, VF& gx, VF& gz) {
+  const hn::Repartition<std::uint8_t, D> d8;
+  const auto half = [&d8](const float* t) {
+    return hn::LoadU(d8, reinterpret_cast<const std::uint8_t*>(t));
+  };
+  const auto k = hn::TableLookupBytes(hn::BitCast(d8, hn::ShiftRight<28>(h)),
+                                      hn::Load(d8, kGrad2ByteLuts.spread));
+  const auto idx = hn::Or(hn::TableLookupBytes(hn::Load(d8, kGrad2ByteLuts.offset), k),
+                          hn::Load(d8, kGrad2ByteLuts.lane_bytes));
+  const auto upper =
+      hn::MaskFromVec(hn::BitCast(d, hn::TableLookupBytes(hn::Load(d8, kGrad2ByteLuts.upper), k)));
+  const auto lookup = [&](const float* t) {
+    return hn::IfThenElse(upper, hn::BitCast(d, hn::TableLookupBytes(half(t + 4), idx)),
+                          hn::BitCast(d, hn::TableLookupBytes(half(t), idx)));
+  };
+  gx = FlipSign(lookup(kSimplexCos8), h);
+  gz = lookup(kSimplexSin8);
 }
 
 // Dot of the hashed 2D unit gradient with (x, z).
 HWY_INLINE VF GradDot2(VU h, VF x, VF z) {
   const DF d;
   VF gx, gz;
-  if constexpr (hn::MaxLanes(d) == 4 || hn::MaxLanes(d) == 8) {
-    // k = h >> 28; k >= 8 (bit 31 of h) is the mirror of 15 - k = (k & 7) ^ 7 with x negated.
-    // Emulated gathers of the 16-entry tables cost more than this on 4 lanes, two permutes and
-    // a blend on 8.
+  if constexpr (hn::MaxLanes(d) == 4) {
+    Grad2ByteLookup(d, h, gx, gz);  // the same directions, by byte shuffles
+  } else if constexpr (hn::MaxLanes(d) == 8) {
+    // k = h >> 28; k >= 8 (bit 31 of h) is the mirror of 15 - k = (k & 7) ^ 7 with x negated:
+    // one permute of an 8-entry table each, where a 16-entry one takes two and a blend.
     const DU du;
     const DI di;
     const VU mirror = hn::BitCast(du, hn::ShiftRight<31>(hn::BitCast(di, h)));
