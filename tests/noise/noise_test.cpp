@@ -48,6 +48,25 @@ NoiseParams params(NoiseType t, FractalType f = FractalType::none, double freq =
 const GridSpec kOddGrid{
     .width = 257, .height = 193, .spacing_m = 0.7, .origin_x_m = -311.25, .origin_z_m = 1234.5};
 
+// At frequency 0.25 the samples of this grid lie on lattice lines every fourth row and column, on
+// both sides of zero, where noise values are zeros: tests compare bits, so their signs count.
+const GridSpec kLatticeGrid{
+    .width = 143, .height = 9, .spacing_m = 1.0, .origin_x_m = -64.0, .origin_z_m = -4.0};
+
+// Variant 0 of a case: its parameters on kOddGrid; variant v > 0: on kLatticeGrid at frequency
+// 0.25 with seed v.
+struct GridCase {
+  NoiseParams p;
+  const GridSpec& grid;
+};
+GridCase grid_case(const NoiseParams& base, int variant) {
+  if (variant == 0) return {base, kOddGrid};
+  NoiseParams p = base;
+  p.frequency = 0.25;
+  p.seed = std::uint64_t(variant);
+  return {p, kLatticeGrid};
+}
+
 TEST(Noise, BitIdenticalAcrossSimdTargets2D) {
   SimdGuard guard;
   const auto targets = supported_simd_targets();
@@ -97,23 +116,13 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedRowOnEveryPath) {
       cases.push_back(p);
     }
   }
-  // Bits, not values: -0 and +0 compare equal as floats. The lattice grid puts samples on lattice
-  // lines (at frequency 0.25, every fourth row and column, on both sides of zero), where noise
-  // values are zeros whose signs the paths must agree on too.
-  const GridSpec lattice{
-      .width = 143, .height = 9, .spacing_m = 1.0, .origin_x_m = -64.0, .origin_z_m = -4.0};
+  // Bits, not values: -0 and +0 compare equal as floats (kLatticeGrid).
   for (SimdTarget s : supported_simd_targets()) {
     for (const NoiseParams& base : cases) {
       // On the lattice grid, 16 seeds: a zero's sign shows in the output only where the lerps
       // carry it through (a few lattice points in a hundred).
       for (int variant = 0; variant < 17; ++variant) {
-        const bool on_lattice = variant > 0;
-        const GridSpec& g = on_lattice ? lattice : kOddGrid;
-        NoiseParams p = base;
-        if (on_lattice) {
-          p.frequency = 0.25;
-          p.seed = std::uint64_t(variant);
-        }
+        const auto [p, g] = grid_case(base, variant);
         const NoiseGridSampler sampler(p, g, s);
         std::vector<float> plain(std::size_t(g.width)), displaced(std::size_t(g.width));
         for (int j : {0, 1, 4, 96, g.height - 1}) {
@@ -169,19 +178,12 @@ TEST(Noise, WarpedRowsHaveTheSameBitsOnTheSmallAndTheGeneralPath) {
       }
     }
   }
-  const GridSpec lattice{
-      .width = 143, .height = 9, .spacing_m = 1.0, .origin_x_m = -64.0, .origin_z_m = -4.0};
   test::TestRng rng(7);
   for (SimdTarget s : supported_simd_targets()) {
     for (const NoiseParams& base : cases) {
       for (int variant = 0; variant < 5; ++variant) {
+        const auto [p, g] = grid_case(base, variant);
         const bool on_lattice = variant > 0;
-        const GridSpec& g = on_lattice ? lattice : kOddGrid;
-        NoiseParams p = base;
-        if (on_lattice) {
-          p.frequency = 0.25;
-          p.seed = std::uint64_t(variant);
-        }
         const std::size_t w = std::size_t(g.width);
         // Displacements up to +-3000 m (beyond the grid's extent), whole multiples of 4 m on
         // the lattice grid so that samples stay on lattice lines, and -0 among them.
@@ -262,8 +264,6 @@ TEST(Noise, ZeroDisplacementGivesTheUndisplacedVolumeRowOnEveryPath) {
 // target must give the same ones (float == would not see a -0 for a +0).
 TEST(Noise, LatticeZerosHaveTheSameSignOnEveryTarget) {
   SimdGuard guard;
-  const GridSpec lattice{
-      .width = 143, .height = 9, .spacing_m = 1.0, .origin_x_m = -64.0, .origin_z_m = -4.0};
   for (NoiseType t : {NoiseType::perlin, NoiseType::value, NoiseType::value_cubic,
                       NoiseType::cellular, NoiseType::opensimplex2, NoiseType::opensimplex2s}) {
     for (FractalType f : {FractalType::none, FractalType::fbm}) {
@@ -273,7 +273,7 @@ TEST(Noise, LatticeZerosHaveTheSameSignOnEveryTarget) {
         std::vector<std::vector<std::uint32_t>> bits;
         for (SimdTarget s : supported_simd_targets()) {
           set_simd_target(s);
-          const std::vector<float> v = fill(p, lattice);
+          const std::vector<float> v = fill(p, kLatticeGrid);
           bits.emplace_back(v.size());
           std::memcpy(bits.back().data(), v.data(), v.size() * sizeof(float));
         }
