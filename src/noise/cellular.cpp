@@ -242,7 +242,50 @@ HWY_INLINE Row2Z MakeRow2Z(const Setup& s, VU cz, VF fz) {
   return z;
 }
 
+// The candidate of cell (i, j) of the 3x3 window (i, j = 0..2 for offsets -1..1): its hash and
+// the parts of its offset to the sample that come from the hash, q = High24 * scale per axis.
 // Hash(seed, xp, zp) == HashPremixed(xp ^ (seed ^ zp)): xor is associative.
+struct Candidate2 {
+  VU h;
+  VF qx, qz;
+};
+HWY_INLINE Candidate2 MakeCandidate2(const Setup& s, const Row2Z& z, VU xp, int j) {
+  const VU h = HashPremixed(hn::Xor(xp, z.sz[j]));
+  return {h, hn::Mul(High24(h), s.scale), hn::Mul(High24(Scramble(h, cc::kMulB)), s.scale)};
+}
+
+// The z term of Dist: Dist(dx, dz) == DistZ(dx, ZTerm(dz)), bit for bit.
+template <CellularDistance kDist>
+HWY_INLINE VF ZTerm(VF dz) {
+  return kDist == CellularDistance::euclidean ? hn::Mul(dz, dz) : hn::Abs(dz);
+}
+template <CellularDistance kDist>
+HWY_INLINE VF DistZ(VF dx, VF zterm) {
+  if constexpr (kDist == CellularDistance::euclidean) {
+    return hn::Add(hn::Mul(dx, dx), zterm);
+  } else if constexpr (kDist == CellularDistance::manhattan) {
+    return hn::Add(hn::Abs(dx), zterm);
+  } else {
+    return hn::Max(hn::Abs(dx), zterm);
+  }
+}
+
+// After the 3x3 window: the rings wherever a lane needs them, then the output map.
+template <CellularDistance kDist, CellularReturn kRet>
+HWY_INLINE VF Rings2AndFinish(const Setup& s, const Row2Z& z, Nearest n, VU x0, VF fx,
+                              const BasisArgs& b) {
+  const DF d;
+  const VF edge = hn::Min(EdgeDist(fx), z.edge);
+  for (int k = 1; k < cc::kMaxRing; ++k) {
+    const MF need = NeedsRing<kDist, kRet>(b, n, k, edge);
+    if (hn::AllFalse(d, need)) break;
+    Nearest wider = n;
+    Ring2<kDist, kRet>(s, wider, k + 1, x0, fx, z.z0, z.fz);
+    n = Blend<kRet>(need, wider, n);
+  }
+  return Finish<kDist, kRet>(n, b, 2);
+}
+
 template <CellularDistance kDist, CellularReturn kRet>
 HWY_INLINE VF Eval2Core(const Setup& s, const Row2Z& z, VU cx, VF fx, const BasisArgs& b) {
   const DF d;
@@ -254,21 +297,69 @@ HWY_INLINE VF Eval2Core(const Setup& s, const Row2Z& z, VU cx, VF fx, const Basi
   Nearest n{inf, inf, hn::Zero(du)};
   for (int j = 0; j < 3; ++j) {
     for (int i = 0; i < 3; ++i) {
-      const VU h = HashPremixed(hn::Xor(xp[i], z.sz[j]));
-      const VF dx = hn::Add(bx[i], hn::Mul(High24(h), s.scale));
-      const VF dz = hn::Add(z.bz[j], hn::Mul(High24(Scramble(h, cc::kMulB)), s.scale));
-      Consider<kRet>(n, Dist<kDist>(dx, dz), h);
+      const Candidate2 c = MakeCandidate2(s, z, xp[i], j);
+      const VF dx = hn::Add(bx[i], c.qx);
+      const VF dz = hn::Add(z.bz[j], c.qz);
+      Consider<kRet>(n, Dist<kDist>(dx, dz), c.h);
     }
   }
-  const VF edge = hn::Min(EdgeDist(fx), z.edge);
-  for (int k = 1; k < cc::kMaxRing; ++k) {
-    const MF need = NeedsRing<kDist, kRet>(b, n, k, edge);
-    if (hn::AllFalse(d, need)) break;
-    Nearest wider = n;
-    Ring2<kDist, kRet>(s, wider, k + 1, x0, fx, z.z0, z.fz);
-    n = Blend<kRet>(need, wider, n);
+  return Rings2AndFinish<kDist, kRet>(s, z, n, x0, fx, b);
+}
+
+// The 3x3 window of one lattice column, kept for the next vectors of a row without warp. Along
+// such a row the lattice z is fixed and the cell column changes every 1 / frequency samples
+// (50 at W4's frequency), so a vector whose lanes all lie in the cached column needs none of the
+// 9 hashes: per candidate it adds the cached qx to its x base and the cached z term (the z
+// offset is the same for the whole row). The same operations on the same values as Eval2Core,
+// so the same bits. A column is filled when a second vector lands in it; a vector that spans two
+// columns, or the first in a column, takes Eval2Core, so a frequency of a cell per sample costs a
+// compare and no fill.
+struct Column2 {
+  std::uint32_t cx = 0;   // the column (the cell's x) of the last one-column vector
+  bool filled = false;    // whether the terms below are cx's
+  float qx[9], zterm[9];  // per candidate, j * 3 + i: MakeCandidate2's qx, ZTerm of the z offset
+  std::uint32_t h[9];
+};
+
+template <CellularDistance kDist, CellularReturn kRet>
+HWY_NOINLINE void FillColumn2(const Setup& s, const Row2Z& z, Column2& col) {
+  const DU du;
+  const VU x0 = hn::Mul(hn::Set(du, col.cx), hn::Set(du, kPrimeX));
+  const VU xp[3] = {hn::Sub(x0, hn::Set(du, kPrimeX)), x0, hn::Add(x0, hn::Set(du, kPrimeX))};
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 3; ++i) {
+      const Candidate2 c = MakeCandidate2(s, z, xp[i], j);
+      col.h[j * 3 + i] = hn::GetLane(c.h);
+      col.qx[j * 3 + i] = hn::GetLane(c.qx);
+      col.zterm[j * 3 + i] = hn::GetLane(ZTerm<kDist>(hn::Add(z.bz[j], c.qz)));
+    }
   }
-  return Finish<kDist, kRet>(n, b, 2);
+  col.filled = true;
+}
+
+template <CellularDistance kDist, CellularReturn kRet>
+HWY_INLINE VF Eval2Column(const Setup& s, const Row2Z& z, Column2& col, VU cx, VF fx,
+                          const BasisArgs& b) {
+  const DF d;
+  const DU du;
+  const std::uint32_t c0 = hn::GetLane(cx);
+  if (!hn::AllTrue(du, hn::Eq(cx, hn::Set(du, c0)))) {
+    return Eval2Core<kDist, kRet>(s, z, cx, fx, b);
+  }
+  if (c0 != col.cx) {
+    col.cx = c0;
+    col.filled = false;
+    return Eval2Core<kDist, kRet>(s, z, cx, fx, b);
+  }
+  if (!col.filled) FillColumn2<kDist, kRet>(s, z, col);
+  const VF bx[3] = {AxisBase(s, -1, fx), AxisBase(s, 0, fx), AxisBase(s, 1, fx)};
+  const VF inf = hn::Set(d, HUGE_VALF);
+  Nearest n{inf, inf, hn::Zero(du)};
+  for (int k = 0; k < 9; ++k) {
+    const VF dx = hn::Add(bx[k % 3], hn::Set(d, col.qx[k]));
+    Consider<kRet>(n, DistZ<kDist>(dx, hn::Set(d, col.zterm[k])), hn::Set(du, col.h[k]));
+  }
+  return Rings2AndFinish<kDist, kRet>(s, z, n, hn::Mul(cx, hn::Set(du, kPrimeX)), fx, b);
 }
 
 template <CellularDistance kDist, CellularReturn kRet>
@@ -344,29 +435,38 @@ HWY_INLINE VF Eval3Impl(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, V
 }
 
 // Runtime (distance, return) -> template instance, once per vector; the per-cell loops are
-// specialised for both.
+// specialised for both. With a column cache (rows without warp), through it.
+template <CellularDistance kDist, CellularReturn kRet>
+HWY_INLINE VF Eval2With(const Setup& s, const Row2Z& z, Column2* col, VU cx, VF fx,
+                        const BasisArgs& b) {
+  return col != nullptr ? Eval2Column<kDist, kRet>(s, z, *col, cx, fx, b)
+                        : Eval2Core<kDist, kRet>(s, z, cx, fx, b);
+}
+
 template <CellularDistance kDist>
-HWY_INLINE VF Eval2Return(const Setup& s, const Row2Z& z, VU cx, VF fx, const BasisArgs& b) {
+HWY_INLINE VF Eval2Return(const Setup& s, const Row2Z& z, Column2* col, VU cx, VF fx,
+                          const BasisArgs& b) {
   switch (b.cellular_return) {
     case CellularReturn::f2:
-      return Eval2Core<kDist, CellularReturn::f2>(s, z, cx, fx, b);
+      return Eval2With<kDist, CellularReturn::f2>(s, z, col, cx, fx, b);
     case CellularReturn::f2_minus_f1:
-      return Eval2Core<kDist, CellularReturn::f2_minus_f1>(s, z, cx, fx, b);
+      return Eval2With<kDist, CellularReturn::f2_minus_f1>(s, z, col, cx, fx, b);
     case CellularReturn::cell_value:
-      return Eval2Core<kDist, CellularReturn::cell_value>(s, z, cx, fx, b);
+      return Eval2With<kDist, CellularReturn::cell_value>(s, z, col, cx, fx, b);
     default:
-      return Eval2Core<kDist, CellularReturn::f1>(s, z, cx, fx, b);
+      return Eval2With<kDist, CellularReturn::f1>(s, z, col, cx, fx, b);
   }
 }
 
-HWY_INLINE VF Eval2Distance(const Setup& s, const Row2Z& z, VU cx, VF fx, const BasisArgs& b) {
+HWY_INLINE VF Eval2Distance(const Setup& s, const Row2Z& z, Column2* col, VU cx, VF fx,
+                            const BasisArgs& b) {
   switch (b.cellular_distance) {
     case CellularDistance::manhattan:
-      return Eval2Return<CellularDistance::manhattan>(s, z, cx, fx, b);
+      return Eval2Return<CellularDistance::manhattan>(s, z, col, cx, fx, b);
     case CellularDistance::chebyshev:
-      return Eval2Return<CellularDistance::chebyshev>(s, z, cx, fx, b);
+      return Eval2Return<CellularDistance::chebyshev>(s, z, col, cx, fx, b);
     default:
-      return Eval2Return<CellularDistance::euclidean>(s, z, cx, fx, b);
+      return Eval2Return<CellularDistance::euclidean>(s, z, col, cx, fx, b);
   }
 }
 
@@ -393,21 +493,23 @@ struct CellularBasis {
   static HWY_INLINE VF Eval2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs& b) {
     using namespace cellular_impl;
     const Setup s = MakeSetup(seed, b);
-    return Eval2Distance(s, MakeRow2Z(s, cz, fz), cx, fx, b);
+    return Eval2Distance(s, MakeRow2Z(s, cz, fz), nullptr, cx, fx, b);
   }
 
-  // Rows without warp: the setup and the row's z terms once per row (RowPrepared2).
+  // Rows without warp: the setup and the row's z terms once per row (RowPrepared2), and the
+  // 3x3 window of the current cell column (Column2).
   struct Row2State {
     cellular_impl::Setup s;
     cellular_impl::Row2Z z;
+    cellular_impl::Column2 column;
   };
   static HWY_INLINE Row2State PrepareRow2(std::uint32_t seed, VU cz, VF fz, const BasisArgs& b) {
     using namespace cellular_impl;
     const Setup s = MakeSetup(seed, b);
-    return Row2State{s, MakeRow2Z(s, cz, fz)};
+    return Row2State{s, MakeRow2Z(s, cz, fz), Column2{}};
   }
-  static HWY_INLINE VF Eval2Row(const Row2State& st, VU cx, VF fx, const BasisArgs& b) {
-    return cellular_impl::Eval2Distance(st.s, st.z, cx, fx, b);
+  static HWY_INLINE VF Eval2Row(Row2State& st, VU cx, VF fx, const BasisArgs& b) {
+    return cellular_impl::Eval2Distance(st.s, st.z, &st.column, cx, fx, b);
   }
 
   static HWY_INLINE VF Eval3(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz,

@@ -283,9 +283,10 @@ HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
 // is no warp): the row-invariant part of Eval2 done once per row and octave,
 //   struct Row2State;
 //   static Row2State PrepareRow2(uint32_t seed, VU cz, VF fz, const BasisArgs&);
-//   static VF Eval2Row(const Row2State&, VU cx, VF fx, const BasisArgs&);
+//   static VF Eval2Row(Row2State&, VU cx, VF fx, const BasisArgs&);
 // with Eval2Row(PrepareRow2(seed, cz, fz, args), cx, fx, args) == Eval2(seed, cx, fx, cz, fz, args)
-// bit for bit.
+// bit for bit. The state belongs to one row and octave and is passed in the row's order, so
+// Eval2Row may keep what it computed for the next vectors (a cache; the bits stay the same).
 template <class Basis>
 concept RowPrepared2 = !Basis::kSheared && requires {
   typename Basis::Row2State;
@@ -431,7 +432,7 @@ HWY_INLINE void PreparedRowLoop(std::size_t n, float* out, const FractalArgs& fr
   const DF d;
   const DU du;
   if (fractal_args.type == FractalType::none) {
-    const PreparedOctave<State> p = prepare(0);
+    PreparedOctave<State> p = prepare(0);
     RowLoop<1, false>(n, nullptr, nullptr, out, nullptr, [&](std::size_t i, VF, VF, VF& a, VF&) {
       a = eval_row(p.state, hn::LoadU(du, p.cell + i), hn::LoadU(d, p.frac + i));
     });
@@ -466,7 +467,7 @@ HWY_INLINE void Row2Prepared(const Row2& r) {
                                                         hn::Set(d, oc.row_frac[1]), basis),
                                      oc.col_cell[0], oc.col_frac[0]};
       },
-      [&](const State& st, VU cx, VF fx) { return Basis::Eval2Row(st, cx, fx, basis); });
+      [&](State& st, VU cx, VF fx) { return Basis::Eval2Row(st, cx, fx, basis); });
 }
 
 template <class Basis, bool kWarp>

@@ -497,6 +497,42 @@ TEST(cellular, PointGridAndSubGridAgree) {
   }
 }
 
+// Rows without warp keep the 3x3 window of the current cell column for the next vectors
+// (Column2 in cellular.cpp). With many samples per cell most vectors take it, and every sample
+// must have the bits of a lone point, which never does (its row has one vector), on every
+// target, for every distance and return, also where columns change mid-vector and where a row
+// starts mid-cell.
+TEST(cellular, RowColumnCacheHasThePointBits) {
+  TargetGuard guard;
+  const GridSpec g{.width = 203,
+                   .height = 9,
+                   .spacing_m = 0.25,
+                   .origin_x_m = -31.3,
+                   .origin_z_m = 7.9,
+                   .index_x0 = 5,
+                   .index_z0 = -2};
+  for (SimdTarget t : supported_simd_targets()) {
+    set_simd_target(t);
+    for (FractalType f : {FractalType::none, FractalType::fbm}) {
+      for (CellularDistance d : kDistances) {
+        for (CellularReturn ret : kReturns) {
+          NoiseParams p = cell_params(d, ret, 0.05);  // 80 samples per cell
+          p.fractal = f;
+          p.octaves = 3;
+          const std::vector<float> whole = fill2(p, g);
+          for (int j = 0; j < g.height; ++j) {
+            for (int i = 0; i < g.width; ++i) {
+              const float v = noise_at(p, g.x_m(i), g.z_m(j));
+              ASSERT_EQ(0, std::memcmp(&v, &whole[std::size_t(j) * g.width + i], sizeof v))
+                  << name(p) << " on " << to_string(t) << " at " << i << "," << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(cellular, FarOriginKeepsStatistics) {
   auto stats = [](const std::vector<float>& v, double& mean, double& sd) {
     double s = 0, s2 = 0;
