@@ -306,25 +306,22 @@ HWY_INLINE VF Eval2Core(const Setup& s, const Row2Z& z, VU cx, VF fx, const Basi
   return Rings2AndFinish<kDist, kRet>(s, z, n, x0, fx, b);
 }
 
-// The 3x3 window of one lattice column, kept for the next vectors of a row without warp. Along
-// such a row the lattice z is fixed and the cell column changes every 1 / frequency samples
-// (50 at W4's frequency), so a vector whose lanes all lie in the cached column needs none of the
-// 9 hashes: per candidate it adds the cached qx to its x base and the cached z term (the z
-// offset is the same for the whole row). The same operations on the same values as Eval2Core,
-// so the same bits. A column is filled when a second vector lands in it; a vector that spans two
-// columns, or the first in a column, takes Eval2Core, so a frequency of a cell per sample costs a
-// compare and no fill.
+// The 3x3 window of one lattice column, kept for the next vectors of a row without warp (a cell
+// memo, MemoKey in fractal-inl.h). Along such a row the lattice z is fixed and the cell column
+// changes every 1 / frequency samples (50 at W4's frequency), so a vector whose lanes all lie in
+// the memo's column needs none of the 9 hashes: per candidate it adds the memo's qx to its x
+// base and takes the memo's z term (the z offset is the same along the row). The same
+// operations on the same values as Eval2Core, so the same bits.
 struct Column2 {
-  std::uint32_t cx = 0;   // the column (the cell's x) of the last one-column vector
-  bool filled = false;    // whether the terms below are cx's
+  MemoKey<1, false> key;  // a fill costs as much as a usual evaluation
   float qx[9], zterm[9];  // per candidate, j * 3 + i: MakeCandidate2's qx, ZTerm of the z offset
   std::uint32_t h[9];
 };
 
-template <CellularDistance kDist, CellularReturn kRet>
+template <CellularDistance kDist>
 HWY_NOINLINE void FillColumn2(const Setup& s, const Row2Z& z, Column2& col) {
   const DU du;
-  const VU x0 = hn::Mul(hn::Set(du, col.cx), hn::Set(du, kPrimeX));
+  const VU x0 = hn::Mul(hn::Set(du, col.key.cell[0]), hn::Set(du, kPrimeX));
   const VU xp[3] = {hn::Sub(x0, hn::Set(du, kPrimeX)), x0, hn::Add(x0, hn::Set(du, kPrimeX))};
   for (int j = 0; j < 3; ++j) {
     for (int i = 0; i < 3; ++i) {
@@ -334,7 +331,6 @@ HWY_NOINLINE void FillColumn2(const Setup& s, const Row2Z& z, Column2& col) {
       col.zterm[j * 3 + i] = hn::GetLane(ZTerm<kDist>(hn::Add(z.bz[j], c.qz)));
     }
   }
-  col.filled = true;
 }
 
 template <CellularDistance kDist, CellularReturn kRet>
@@ -342,16 +338,16 @@ HWY_INLINE VF Eval2Column(const Setup& s, const Row2Z& z, Column2& col, VU cx, V
                           const BasisArgs& b) {
   const DF d;
   const DU du;
-  const std::uint32_t c0 = hn::GetLane(cx);
-  if (!hn::AllTrue(du, hn::Eq(cx, hn::Set(du, c0)))) {
-    return Eval2Core<kDist, kRet>(s, z, cx, fx, b);
+  const VU cells[1] = {cx};
+  switch (col.key.Probe(cells)) {
+    case MemoProbe::other:
+      return Eval2Core<kDist, kRet>(s, z, cx, fx, b);
+    case MemoProbe::fill:
+      FillColumn2<kDist>(s, z, col);
+      break;
+    case MemoProbe::hit:
+      break;
   }
-  if (c0 != col.cx) {
-    col.cx = c0;
-    col.filled = false;
-    return Eval2Core<kDist, kRet>(s, z, cx, fx, b);
-  }
-  if (!col.filled) FillColumn2<kDist, kRet>(s, z, col);
   const VF bx[3] = {AxisBase(s, -1, fx), AxisBase(s, 0, fx), AxisBase(s, 1, fx)};
   const VF inf = hn::Set(d, HUGE_VALF);
   Nearest n{inf, inf, hn::Zero(du)};

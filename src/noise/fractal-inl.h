@@ -272,6 +272,48 @@ HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
   }
 }
 
+// ---- cell memos -----------------------------------------------------------------------------
+
+// At low frequencies tens to hundreds of consecutive samples of a row lie in one lattice cell,
+// and a basis that hashes the cell's corners per sample redoes the same work for all of them. A
+// basis may keep, per row and octave, what it derived from one cell's hashes, and reuse it for
+// the next vectors whose lanes all lie in that cell (Memo2 below). MemoKey says which case a
+// vector is: `other` where its lanes lie in several cells (the basis evaluates it as usual);
+// `fill` for the vector that makes the memo the current cell's, `hit` for the later ones in the
+// same cell. With kFillFirst the first vector in a cell fills (for a basis whose fill costs
+// less than one usual evaluation); without, the first vector only records the cell and the
+// second fills, so a cell per vector costs a compare and never a fill. The memo changes no bits:
+// a basis forms the same values from it as from the hashes.
+enum class MemoProbe { other, fill, hit };
+
+template <int kAxes, bool kFillFirst>
+struct MemoKey {
+  std::uint32_t cell[kAxes] = {};
+  bool filled = false;
+  bool seen = false;  // whether cell[] holds a cell (the first vector's) at all
+
+  HWY_INLINE MemoProbe Probe(const VU (&c)[kAxes]) {
+    const DU du;
+    bool one_cell = true, same = seen;
+    std::uint32_t first[kAxes];
+    for (int a = 0; a < kAxes; ++a) {
+      first[a] = hn::GetLane(c[a]);
+      one_cell = one_cell && hn::AllTrue(du, hn::Eq(c[a], hn::Set(du, first[a])));
+      same = same && first[a] == cell[a];
+    }
+    if (!one_cell) return MemoProbe::other;
+    if (same && filled) return MemoProbe::hit;
+    if (!same) {
+      for (int a = 0; a < kAxes; ++a) cell[a] = first[a];
+      seen = true;
+      filled = false;
+      if (!kFillFirst) return MemoProbe::other;
+    }
+    filled = true;
+    return MemoProbe::fill;
+  }
+};
+
 // ---- 2D row driver --------------------------------------------------------------------------
 
 // Basis requirements:
@@ -290,6 +332,34 @@ HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
 template <class Basis>
 concept RowPrepared2 = !Basis::kSheared && requires {
   typename Basis::Row2State;
+};
+
+// Optional, a memo of one lattice cell per row and octave (see MemoKey):
+//   static constexpr bool kCellMemo2;  // true on the targets where the basis uses it
+//   struct Memo2;  // default-constructed empty
+//   static VF Eval2Memo(Memo2&, uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&);
+//   static void Eval2PairMemo(Memo2&, uint32_t seed, VU cx, VF fx, VU cz, VF fz,
+//                             const BasisArgs&, VF& a, VF& b);  // with Eval2Pair
+// with the bits of Eval2 (Eval2Pair) whatever the memo holds, given the calls of one row and
+// octave in the row's order.
+template <class Basis>
+concept CellMemo2 = requires {
+  requires Basis::kCellMemo2;
+};
+
+// One row's memos, one per octave, or nothing for a basis without them.
+template <class Basis>
+struct RowMemos2 {
+  HWY_INLINE VF Eval2(int, std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs& b) {
+    return Basis::Eval2(seed, cx, fx, cz, fz, b);
+  }
+};
+template <CellMemo2 Basis>
+struct RowMemos2<Basis> {
+  typename Basis::Memo2 memo[kMaxOctaves];
+  HWY_INLINE VF Eval2(int o, std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs& b) {
+    return Basis::Eval2Memo(memo[o], seed, cx, fx, cz, fz, b);
+  }
 };
 
 // Lattice coordinates of samples i.. for one octave: column tables + row scalars + warp. With
@@ -356,7 +426,7 @@ HWY_INLINE bool WarpFitsSmall(const Octave2* octave, int octaves, std::size_t n,
 }
 
 template <class Basis, bool kWarp, bool kSmallWarp = false>
-HWY_INLINE VF Sample2(const Row2& r, std::size_t i, VF dx, VF dz) {
+HWY_INLINE VF Sample2(const Row2& r, RowMemos2<Basis>& memos, std::size_t i, VF dx, VF dz) {
   const DF d;
   FractalState s{hn::Zero(d), hn::Set(d, 1.0f)};
   const int octaves = r.fractal.type == FractalType::none ? 1 : r.fractal.octaves;
@@ -366,7 +436,7 @@ HWY_INLINE VF Sample2(const Row2& r, std::size_t i, VF dx, VF dz) {
     VU c0, c1;
     VF f0, f1;
     Lattice2<Basis, kWarp, kSmallWarp>(oc, i, dx, dz, c0, f0, c1, f1);
-    last = Basis::Eval2(oc.seed, c0, f0, c1, f1, r.basis);
+    last = memos.Eval2(o, oc.seed, c0, f0, c1, f1, r.basis);
     if (r.fractal.type != FractalType::none) Accumulate(r.fractal, o, last, s);
   }
   return r.fractal.type == FractalType::none ? last : ClampUnit(s.sum);
@@ -476,21 +546,24 @@ HWY_INLINE void Row2Impl(const Row2& r) {
     Row2Prepared<Basis>(r);
   } else if constexpr (kWarp) {
     const int octaves = r.fractal.type == FractalType::none ? 1 : r.fractal.octaves;
+    RowMemos2<Basis> memos;
     if (WarpFitsSmall(r.octave, octaves, r.n, r.dx, r.dz)) {
       RowLoop<1, true>(r.n, r.dx, r.dz, r.out, nullptr,
-                       [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) {
-                         a = Sample2<Basis, true, true>(r, i, dx, dz);
+                       [&](std::size_t i, VF dx, VF dz, VF& a, VF&) {
+                         a = Sample2<Basis, true, true>(r, memos, i, dx, dz);
                        });
     } else {
       RowLoop<1, true>(r.n, r.dx, r.dz, r.out, nullptr,
-                       [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) {
-                         a = Sample2<Basis, true>(r, i, dx, dz);
+                       [&](std::size_t i, VF dx, VF dz, VF& a, VF&) {
+                         a = Sample2<Basis, true>(r, memos, i, dx, dz);
                        });
     }
   } else {
-    RowLoop<1, false>(
-        r.n, r.dx, r.dz, r.out, nullptr,
-        [&r](std::size_t i, VF dx, VF dz, VF& a, VF&) { a = Sample2<Basis, false>(r, i, dx, dz); });
+    RowMemos2<Basis> memos;
+    RowLoop<1, false>(r.n, r.dx, r.dz, r.out, nullptr,
+                      [&](std::size_t i, VF dx, VF dz, VF& a, VF&) {
+                        a = Sample2<Basis, false>(r, memos, i, dx, dz);
+                      });
   }
 }
 
@@ -510,13 +583,24 @@ concept FusedPair = requires {
   &Basis::Eval2Pair;
 };
 
+// The pair's memo: one octave.
+template <class Basis>
+struct PairMemo2 {};
+template <CellMemo2 Basis>
+struct PairMemo2<Basis> {
+  typename Basis::Memo2 memo;
+};
+
 template <class Basis, bool kWarp, bool kSmallWarp = false>
-HWY_INLINE void SamplePair2(const Row2Pair& r, std::size_t i, VF dx, VF dz, VF& a, VF& b) {
+HWY_INLINE void SamplePair2(const Row2Pair& r, PairMemo2<Basis>& pm, std::size_t i, VF dx, VF dz,
+                            VF& a, VF& b) {
   const Octave2& oc = r.octave[0];
   VU c0, c1;
   VF f0, f1;
   Lattice2<Basis, kWarp, kSmallWarp>(oc, i, dx, dz, c0, f0, c1, f1);
-  if constexpr (FusedPair<Basis>) {
+  if constexpr (FusedPair<Basis> && CellMemo2<Basis>) {
+    Basis::Eval2PairMemo(pm.memo, oc.seed, c0, f0, c1, f1, r.basis, a, b);
+  } else if constexpr (FusedPair<Basis>) {
     Basis::Eval2Pair(oc.seed, c0, f0, c1, f1, r.basis, a, b);
   } else {
     a = Basis::Eval2(oc.seed, c0, f0, c1, f1, r.basis);
@@ -526,18 +610,19 @@ HWY_INLINE void SamplePair2(const Row2Pair& r, std::size_t i, VF dx, VF dz, VF& 
 
 template <class Basis, bool kWarp>
 HWY_INLINE void RowPair2Impl(const Row2Pair& r) {
+  PairMemo2<Basis> pm;
   if constexpr (kWarp) {
     if (WarpFitsSmall(r.octave, 1, r.n, r.dx, r.dz)) {
       RowLoop<2, true>(r.n, r.dx, r.dz, r.out_a, r.out_b,
-                       [&r](std::size_t i, VF dx, VF dz, VF& a, VF& b) {
-                         SamplePair2<Basis, true, true>(r, i, dx, dz, a, b);
+                       [&](std::size_t i, VF dx, VF dz, VF& a, VF& b) {
+                         SamplePair2<Basis, true, true>(r, pm, i, dx, dz, a, b);
                        });
       return;
     }
   }
   RowLoop<2, kWarp>(r.n, r.dx, r.dz, r.out_a, r.out_b,
-                    [&r](std::size_t i, VF dx, VF dz, VF& a, VF& b) {
-                      SamplePair2<Basis, kWarp>(r, i, dx, dz, a, b);
+                    [&](std::size_t i, VF dx, VF dz, VF& a, VF& b) {
+                      SamplePair2<Basis, kWarp>(r, pm, i, dx, dz, a, b);
                     });
 }
 

@@ -59,12 +59,15 @@ struct OpenSimplex2Basis {
     VF x0, z0, w0, x1, z1, w1, x2, z2, w2;
     VU h0, h1, h2;
   };
-  static HWY_INLINE Simplex2 Vertices2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz) {
+  // The geometry alone: offsets and weights, and whether the middle vertex is (0, 1) (above the
+  // diagonal, fz > fx) or (1, 0).
+  struct Offsets2 {
+    VF x0, z0, w0, x1, z1, w1, x2, z2, w2;
+    hn::Mask<DU> upper;
+  };
+  static HWY_INLINE Offsets2 Geometry2(VF fx, VF fz) {
     const DF d;
     const DU du;
-    const VU s = hn::Set(du, seed);
-    const VU xp = hn::Mul(cx, hn::Set(du, kPrimeX));
-    const VU zp = hn::Mul(cz, hn::Set(du, kPrimeZ));
     const VF t = hn::Mul(hn::Add(fx, fz), hn::Set(d, float(kG2)));
     // Vertex (0, 0).
     const VF x0 = hn::Sub(fx, t), z0 = hn::Sub(fz, t);
@@ -77,13 +80,6 @@ struct OpenSimplex2Basis {
     const VF lo = hn::Set(d, float(-kG2)), hi = hn::Set(d, float(1.0 - kG2));
     const VF x2 = hn::Sub(x0, hn::IfThenElse(upper, lo, hi));
     const VF z2 = hn::Sub(z0, hn::IfThenElse(upper, hi, lo));
-    const auto upper_u = hn::RebindMask(du, upper);
-    // Hashes of (0, 0), (1, 1) and the middle vertex, (0, 1) or (1, 0): the seed is xor-ed into
-    // the x terms once, and the middle vertex picks its terms from the other two's (xor is
-    // associative, so these are Hash(s, x, z) of the same points). Only their high bits: the
-    // gradients read no other (Sum2).
-    const VU xp1 = hn::Add(xp, hn::Set(du, kPrimeX)), zp1 = hn::Add(zp, hn::Set(du, kPrimeZ));
-    const VU sx0 = hn::Xor(s, xp), sx1 = hn::Xor(s, xp1);
     return {x0,
             z0,
             Falloff4(Attenuation2(kR2, x0, z0)),
@@ -93,11 +89,90 @@ struct OpenSimplex2Basis {
             x2,
             z2,
             Falloff4(Attenuation2(kR2, x2, z2)),
+            hn::RebindMask(du, upper)};
+  }
+  static HWY_INLINE Simplex2 Vertices2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz) {
+    const DU du;
+    const Offsets2 g = Geometry2(fx, fz);
+    const VU s = hn::Set(du, seed);
+    const VU xp = hn::Mul(cx, hn::Set(du, kPrimeX));
+    const VU zp = hn::Mul(cz, hn::Set(du, kPrimeZ));
+    // Hashes of (0, 0), (1, 1) and the middle vertex, (0, 1) or (1, 0): the seed is xor-ed into
+    // the x terms once, and the middle vertex picks its terms from the other two's (xor is
+    // associative, so these are Hash(s, x, z) of the same points). Only their high bits: the
+    // gradients read no other (Sum2).
+    const VU xp1 = hn::Add(xp, hn::Set(du, kPrimeX)), zp1 = hn::Add(zp, hn::Set(du, kPrimeZ));
+    const VU sx0 = hn::Xor(s, xp), sx1 = hn::Xor(s, xp1);
+    return {g.x0,
+            g.z0,
+            g.w0,
+            g.x1,
+            g.z1,
+            g.w1,
+            g.x2,
+            g.z2,
+            g.w2,
             HashHighPremixed(hn::Xor(sx0, zp)),
             HashHighPremixed(hn::Xor(sx1, zp1)),
             HashHighPremixed(
-                hn::Xor(hn::IfThenElse(upper_u, sx0, sx1), hn::IfThenElse(upper_u, zp1, zp)))};
+                hn::Xor(hn::IfThenElse(g.upper, sx0, sx1), hn::IfThenElse(g.upper, zp1, zp)))};
   }
+
+  // A cell's gradients for the vectors of a row that lie wholly in it (MemoKey): per hash shift
+  // (0: Eval2; 5: the pair's second noise) and corner (0, 0), (1, 0), (0, 1), (1, 1), GradDot2's
+  // gradient with its sign inside, as GradDot2Signed has it, broadcast. On one lane the gradient
+  // is an indexed load anyway, and the memo saves nothing; elsewhere a fill (four scalar hashes)
+  // costs less than the three vector hashes and gradient lookups of one vector, so the first
+  // vector in a cell fills.
+  static constexpr bool kCellMemo2 = hn::MaxLanes(DF()) == 4;
+  struct Memo2 {
+    MemoKey<2, true> key;
+    VF gx[2][4], gz[2][4];
+  };
+  template <int kShifts>
+  static HWY_NOINLINE void FillMemo2(Memo2& m, std::uint32_t seed) {
+    const DF d;
+    const std::uint32_t xp = m.key.cell[0] * kPrimeX, zp = m.key.cell[1] * kPrimeZ;
+    for (int c = 0; c < 4; ++c) {
+      const std::uint32_t h =
+          (seed ^ (xp + std::uint32_t(c & 1) * kPrimeX) ^ (zp + std::uint32_t(c >> 1) * kPrimeZ)) *
+          kHashMul;
+      for (int s = 0; s < kShifts; ++s) {
+        const std::uint32_t i = (h << (5 * s)) >> 27;  // GradDot2Signed's index
+        m.gx[s][c] = hn::Set(d, kSignedGrad2Tables.x[i]);
+        m.gz[s][c] = hn::Set(d, kSignedGrad2Tables.z[i]);
+      }
+    }
+  }
+  // Terms2 with the memo's signed gradients. They change at most the sign of a zero term, so
+  // the sum is Sum2's unless it is zero in some lane: then false, and the caller evaluates the
+  // vector without the memo.
+  static HWY_INLINE bool Sum2Memo(const Offsets2& g, const Memo2& m, int s, VF& out) {
+    const DF d;
+    const auto upper = hn::RebindMask(d, g.upper);
+    const VF gx2 = hn::IfThenElse(upper, m.gx[s][2], m.gx[s][1]);
+    const VF gz2 = hn::IfThenElse(upper, m.gz[s][2], m.gz[s][1]);
+    VF v = hn::Mul(g.w0, hn::Add(hn::Mul(m.gx[s][0], g.x0), hn::Mul(m.gz[s][0], g.z0)));
+    v = hn::Add(v, hn::Mul(g.w1, hn::Add(hn::Mul(m.gx[s][3], g.x1), hn::Mul(m.gz[s][3], g.z1))));
+    v = hn::Add(v, hn::Mul(g.w2, hn::Add(hn::Mul(gx2, g.x2), hn::Mul(gz2, g.z2))));
+    out = ClampUnit(hn::Mul(v, hn::Set(d, kScale2)));
+    return hn::AllFalse(d, hn::Eq(v, hn::Zero(d)));
+  }
+  // Whether the vector can use the memo (filling it first where needed).
+  template <int kShifts>
+  static HWY_INLINE bool UseMemo2(Memo2& m, std::uint32_t seed, VU cx, VU cz) {
+    const VU cells[2] = {cx, cz};
+    switch (m.key.Probe(cells)) {
+      case MemoProbe::fill:
+        FillMemo2<kShifts>(m, seed);
+        return true;
+      case MemoProbe::hit:
+        return true;
+      default:
+        return false;
+    }
+  }
+
   // Sum of the vertex contributions with gradients chosen by hash bits (31 - kShift)..
   template <int kShift>
   static HWY_INLINE VF Sum2(const Simplex2& sx) {
@@ -126,6 +201,12 @@ struct OpenSimplex2Basis {
   static HWY_INLINE VF Eval2(std::uint32_t seed, VU cx, VF fx, VU cz, VF fz, const BasisArgs&) {
     return Sum2<0>(Vertices2(seed, cx, fx, cz, fz));
   }
+  static HWY_INLINE VF Eval2Memo(Memo2& m, std::uint32_t seed, VU cx, VF fx, VU cz, VF fz,
+                                 const BasisArgs& b) {
+    VF v;
+    if (UseMemo2<1>(m, seed, cx, cz) && Sum2Memo(Geometry2(fx, fz), m, 0, v)) return v;
+    return Eval2(seed, cx, fx, cz, fz, b);
+  }
 
   // Two independent noises from the same lattice evaluation (the domain warp's x and z
   // displacement): shared kernel weights, the second gradient from hash bits 26..22.
@@ -134,6 +215,14 @@ struct OpenSimplex2Basis {
     const Simplex2 sx = Vertices2(seed, cx, fx, cz, fz);
     a = Sum2<0>(sx);
     b = Sum2<5>(sx);
+  }
+  static HWY_INLINE void Eval2PairMemo(Memo2& m, std::uint32_t seed, VU cx, VF fx, VU cz, VF fz,
+                                       const BasisArgs& args, VF& a, VF& b) {
+    if (UseMemo2<2>(m, seed, cx, cz)) {
+      const Offsets2 g = Geometry2(fx, fz);
+      if (Sum2Memo(g, m, 0, a) && Sum2Memo(g, m, 1, b)) return;
+    }
+    Eval2Pair(seed, cx, fx, cz, fz, args, a, b);
   }
 
   static HWY_INLINE VF Eval3(std::uint32_t seed, VU cx, VF fx, VU cy, VF fy, VU cz, VF fz,
