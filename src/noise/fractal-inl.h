@@ -225,47 +225,39 @@ HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
   const DF d;
   const VF one = hn::Set(d, 1.0f);
   const VF amp = hn::Set(d, f.amplitude[o]);
-  // The term, and the weight factor's input w (formed only when the octaves are weighted).
-  VF term, w;
+  // The term, and the weight factor where the octaves are weighted (else it is not formed).
+  const bool weighted = f.weighted_strength != 0.0f;
+  VF term, factor = one;
   switch (f.type) {
     case FractalType::ridged: {
-      w = hn::Abs(n);
-      term = hn::Sub(one, hn::Add(w, w));
+      const VF a = hn::Abs(n);
+      term = hn::Sub(one, hn::Add(a, a));
+      if (weighted) factor = hn::Sub(one, a);
       break;
     }
     case FractalType::billow: {
-      w = hn::Abs(n);
-      term = hn::Sub(hn::Add(w, w), one);
+      const VF a = hn::Abs(n);
+      term = hn::Sub(hn::Add(a, a), one);
+      factor = a;
       break;
     }
     case FractalType::pingpong: {
       VF t = hn::Mul(hn::Add(n, one), hn::Set(d, f.pingpong_strength));
       t = hn::Sub(t, hn::Mul(hn::Floor(hn::Mul(t, hn::Set(d, 0.5f))), hn::Set(d, 2.0f)));
-      w = hn::Sub(one, hn::Abs(hn::Sub(t, one)));
-      term = hn::Sub(hn::Add(w, w), one);
+      factor = hn::Sub(one, hn::Abs(hn::Sub(t, one)));
+      term = hn::Sub(hn::Add(factor, factor), one);
       break;
     }
     default: {  // fbm
-      w = n;
       term = n;
+      if (weighted) factor = hn::Mul(MinF(hn::Add(n, one), hn::Set(d, 2.0f)), hn::Set(d, 0.5f));
       break;
     }
   }
-  const auto wfactor = [&] {
-    switch (f.type) {
-      case FractalType::ridged:
-        return hn::Sub(one, w);
-      case FractalType::billow:
-      case FractalType::pingpong:
-        return w;
-      default:  // fbm
-        return hn::Mul(MinF(hn::Add(w, one), hn::Set(d, 2.0f)), hn::Set(d, 0.5f));
-    }
-  };
   if (f.weighted_strength != 0.0f) {
     s.sum = hn::Add(s.sum, hn::Mul(hn::Mul(term, amp), s.weight));
     const VF ws = hn::Set(d, f.weighted_strength);
-    s.weight = hn::Mul(s.weight, hn::Add(one, hn::Mul(ws, hn::Sub(wfactor(), one))));
+    s.weight = hn::Mul(s.weight, hn::Add(one, hn::Mul(ws, hn::Sub(factor, one))));
   } else {
     // The weight stays exactly 1, and a product with 1 is its other factor, bit for bit.
     s.sum = hn::Add(s.sum, hn::Mul(term, amp));

@@ -92,10 +92,11 @@ HWY_INLINE VF Lookup8(const float* HWY_RESTRICT table, VU idx) {
 }
 
 // The 4-lane lookup of GradDot2's first-quarter direction, by byte shuffles from k = h >> 28:
-// k's byte is spread over its lane, and two 16-entry byte tables give, per k, the byte offset
-// 4 * (m & 3) of m = (k ^ (k >= 8 ? 15 : 0)) & 7 within a 4-float half table, and whether m is
-// in the upper half (all ones). Five operations where building the lane indices and testing
-// the half took ten. Exact.
+// k's byte is spread over its lane (the constant shuffle `spread`), and two 16-entry byte tables
+// give, per k, the byte offset 4 * (m & 3) of m = (k ^ (k >= 8 ? 15 : 0)) & 7 within a 4-float
+// half table (`offset`, to which `lane_bytes`, the constant 0..3 of each byte within its lane,
+// is or-ed), and whether m is in the upper half (`upper`, all ones). Five operations where
+// building the lane indices and testing the half took ten. Exact.
 struct Grad2ByteLuts {
   std::uint8_t offset[16], upper[16], spread[16], lane_bytes[16];
 };
