@@ -254,7 +254,7 @@ HWY_INLINE void Accumulate(const FractalArgs& f, int o, VF n, FractalState& s) {
       break;
     }
   }
-  if (f.weighted_strength != 0.0f) {
+  if (weighted) {
     s.sum = hn::Add(s.sum, hn::Mul(hn::Mul(term, amp), s.weight));
     const VF ws = hn::Set(d, f.weighted_strength);
     s.weight = hn::Mul(s.weight, hn::Add(one, hn::Mul(ws, hn::Sub(factor, one))));
