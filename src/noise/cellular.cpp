@@ -74,16 +74,25 @@ namespace cellular_impl {
 namespace cc = ::terrane::noise_detail::cellular;
 using MF = hn::Mask<DF>;
 
-// Distance in the chosen metric; euclidean stays squared until the end.
+// Distance in the chosen metric; euclidean stays squared until the end. In 2D it is formed from
+// the z term alone and the x offset, so that a row's column memo (Column2) can keep the z term.
+template <CellularDistance kDist>
+HWY_INLINE VF ZTerm(VF dz) {
+  return kDist == CellularDistance::euclidean ? hn::Mul(dz, dz) : hn::Abs(dz);
+}
+template <CellularDistance kDist>
+HWY_INLINE VF DistZ(VF dx, VF zterm) {
+  if constexpr (kDist == CellularDistance::euclidean) {
+    return hn::Add(hn::Mul(dx, dx), zterm);
+  } else if constexpr (kDist == CellularDistance::manhattan) {
+    return hn::Add(hn::Abs(dx), zterm);
+  } else {
+    return hn::Max(hn::Abs(dx), zterm);
+  }
+}
 template <CellularDistance kDist>
 HWY_INLINE VF Dist(VF dx, VF dz) {
-  if constexpr (kDist == CellularDistance::euclidean) {
-    return hn::Add(hn::Mul(dx, dx), hn::Mul(dz, dz));
-  } else if constexpr (kDist == CellularDistance::manhattan) {
-    return hn::Add(hn::Abs(dx), hn::Abs(dz));
-  } else {
-    return hn::Max(hn::Abs(dx), hn::Abs(dz));
-  }
+  return DistZ<kDist>(dx, ZTerm<kDist>(dz));
 }
 template <CellularDistance kDist>
 HWY_INLINE VF Dist(VF dx, VF dy, VF dz) {
@@ -252,22 +261,6 @@ struct Candidate2 {
 HWY_INLINE Candidate2 MakeCandidate2(const Setup& s, const Row2Z& z, VU xp, int j) {
   const VU h = HashPremixed(hn::Xor(xp, z.sz[j]));
   return {h, hn::Mul(High24(h), s.scale), hn::Mul(High24(Scramble(h, cc::kMulB)), s.scale)};
-}
-
-// The z term of Dist: Dist(dx, dz) == DistZ(dx, ZTerm(dz)), bit for bit.
-template <CellularDistance kDist>
-HWY_INLINE VF ZTerm(VF dz) {
-  return kDist == CellularDistance::euclidean ? hn::Mul(dz, dz) : hn::Abs(dz);
-}
-template <CellularDistance kDist>
-HWY_INLINE VF DistZ(VF dx, VF zterm) {
-  if constexpr (kDist == CellularDistance::euclidean) {
-    return hn::Add(hn::Mul(dx, dx), zterm);
-  } else if constexpr (kDist == CellularDistance::manhattan) {
-    return hn::Add(hn::Abs(dx), zterm);
-  } else {
-    return hn::Max(hn::Abs(dx), zterm);
-  }
 }
 
 // After the 3x3 window: the rings wherever a lane needs them, then the output map.
