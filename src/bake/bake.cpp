@@ -132,7 +132,11 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
     hp.routing.use_sea_level = true;
     hp.routing.sea_level_m = preset.world.sea_level_m;
     hp.river_area_m2 = request.river_area_m2;
-    compute_hydrology(heights, hp, hydro, quiet);
+    // The outputs read the water and, for the flow map, the drainage area; never the routing.
+    HydrologyParts keep;
+    keep.routing = false;
+    keep.drainage_area = request.formats.count(OutputFormat::flow) != 0U;
+    compute_hydrology(heights, hp, hydro, quiet, keep);
     clock.stop("hydrology");
   }
   const auto t_gen = std::chrono::steady_clock::now();

@@ -68,6 +68,7 @@ class LinkMap {
       s = (s + 1) & (slots_.size() - 1);
     }
   }
+  std::size_t size() const { return size_; }
   template <class F>
   void for_each(F&& f) const {
     for (const Link& l : slots_) {
@@ -113,9 +114,8 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
                        const std::uint32_t* label, std::uint8_t* on_path, std::uint32_t pits,
                        std::span<const Segment> drained, std::span<const Segment> basin,
                        std::span<const std::vector<std::uint32_t>> queue, std::uint32_t* order,
-                       std::vector<std::size_t>& part_begin, std::vector<float>& filled,
+                       std::vector<std::size_t>& part_begin, std::vector<float>& spill,
                        const ExecContext& ctx) {
-  const std::size_t n = std::size_t(width) * std::size_t(height);
   const std::size_t w = std::size_t(width);
   const std::uint32_t basins = pits + 1;
   // Basin 0 is the ocean: every drained cell, whatever its outlet group.
@@ -152,6 +152,7 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
         }
       }
       std::vector<Link>& out = block_links[std::size_t(blk)];
+      out.reserve(map.size());
       map.for_each([&](const Link& l) { out.push_back(l); });
       std::sort(out.begin(), out.end(), [](const Link& a, const Link& b) {
         return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
@@ -176,18 +177,25 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
         for (; it != bl.end() && it->lo < lo1; ++it) map.offer(*it);
       }
       std::vector<Link>& out = ranges[std::size_t(q)];
+      out.reserve(map.size());
       map.for_each([&](const Link& l) { out.push_back(l); });
       std::sort(out.begin(), out.end(), [](const Link& a, const Link& b) {
         return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
       });
     }
   });
+  // Each list is released once it has been read: a map that breaching has left with many flat
+  // cells has hundreds of thousands of pits, and its links would otherwise be held three times.
+  std::vector<std::vector<Link>>().swap(block_links);
   std::vector<Link> links;
   {
     std::size_t total = 0;
     for (const std::vector<Link>& r : ranges) total += r.size();
     links.reserve(total);
-    for (const std::vector<Link>& r : ranges) links.insert(links.end(), r.begin(), r.end());
+    for (std::vector<Link>& r : ranges) {
+      links.insert(links.end(), r.begin(), r.end());
+      std::vector<Link>().swap(r);
+    }
   }
   // Links per basin (CSR of link indices).
   std::vector<std::uint32_t> first(std::size_t(basins) + 1, 0), adj(2 * links.size());
@@ -284,13 +292,19 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
       }
     }
   });
-  // 4. Filled levels.
-  std::vector<float> spill(basins, 0.0f);
+  // 4. The spill levels, from their keys.
+  spill.assign(basins, 0.0f);
   for (std::uint32_t b = 1; b < basins; ++b) {
     const std::uint32_t u = level[b];
     spill[b] = std::bit_cast<float>((u & 0x80000000u) != 0 ? (u & 0x7FFFFFFFu) : ~u);
   }
-  core_detail::resize_huge(filled, n, &ctx);
+}
+
+void fill_levels(const float* heights, int width, int height, const std::uint32_t* label,
+                 std::uint32_t pits, std::span<const float> spill, std::vector<float>& filled,
+                 const ExecContext& ctx) {
+  const std::size_t w = std::size_t(width);
+  core_detail::resize_huge(filled, w * std::size_t(height), &ctx);
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, width));
   parallel_for(ctx, height, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::size_t c = std::size_t(b) * w; c < std::size_t(e) * w; ++c) {

@@ -37,6 +37,7 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
 
   // (1) Partial fill of what lies deeper than max_depth_m below the spill level.
   FlowRouting routing;
+  routing.keep_scratch = false;  // the filled levels are not allocated beside the walks' queues
   compute_flow_routing(heights, params.routing, routing, ctx);
   const ExecContext inner = ed::quiet(ctx);
   const std::size_t n = heights.data.size();

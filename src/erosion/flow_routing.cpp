@@ -19,7 +19,10 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <numbers>
+#include <span>
+#include <type_traits>
 
 #include "core/huge_pages.hpp"
 #include "erosion/erosion_internal.hpp"
@@ -157,6 +160,9 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const float* hs = heights.data.data();
   out.width = w;
   out.height = h;
+  // The last call's filled levels are rewritten at the end: a one-off routing does not hold
+  // them beside its working memory.
+  if (!out.keep_scratch) std::vector<float>().swap(out.filled_m);
   cd::resize_huge(out.receiver, n, &ctx);
   const float sea = float(params.sea_level_m);
   // Scratch from the last call: outlet, donor_mask and row_pits are overwritten whole, label is
@@ -321,21 +327,42 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       }
     }
   });
+  // A one-off routing (keep_scratch false) releases each part of its working memory once it is
+  // no longer read, so that the filled levels are not allocated beside the walks' queues.
+  const auto release = [&out](auto& v) {
+    if (!out.keep_scratch) std::remove_reference_t<decltype(v)>().swap(v);
+  };
+  release(donor_mask);
   if (pits == 0) {  // nothing to fill: the parts are the groups' walks
     out.part_begin.assign(groups + 1, 0);
     for (std::size_t p = 0; p < groups; ++p) {
       out.part_begin[p + 1] = out.part_begin[p] + drained[p].count;
     }
     ed::copy_drained(drained, queue, out.part_begin, ord, inner);
+    release(queue);
     cd::reserve_huge(out.filled_m, n, &ctx);
     out.filled_m.assign(hs, hs + n);
-    return;
+  } else {
+    // Depressions: the pits' catchments are routed through their spill links and get their
+    // Priority-Flood levels from the basin graph; the drained cells keep receiver and height.
+    // `outlet` (0 on every catchment's cells) marks the reversed paths.
+    std::vector<float> spill;
+    ed::route_depressions(hs, w, h, out.receiver.data(), lab, outlet.data(), pits, drained, basin,
+                          queue, ord, out.part_begin, spill, inner);
+    release(queue);
+    release(outlet);
+    ed::fill_levels(hs, w, h, lab, pits, spill, out.filled_m, inner);
   }
-  // Depressions: the pits' catchments are routed through their spill links and get their
-  // Priority-Flood levels from the basin graph; the drained cells keep receiver and height.
-  // `outlet` (0 on every catchment's cells) marks the reversed paths.
-  ed::route_depressions(hs, w, h, out.receiver.data(), lab, outlet.data(), pits, drained, basin,
-                        queue, ord, out.part_begin, out.filled_m, inner);
+  if (!out.keep_scratch) out.scratch = {};
+}
+
+bool erosion_detail::exact_cell_multiples(double cell, std::size_t n) {
+  if (!(std::isfinite(cell) && cell > 0.0) || !std::isfinite(cell * double(n))) return false;
+  int e = 0;
+  // The 53-bit significand as an integer, its trailing zeros dropped: the odd m of m * 2^e.
+  std::uint64_t m = std::uint64_t(std::ldexp(std::frexp(cell, &e), 53));
+  m >>= std::countr_zero(m);
+  return n == 0 || m < (std::uint64_t(1) << 53) / n;
 }
 
 void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
@@ -364,6 +391,45 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
                     " samples, the grid needs " + std::to_string(n));
   }
   const double cell = grid.spacing_m * grid.spacing_m;
+  const std::uint32_t* order = routing.order.data();
+  const std::uint32_t* receiver = routing.receiver.data();
+  // Along every part, or along the whole order for a routing without parts.
+  const auto along_parts = [&](auto* area, auto add) {
+    if (parts.empty()) {
+      ed::accumulate_downstream(order, receiver, area, n, add);
+      return;
+    }
+    parallel_for(ed::quiet(ctx), std::int64_t(parts.size() - 1), ed::part_grain(parts.size() - 1),
+                 [&](std::int64_t p0, std::int64_t p1) {
+                   for (std::int64_t p = p0; p < p1; ++p) {
+                     const std::size_t b = parts[std::size_t(p)], e = parts[std::size_t(p) + 1];
+                     ed::accumulate_downstream(order + b, receiver, area, e - b, add);
+                   }
+                 });
+  };
+  out.grid = grid;
+  if (rain.empty() && ed::exact_cell_multiples(cell, n)) {
+    // Without rain, and where every partial sum is exact, cells are counted instead (4 bytes
+    // per cell, not 8 of doubles and 4 of the floats) and each count becomes the double sum's
+    // float, the same bits: double(count) * cell is exactly what the doubles would have added
+    // up to. The counts are kept in out.data's own storage, as bit patterns, until then.
+    cd::resize_huge(out.data, n, &ctx);
+    std::span<float> data = out.data;
+    parallel_for(ed::quiet(ctx), std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+      std::fill(data.begin() + b, data.begin() + e, std::bit_cast<float>(std::uint32_t(1)));
+    });
+    along_parts(data.data(), [](float a, float b) {
+      return std::bit_cast<float>(std::bit_cast<std::uint32_t>(a) +
+                                  std::bit_cast<std::uint32_t>(b));
+    });
+    parallel_for(ed::quiet(ctx), std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t c = b; c < e; ++c) {
+        data[std::size_t(c)] =
+            float(double(std::bit_cast<std::uint32_t>(data[std::size_t(c)])) * cell);
+      }
+    });
+    return;
+  }
   std::vector<double> area;
   cd::assign_huge(area, n, cell, &ctx);
   if (!rain.empty()) {
@@ -377,20 +443,7 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
       area[c] = cell * double(rain[c]);
     }
   }
-  const std::uint32_t* order = routing.order.data();
-  const std::uint32_t* receiver = routing.receiver.data();
-  if (parts.empty()) {
-    ed::accumulate_downstream(order, receiver, area.data(), n);
-  } else {
-    parallel_for(ed::quiet(ctx), std::int64_t(parts.size() - 1), ed::part_grain(parts.size() - 1),
-                 [&](std::int64_t p0, std::int64_t p1) {
-                   for (std::int64_t p = p0; p < p1; ++p) {
-                     const std::size_t b = parts[std::size_t(p)], e = parts[std::size_t(p) + 1];
-                     ed::accumulate_downstream(order + b, receiver, area.data(), e - b);
-                   }
-                 });
-  }
-  out.grid = grid;
+  along_parts(area.data(), std::plus<>());
   cd::resize_huge(out.data, n, &ctx);
   parallel_for(ed::quiet(ctx), std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t c = b; c < e; ++c) out.data[std::size_t(c)] = float(area[std::size_t(c)]);

@@ -33,17 +33,16 @@ void HydrologyParams::validate(std::string_view path) const {
 }
 
 void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hydrology& out,
-                       const ExecContext& ctx) {
+                       const ExecContext& ctx, HydrologyParts keep) {
   params.validate();
+  // A result kept with the outputs: no working memory held with it, and none beside the filled
+  // levels while they are computed.
+  out.routing.keep_scratch = false;
   compute_flow_routing(heights, params.routing, out.routing, ctx);
-  out.routing.scratch = {};  // a result kept with the outputs: no working memory held with it
   const GridSpec& g = heights.grid;
   const int w = g.width, h = g.height;
   const std::size_t n = g.sample_count();
-  flow_accumulation(out.routing, g, {}, out.drainage_area_m2, ctx);
-
   const float* hs = heights.data.data();
-  const float* f = out.routing.filled_m.data();
   const float sea = float(params.routing.sea_level_m);
   const ExecContext inner = ed::quiet(ctx);
   const bool use_sea = params.routing.use_sea_level;
@@ -51,20 +50,28 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t c = b; c < e; ++c) out.sea[std::size_t(c)] = use_sea && hs[c] < sea ? 1 : 0;
   });
+  flow_accumulation(out.routing, g, {}, out.drainage_area_m2, ctx);
+  if (!keep.routing) std::vector<std::uint32_t>().swap(out.routing.order);
 
   // Lakes: connected components of flooded cells, labelled in row-major order of first cell.
+  // A cell is marked when it is first reached: with its lake's id, or kShallow when its
+  // component is not deep enough to be a lake (kNoLake again below).
+  constexpr std::int32_t kShallow = -1;
+  const float* f = out.routing.filled_m.data();
   cd::assign_huge(out.lake_id, n, kNoLake, &ctx);
+  std::int32_t* id = out.lake_id.data();
   out.lakes.clear();
   std::vector<std::uint32_t> stack, members;
   const double cell_area = g.spacing_m * g.spacing_m;
   std::int32_t next_id = 1;
-  std::vector<std::uint8_t> seen;
-  cd::assign_huge(seen, n, std::uint8_t(0), &ctx);
+  const auto flooded = [&](std::size_t c) {
+    return id[c] == kNoLake && f[c] > hs[c] && out.sea[c] == 0;
+  };
   for (std::size_t c0 = 0; c0 < n; ++c0) {
-    if (seen[c0] != 0 || !(f[c0] > hs[c0]) || out.sea[c0] != 0) continue;
+    if (!flooded(c0)) continue;
     members.clear();
     stack.assign(1, std::uint32_t(c0));
-    seen[c0] = 1;
+    id[c0] = kShallow;
     float deepest = 0.0f;
     while (!stack.empty()) {
       const std::uint32_t c = stack.back();
@@ -76,8 +83,8 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
         const int ni = ci + ed::kDi[k], nj = cj + ed::kDj[k];
         if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
         const std::size_t nc = std::size_t(nj) * std::size_t(w) + std::size_t(ni);
-        if (seen[nc] != 0 || !(f[nc] > hs[nc]) || out.sea[nc] != 0) continue;
-        seen[nc] = 1;
+        if (!flooded(nc)) continue;
+        id[nc] = kShallow;
         stack.push_back(std::uint32_t(nc));
       }
     }
@@ -89,28 +96,38 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
     lake.area_m2 = double(lake.cells) * cell_area;
     std::sort(members.begin(), members.end());  // fixed summation order
     for (std::uint32_t c : members) {
-      out.lake_id[c] = lake.id;
+      id[c] = lake.id;
       lake.volume_m3 += (double(f[c]) - double(hs[c])) * cell_area;
     }
     std::uint32_t s = members.front();
-    while (out.lake_id[s] == lake.id) s = out.routing.receiver[s];
+    while (id[s] == lake.id) s = out.routing.receiver[s];
     lake.spill_i = int(s % std::uint32_t(w));
     lake.spill_j = int(s / std::uint32_t(w));
     out.lakes.push_back(lake);
   }
 
+  // Water levels and rivers. Without the routing, its filled levels become the water levels in
+  // place (a lake cell's water level is its filled level).
   out.water_level_m.grid = g;
-  cd::resize_huge(out.water_level_m.data, n, &ctx);
+  if (keep.routing) {
+    cd::resize_huge(out.water_level_m.data, n, &ctx);
+  } else {
+    out.water_level_m.data = std::move(out.routing.filled_m);  // f still points into it
+    out.routing = {};
+  }
   cd::resize_huge(out.river, n, &ctx);
   const float* area = out.drainage_area_m2.data.data();
   const float river_area = float(params.river_area_m2);
+  float* water = out.water_level_m.data.data();
   parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     for (std::size_t c = std::size_t(b); c < std::size_t(e); ++c) {
-      const bool lake = out.lake_id[c] != kNoLake;
-      out.water_level_m.data[c] = lake ? f[c] : out.sea[c] != 0 ? sea : hs[c];
+      if (id[c] == kShallow) id[c] = kNoLake;
+      const bool lake = id[c] != kNoLake;
+      water[c] = lake ? f[c] : out.sea[c] != 0 ? sea : hs[c];
       out.river[c] = (!lake && out.sea[c] == 0 && area[c] >= river_area) ? 1 : 0;
     }
   });
+  if (!keep.drainage_area) out.drainage_area_m2 = {};
 }
 
 }  // namespace terrane

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "erosion/erosion_internal.hpp"
 #include "terrane/core.hpp"
 #include "terrane/erosion.hpp"
 #include "terrane/graph.hpp"
@@ -545,6 +547,81 @@ TEST(Routing, SeaCellsAreOutlets) {
   }
 }
 
+// A one-off routing (keep_scratch false) gives the result of one that keeps its working memory,
+// with sea and without, and releases that memory; so does a second call on the same routing.
+TEST(Routing, OneOffRoutingHasTheSameResultAndKeepsNoScratch) {
+  for (const bool sea : {false, true}) {
+    const Field2D f = noise_terrain(203, 157, 10.0, 100.0, 0.0, 23, 0.05);
+    Field2D flat = f;  // terraces: many pits, as a breached map has
+    for (float& z : flat.data) z = 4.0f * std::floor(z / 4.0f);
+    RoutingParams rp;
+    rp.use_sea_level = sea;
+    FlowRouting one_off;
+    one_off.keep_scratch = false;
+    for (const Field2D* map : {&f, static_cast<const Field2D*>(&flat), &f}) {
+      FlowRouting kept;
+      compute_flow_routing(*map, rp, kept, ExecContext{.threads = 2});
+      ASSERT_GT(kept.depressions, 10);
+      compute_flow_routing(*map, rp, one_off, ExecContext{.threads = 2});
+      EXPECT_EQ(one_off.receiver, kept.receiver);
+      EXPECT_EQ(one_off.order, kept.order);
+      EXPECT_EQ(one_off.part_begin, kept.part_begin);
+      EXPECT_EQ(one_off.filled_m, kept.filled_m);
+      EXPECT_EQ(one_off.depressions, kept.depressions);
+      EXPECT_FALSE(kept.scratch.label.empty());
+      EXPECT_TRUE(one_off.scratch.label.empty() && one_off.scratch.outlet.empty() &&
+                  one_off.scratch.donor_mask.empty() && one_off.scratch.queue.empty());
+    }
+  }
+}
+
+// Which spacings' cells are counted: those whose every multiple up to the map's cells is a
+// double (the odd part of spacing^2 times the cells below 2^53).
+TEST(Routing, CellsAreCountedOnlyWhereEveryPartialSumIsExact) {
+  namespace ed = erosion_detail;
+  const std::size_t most = 0xFFFFFFFFu;
+  EXPECT_TRUE(ed::exact_cell_multiples(900.0, most));  // 30 m: 225 * 2^2
+  EXPECT_TRUE(ed::exact_cell_multiples(0.25, most));
+  EXPECT_TRUE(ed::exact_cell_multiples(1.0, most));
+  EXPECT_FALSE(ed::exact_cell_multiples(0.1 * 0.1, 100));  // 53 significant bits
+  EXPECT_FALSE(ed::exact_cell_multiples(0.7 * 0.7, 100));
+  const double odd = 9007199254740991.0;  // 2^53 - 1
+  EXPECT_TRUE(ed::exact_cell_multiples(odd, 1));
+  EXPECT_FALSE(ed::exact_cell_multiples(odd, 2));
+  const double m22 = double((1u << 22) - 1);  // 22 bits: 31 more fit below 2^53, not 32
+  EXPECT_TRUE(ed::exact_cell_multiples(m22 * 0.125, std::size_t(1) << 31));
+  EXPECT_FALSE(ed::exact_cell_multiples(m22 * 0.125, std::size_t(1) << 32));
+  EXPECT_FALSE(ed::exact_cell_multiples(1e300, 1000));  // the sum would overflow
+}
+
+// Drainage areas are the floats of the double sums of spacing^2 along the order (which is how
+// they are formed where cells are not counted), bit for bit, counted or not, on 1 and 3
+// threads.
+TEST(Routing, DrainageAreasAreTheDoubleSumsAlongTheOrder) {
+  for (const double spacing : {30.0, 0.5, 0.1, 0.7, 3.3}) {
+    const Field2D f = noise_terrain(211, 163, spacing, 10.0 * spacing, 0.0, 31, 0.05);
+    FlowRouting r;
+    compute_flow_routing(f, RoutingParams{}, r);
+    const double cell = spacing * spacing;
+    std::vector<double> sum(f.data.size(), cell);
+    for (std::size_t k = r.order.size(); k-- > 0;) {
+      const std::uint32_t c = r.order[k];
+      if (r.receiver[c] != c) sum[r.receiver[c]] += sum[c];
+    }
+    EXPECT_GT(*std::max_element(sum.begin(), sum.end()), 1000.0 * cell);
+    for (const int threads : {1, 3}) {
+      Field2D a;
+      flow_accumulation(r, f.grid, {}, a, ExecContext{.threads = threads});
+      ASSERT_EQ(a.data.size(), sum.size());
+      for (std::size_t c = 0; c < sum.size(); ++c) {
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(a.data[c]),
+                  std::bit_cast<std::uint32_t>(float(sum[c])))
+            << "spacing " << spacing << ", cell " << c << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
 TEST(Hydrology, LakeLevelsAndSpillPoints) {
   // A crater: floor at 5..9.5 m inside radius 15, a thick wall of 30 m falling gently outside,
   // and a one-cell channel through the wall whose highest point is 22 m at (47, 32).
@@ -610,6 +687,56 @@ TEST(Hydrology, LakesOnRoughTerrain) {
       }
     }
     EXPECT_TRUE(on_rim) << "lake " << l.id;
+  }
+}
+
+// The parts a caller leaves out are empty; the water, rivers, sea and lakes do not depend on
+// them, bit for bit.
+TEST(Hydrology, PartsLeftOutDoNotChangeTheWater) {
+  const Field2D f = noise_terrain(200, 150, 10.0, 100.0, 0.0, 77, 0.04);
+  HydrologyParams hp;
+  hp.river_area_m2 = 50.0 * 100.0;
+  hp.routing.use_sea_level = true;
+  hp.routing.sea_level_m = -20.0;
+  hp.min_lake_depth_m = 0.5;  // shallow depressions are not lakes
+  Hydrology all;
+  compute_hydrology(f, hp, all, ExecContext{.threads = 2});
+  ASSERT_GT(all.lakes.size(), 3u);
+  ASSERT_FALSE(all.routing.order.empty());
+  // Flooded cells of depressions too shallow to be lakes: dry, at their own height.
+  std::size_t shallow = 0;
+  for (std::size_t c = 0; c < f.data.size(); ++c) {
+    const std::int32_t id = all.lake_id[c];
+    ASSERT_TRUE(id == kNoLake || (id >= 1 && std::size_t(id) <= all.lakes.size())) << id;
+    if (id == kNoLake && all.sea[c] == 0 && all.routing.filled_m[c] > f.data[c]) {
+      ++shallow;
+      EXPECT_EQ(all.water_level_m.data[c], f.data[c]);
+    }
+  }
+  EXPECT_GT(shallow, 10u);
+  for (const bool routing : {false, true}) {
+    for (const bool area : {false, true}) {
+      Hydrology hy;
+      compute_hydrology(f, hp, hy, ExecContext{.threads = 2}, HydrologyParts{routing, area});
+      EXPECT_TRUE(bit_equal(hy.water_level_m, all.water_level_m));
+      EXPECT_EQ(hy.river, all.river);
+      EXPECT_EQ(hy.sea, all.sea);
+      EXPECT_EQ(hy.lake_id, all.lake_id);
+      ASSERT_EQ(hy.lakes.size(), all.lakes.size());
+      for (std::size_t k = 0; k < hy.lakes.size(); ++k) {
+        EXPECT_EQ(hy.lakes[k].volume_m3, all.lakes[k].volume_m3);
+        EXPECT_EQ(hy.lakes[k].spill_i, all.lakes[k].spill_i);
+        EXPECT_EQ(hy.lakes[k].spill_j, all.lakes[k].spill_j);
+      }
+      EXPECT_EQ(hy.routing.receiver.empty(), !routing);
+      EXPECT_EQ(hy.routing.order, routing ? all.routing.order : std::vector<std::uint32_t>{});
+      EXPECT_EQ(hy.routing.filled_m, routing ? all.routing.filled_m : std::vector<float>{});
+      EXPECT_EQ(hy.drainage_area_m2.data.empty(), !area);
+      if (area) {
+        EXPECT_TRUE(bit_equal(hy.drainage_area_m2, all.drainage_area_m2));
+      }
+      EXPECT_TRUE(hy.routing.scratch.label.empty());
+    }
   }
 }
 
