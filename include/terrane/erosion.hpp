@@ -307,15 +307,12 @@ struct StreamPowerStats {
   std::int64_t depressions = 0;  // pits found over all steps (routing.depressions summed)
 };
 // Working memory of stream_power(): the routing (22 bytes per cell with its own scratch), the
-// drainage area (4 as counts of cells where the spacing makes every partial sum exact, as 30 m
-// or 0.5 m do; else 8 as doubles), the diffusion's buffer (4) and outlet flags (1), 31 or 35
-// bytes per cell in all.
+// drainage area (8), the diffusion's buffer (4) and outlet flags (1), 35 bytes per cell in all.
 // A call without one allocates its own for its steps; a caller that steps the evolution itself
 // (one step per call, as the benchmark does) passes the same scratch to every call, so nothing
 // is allocated, zeroed or faulted in again. Any map size; contents unspecified between calls.
 struct StreamPowerScratch {
   FlowRouting routing;
-  std::vector<std::uint32_t> cells;  // drainage areas as cell counts, where that is exact
   std::vector<double> area, row_sum;
   std::vector<float> tmp;
   std::vector<std::uint8_t> fixed;
@@ -334,7 +331,7 @@ struct StreamPowerScratch {
 // `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
 // in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) (plus a heap over the
 // pits' basins); the accumulation and the incision walk the routing's parts in parallel, the
-// heights coming out bit for bit as along the whole order; scratch 31-35 bytes per cell
+// heights coming out bit for bit as along the whole order; scratch 35 bytes per cell
 // (StreamPowerScratch, above: pass one to reuse it).
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map = nullptr, const ExecContext& ctx = {},

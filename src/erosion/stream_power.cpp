@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <type_traits>
 
 #include "core/huge_pages.hpp"
 #include "erosion/erosion_internal.hpp"
@@ -245,39 +244,26 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   StreamPowerScratch own;
   StreamPowerScratch& sc = scratch != nullptr ? *scratch : own;
   FlowRouting& routing = sc.routing;
-  // Drainage areas as cell counts where every partial sum of cell areas is exact (the same
-  // double values, bit for bit: ed::exact_cell_multiples), 4 bytes per cell instead of 8 for
-  // the walks to carry; as doubles otherwise.
-  const bool counted = ed::exact_cell_multiples(cell_area, n);
   std::vector<double>& area = sc.area;
-  std::vector<std::uint32_t>& cells = sc.cells;
   std::vector<double>& row_sum = sc.row_sum;
   std::vector<float>& tmp = sc.tmp;
   std::vector<std::uint8_t>& fixed = sc.fixed;
-  if (counted) {
-    std::vector<double>().swap(area);
-    core_detail::resize_huge(cells, n, &ctx);
-  } else {
-    std::vector<std::uint32_t>().swap(cells);
-    core_detail::resize_huge(area, n, &ctx);
-  }
+  core_detail::resize_huge(area, n, &ctx);
   row_sum.resize(static_cast<std::size_t>(h));
   float* hs = heights.data.data();
   const std::uint32_t* receiver = nullptr;
   std::vector<std::uint32_t> largest;
   std::vector<double> part_sum;
-  // Implicit incision along `count` cells of the order (receivers first), with drainage areas
-  // a[c] (as doubles, or counts of cells); adds the part's uplift and incision, in metres, to
-  // sum[0] and sum[1].
-  const auto incise = [&](const std::uint32_t* order, std::size_t count, double* sum,
-                          const auto* a) {
+  // Implicit incision along `count` cells of the order (receivers first); adds the part's
+  // uplift and incision, in metres, to sum[0] and sum[1].
+  const auto incise = [&](const std::uint32_t* order, std::size_t count, double* sum) {
     double uplift_sum = 0.0, incision_sum = 0.0;
     for (std::size_t k = 0; k < count; ++k) {
       if (k + ed::kAhead < count) {
         const std::uint32_t far = order[k + ed::kAhead];
         ed::prefetch(&receiver[far]);
         ed::prefetch(&hs[far]);
-        ed::prefetch(&a[far]);
+        ed::prefetch(&area[far]);
         if (uplift_map) ed::prefetch(&uplift_map->data[far]);
         ed::prefetch(&hs[receiver[order[k + ed::kAhead / 2]]]);
       }
@@ -291,9 +277,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
       // F_i = K dt A^m / L.
       const std::int64_t d = std::int64_t(r) - std::int64_t(c);
       const bool axial = d == 1 || d == -1 || d == w || d == -w;
-      double ac = double(a[c]);
-      if constexpr (std::is_integral_v<std::remove_cvref_t<decltype(*a)>>) ac *= cell_area;
-      const double am = sqrt_m ? std::sqrt(ac) : std::pow(ac, params.m);
+      const double am = sqrt_m ? std::sqrt(area[c]) : std::pow(area[c], params.m);
       const double f = kdt * am * (axial ? inv_axial : inv_diag);
       const float next = hr >= hu ? float(hu) : float((hu + f * hr) / (1.0 + f));
       uplift_sum += u;
@@ -309,11 +293,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
     stats.depressions += routing.depressions;
     receiver = routing.receiver.data();
     parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
-      if (counted) {
-        std::fill(cells.begin() + b, cells.begin() + e, 1u);
-      } else {
-        std::fill(area.begin() + b, area.begin() + e, cell_area);
-      }
+      std::fill(area.begin() + b, area.begin() + e, cell_area);
     });
     // Drainage area, then implicit incision, along each part of the order (receivers first):
     // the parts share no receiver, so they run in parallel, largest first. A cell's sums and
@@ -333,14 +313,8 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                      const std::uint32_t p = largest[std::size_t(q)];
                      const std::uint32_t* order = routing.order.data() + part_begin[p];
                      const std::size_t count = part_begin[p + 1] - part_begin[p];
-                     double* sum = &part_sum[2 * std::size_t(p)];
-                     if (counted) {
-                       ed::accumulate_downstream(order, receiver, cells.data(), count);
-                       incise(order, count, sum, cells.data());
-                     } else {
-                       ed::accumulate_downstream(order, receiver, area.data(), count);
-                       incise(order, count, sum, area.data());
-                     }
+                     ed::accumulate_downstream(order, receiver, area.data(), count);
+                     incise(order, count, &part_sum[2 * std::size_t(p)]);
                    }
                  });
     double uplift_sum = 0.0, incision_sum = 0.0;

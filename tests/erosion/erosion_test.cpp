@@ -939,8 +939,8 @@ TEST(StreamPower, ScratchReusedAcrossCallsGivesTheSameBytes) {
 }
 
 // One step without diffusion is Braun & Willett's implicit incision along the routing's order
-// with the drainage areas summed as doubles, bit for bit, written plainly here: with cells
-// counted (30 m, 0.5 m) and with doubles (0.7 m, 3.3 m), for m = 0.5 and m = 0.4.
+// with the drainage areas summed as doubles, bit for bit, written plainly here, for spacings
+// whose cell areas are exact in binary (30 m, 0.5 m) and not (0.7 m, 3.3 m), m = 0.5 and 0.4.
 TEST(StreamPower, OneStepIsTheIncisionAlongTheOrderWithDoubleAreas) {
   for (const double spacing : {30.0, 0.5, 0.7, 3.3}) {
     for (const double m : {0.5, 0.4}) {
