@@ -38,7 +38,7 @@ double format_bytes_per_sample(OutputFormat f) {
     case OutputFormat::rivers:
     case OutputFormat::lakes:
     case OutputFormat::flow:
-      return 35.0;
+      return 22.0;  // the hydrology's routing at its peak (35 until it released memory as it went)
     case OutputFormat::glb:
       return 70.0;  // per sample of the largest tile
     case OutputFormat::obj:
@@ -213,7 +213,7 @@ int check_budget(const BakeRequest& request, const Preset& preset, const GridSpe
   double per_sample = 4.0;
   for (const RegionOp& op : preset.post)
     per_sample = std::max(per_sample, 4.0 + post_bytes_per_sample(op));
-  if (hydrology) per_sample = std::max(per_sample, 32.0);
+  if (hydrology) per_sample = std::max(per_sample, 22.0);
   double mesh_bytes = 0.0;
   const double tile_samples =
       double(meshes.tiles.tile_cells_x + 1) * double(meshes.tiles.tile_cells_z + 1);

@@ -92,10 +92,16 @@ void apply_post_graph(Field2D& heights, const GraphSource& gen, const RegionOp& 
   HydrologyParams hp = op.hydrology;
   hp.routing.use_sea_level = true;
   hp.routing.sea_level_m = gen.world.sea_level_m;
-  Hydrology hy;
-  compute_hydrology(heights, hp, hy, ctx);
-  // Only the fields the graph reads are materialised (one float per cell each).
+  // Only the fields the graph reads are materialised (one float per cell each); the routing is
+  // never one of them, the drainage area only for its two inputs.
   const std::vector<std::string>& names = cg.required_inputs();
+  HydrologyParts keep;
+  keep.routing = false;
+  keep.drainage_area = std::any_of(names.begin(), names.end(), [](const std::string& name) {
+    return name == "drainage_area_m2" || name == "flow";
+  });
+  Hydrology hy;
+  compute_hydrology(heights, hp, hy, ctx, keep);
   std::vector<std::vector<float>> storage(names.size());
   std::vector<InputField> inputs;
   for (std::size_t k = 0; k < names.size(); ++k) {

@@ -534,7 +534,7 @@ TEST_F(BakeTest, WorkAndMemoryBeyondTheBudgetAreRefusedUpFront) {
   BakeRequest bad = r;
   bad.size = 32768;
   expect_refused(bad, ErrorCategory::limit,
-                 "the bake needs an estimated 43.81 GiB of memory (most for the map's 32768 x "
+                 "the bake needs an estimated 27.56 GiB of memory (most for the map's 32768 x "
                  "32768 samples); the limit is 16.00 GiB (--max-memory)");
   bad = r;
   bad.size = 16385;
