@@ -407,12 +407,12 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
                    }
                  });
   };
-  out.grid = grid;
   if (rain.empty() && ed::exact_cell_multiples(cell, n)) {
     // Without rain, and where every partial sum is exact, cells are counted instead (4 bytes
     // per cell, not 8 of doubles and 4 of the floats) and each count becomes the double sum's
     // float, the same bits: double(count) * cell is exactly what the doubles would have added
     // up to. The counts are kept in out.data's own storage, as bit patterns, until then.
+    out.grid = grid;
     cd::resize_huge(out.data, n, &ctx);
     std::span<float> data = out.data;
     parallel_for(ed::quiet(ctx), std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
@@ -444,6 +444,7 @@ void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,
     }
   }
   along_parts(area.data(), std::plus<>());
+  out.grid = grid;
   cd::resize_huge(out.data, n, &ctx);
   parallel_for(ed::quiet(ctx), std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t c = b; c < e; ++c) out.data[std::size_t(c)] = float(area[std::size_t(c)]);
