@@ -583,7 +583,7 @@ TEST(Routing, CellsAreCountedOnlyWhereEveryPartialSumIsExact) {
   EXPECT_TRUE(ed::exact_cell_multiples(900.0, most));  // 30 m: 225 * 2^2
   EXPECT_TRUE(ed::exact_cell_multiples(0.25, most));
   EXPECT_TRUE(ed::exact_cell_multiples(1.0, most));
-  EXPECT_FALSE(ed::exact_cell_multiples(0.1 * 0.1, 100));  // 53 significant bits
+  EXPECT_FALSE(ed::exact_cell_multiples(0.1 * 0.1, 100));  // an odd part of 51 bits
   EXPECT_FALSE(ed::exact_cell_multiples(0.7 * 0.7, 100));
   const double odd = 9007199254740991.0;  // 2^53 - 1
   EXPECT_TRUE(ed::exact_cell_multiples(odd, 1));
