@@ -1,5 +1,8 @@
 // terrane: command-line front end. Subcommands live in their own files (commands.hpp).
 #include <signal.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
@@ -451,9 +454,25 @@ void handle_interrupts() {
   }).detach();
 }
 
+// Blocks of 1 MiB and more are mapped on their own, so that what a stage frees goes back to the
+// system before the next stage allocates. glibc's default serves blocks up to 32 MiB (a map's
+// basin-graph links, the writers' rows, a mesh tile's arrays) from its heaps once a block of
+// that size has been freed, and keeps them there after they are freed: at 4097^2, `generate
+// default` then peaked 26 MiB higher (docs/PERFORMANCE.md, "Memory: ... glibc's heaps"). A
+// process setting (the library leaves its caller's allocator alone); a GLIBC_TUNABLES that sets
+// the threshold itself is left to decide.
+void map_large_blocks() {
+#if defined(__GLIBC__)
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables != nullptr && std::strstr(tunables, "mmap_threshold") != nullptr) return;
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  map_large_blocks();
   handle_interrupts();
   const int code = run_cli(argc, argv);
   // Output the user cannot read is a failure (a full disk, /dev/full, a closed pipe): stdout is

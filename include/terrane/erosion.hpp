@@ -173,15 +173,16 @@ struct FlowRouting {
   std::int64_t depressions = 0;         // interior cells without a lower neighbour (pits)
   // Working memory of compute_flow_routing, kept with the result so that repeated calls on one
   // FlowRouting (a stream-power run's steps) reuse it instead of allocating, zeroing and
-  // faulting in fresh pages each time: 10 bytes per cell at most, one `queue` per worker
-  // (their sizes add up to the cells; each reserves room for all of them without touching it).
-  // Contents unspecified. With keep_scratch false, each part of it is released as soon as the
-  // call no longer needs it, and it is empty afterwards: a one-off routing then peaks at 18
-  // bytes per cell with its result instead of 22 (the result alone is 12).
+  // faulting in fresh pages each time: 9 bytes per cell and 4 per outlet or pit, one `queue`
+  // per worker (their sizes add up to the cells; each reserves room for all of them without
+  // touching it). Contents unspecified. With keep_scratch false, each part of it is released as
+  // soon as the call no longer needs it, and it is empty afterwards: a one-off routing then
+  // peaks at 16 bytes per cell with its result instead of 21 (the result alone is 12), plus the
+  // basin graph's links.
   bool keep_scratch = true;
   struct Scratch {
-    std::vector<std::uint8_t> outlet, donor_mask;
-    std::vector<std::uint32_t> label;
+    std::vector<std::uint8_t> donor_mask;
+    std::vector<std::uint32_t> label, roots;
     std::vector<std::vector<std::uint32_t>> queue;
     std::vector<std::int64_t> row_pits, row_outlets;
   } scratch;
@@ -213,7 +214,7 @@ struct RoutingParams {
 // by basin in the order their spill levels were settled. The walks from different outlets and
 // pits run in parallel; the result does not depend on the thread count. O(n) in parallel
 // passes, plus serial work on the basin graph (its links and a heap over the pits); scratch
-// about 10 bytes per cell.
+// about 9 bytes per cell.
 void compute_flow_routing(const Field2D& heights, const RoutingParams& params, FlowRouting& out,
                           const ExecContext& ctx = {});
 
@@ -264,7 +265,7 @@ struct Hydrology {
 // which compute_hydrology always gives. A part left out is empty in the result and its memory
 // is released as soon as the call is done with it: without the routing, its filled levels
 // become the water levels in place and its order and receivers go before the lakes' water
-// levels are written: the call peaks at the routing's 18 bytes per cell beside the heights and
+// levels are written: the call peaks at the routing's 16 bytes per cell beside the heights and
 // keeps 10, against 26 kept with both parts.
 struct HydrologyParts {
   bool routing = true;
@@ -306,8 +307,8 @@ struct StreamPowerStats {
   double diffusion_m3 = 0.0;     // net volume change by diffusion (flux through the fixed border)
   std::int64_t depressions = 0;  // pits found over all steps (routing.depressions summed)
 };
-// Working memory of stream_power(): the routing (22 bytes per cell with its own scratch), the
-// drainage area (8), the diffusion's buffer (4) and outlet flags (1), 35 bytes per cell in all.
+// Working memory of stream_power(): the routing (21 bytes per cell with its own scratch), the
+// drainage area (8), the diffusion's buffer (4) and outlet flags (1), 34 bytes per cell in all.
 // A call without one allocates its own for its steps; a caller that steps the evolution itself
 // (one step per call, as the benchmark does) passes the same scratch to every call, so nothing
 // is allocated, zeroed or faulted in again. Any map size; contents unspecified between calls.

@@ -111,21 +111,31 @@ void copy_drained(std::span<const Segment> drained,
 }
 
 void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
-                       const std::uint32_t* label, std::uint8_t* on_path, std::uint32_t pits,
+                       std::uint32_t* label, std::uint32_t pits,
                        std::span<const Segment> drained, std::span<const Segment> basin,
-                       std::span<const std::vector<std::uint32_t>> queue, std::uint32_t* order,
-                       std::vector<std::size_t>& part_begin, std::vector<float>& spill,
-                       const ExecContext& ctx) {
+                       std::span<const std::vector<std::uint32_t>> queue,
+                       std::vector<std::uint32_t>& order, std::vector<std::size_t>& part_begin,
+                       std::vector<float>& spill, const ExecContext& ctx) {
   const std::size_t w = std::size_t(width);
   const std::uint32_t basins = pits + 1;
   // Basin 0 is the ocean: every drained cell, whatever its outlet group.
   const auto basin_of = [pits](std::uint32_t lb) { return lb > pits ? 0u : lb; };
   // 1. The lowest link between each pair of adjacent basins: fixed blocks of rows (so the
-  //    blocks, not the threads, decide what each local map sees), merged in block order.
+  //    blocks, not the threads, decide what each local map sees), each block's links sorted by
+  //    (lo, hi) and cut into kMergeRanges ranges of `lo`, one list per range.
   constexpr int kBlockRows = 32;
+  constexpr std::int64_t kMergeRanges = 16;
+  const auto range_bound = [basins](std::int64_t q) {
+    return std::uint32_t(std::uint64_t(basins) * std::uint64_t(q) / kMergeRanges);
+  };
+  const auto by_pair = [](const Link& a, const Link& b) {
+    return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
+  };
   const int blocks = (height + kBlockRows - 1) / kBlockRows;
-  std::vector<std::vector<Link>> block_links(static_cast<std::size_t>(blocks));
+  // block_links[blk * kMergeRanges + q]: block blk's links whose lo is in range q.
+  std::vector<std::vector<Link>> block_links(static_cast<std::size_t>(blocks) * kMergeRanges);
   parallel_for(ctx, blocks, 1, [&](std::int64_t blk0, std::int64_t blk1) {
+    std::vector<Link> sorted;
     for (std::int64_t blk = blk0; blk < blk1; ++blk) {
       LinkMap map;
       const int j0 = int(blk) * kBlockRows, j1 = std::min(height, j0 + kBlockRows);
@@ -151,41 +161,38 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
           if (i + 1 < w) offer(c, c + w + 1);
         }
       }
-      std::vector<Link>& out = block_links[std::size_t(blk)];
-      out.reserve(map.size());
-      map.for_each([&](const Link& l) { out.push_back(l); });
-      std::sort(out.begin(), out.end(), [](const Link& a, const Link& b) {
-        return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
-      });
+      sorted.clear();
+      sorted.reserve(map.size());
+      map.for_each([&](const Link& l) { sorted.push_back(l); });
+      std::sort(sorted.begin(), sorted.end(), by_pair);
+      auto from = sorted.begin();
+      for (std::int64_t q = 0; q < kMergeRanges; ++q) {
+        const auto to = std::lower_bound(from, sorted.end(), range_bound(q + 1),
+                                         [](const Link& l, std::uint32_t lo) { return l.lo < lo; });
+        block_links[std::size_t(blk * kMergeRanges + q)].assign(from, to);
+        from = to;
+      }
     }
   });
-  // The blocks' links merged (the best per pair of basins) and sorted by (lo, hi): in a fixed
-  // number of ranges of `lo`, in parallel, each found in every block's sorted list by binary
-  // search, then concatenated in range order.
-  constexpr std::int64_t kMergeRanges = 16;
+  // The blocks' links merged (the best per pair of basins) and sorted by (lo, hi), range by
+  // range in parallel, then concatenated in range order. Each list is released once it has been
+  // read: a map that breaching has left with many flat cells has hundreds of thousands of pits,
+  // and its links would otherwise be held twice over, by the blocks and by the ranges.
   std::vector<std::vector<Link>> ranges(static_cast<std::size_t>(kMergeRanges));
   parallel_for(ctx, kMergeRanges, 1, [&](std::int64_t q0, std::int64_t q1) {
     for (std::int64_t q = q0; q < q1; ++q) {
-      const auto bound = [&](std::int64_t k) {
-        return std::uint32_t(std::uint64_t(basins) * std::uint64_t(k) / kMergeRanges);
-      };
-      const std::uint32_t lo0 = bound(q), lo1 = bound(q + 1);
       LinkMap map;
-      for (const std::vector<Link>& bl : block_links) {
-        auto it = std::lower_bound(bl.begin(), bl.end(), lo0,
-                                   [](const Link& l, std::uint32_t lo) { return l.lo < lo; });
-        for (; it != bl.end() && it->lo < lo1; ++it) map.offer(*it);
+      for (int blk = 0; blk < blocks; ++blk) {
+        std::vector<Link>& bl = block_links[std::size_t(blk * kMergeRanges + q)];
+        for (const Link& l : bl) map.offer(l);
+        std::vector<Link>().swap(bl);
       }
       std::vector<Link>& out = ranges[std::size_t(q)];
       out.reserve(map.size());
       map.for_each([&](const Link& l) { out.push_back(l); });
-      std::sort(out.begin(), out.end(), [](const Link& a, const Link& b) {
-        return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
-      });
+      std::sort(out.begin(), out.end(), by_pair);
     }
   });
-  // Each list is released once it has been read: a map that breaching has left with many flat
-  // cells has hundreds of thousands of pits, and its links would otherwise be held three times.
   std::vector<std::vector<Link>>().swap(block_links);
   std::vector<Link> links;
   {
@@ -236,6 +243,18 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
       }
     }
   }
+  // The spill levels, from their keys; then the search's working memory goes before the
+  // order is allocated (the links and the Dijkstra order are still read below).
+  spill.assign(basins, 0.0f);
+  for (std::uint32_t b = 1; b < basins; ++b) {
+    const std::uint32_t u = level[b];
+    spill[b] = std::bit_cast<float>((u & 0x80000000u) != 0 ? (u & 0x7FFFFFFFu) : ~u);
+  }
+  std::vector<std::uint32_t>().swap(level);
+  std::vector<std::uint32_t>().swap(first);
+  std::vector<std::uint32_t>().swap(adj);
+  std::vector<std::uint8_t>().swap(done);
+  decltype(heap)().swap(heap);
   // 3. The parts of the order. Each basin drains across its link into a basin reached before
   //    it, so it joins the outlet group of the cell across (for a drained cell, its label
   //    says which). Part p: the drained cells of group p as they were walked, then the basins
@@ -265,8 +284,14 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
     at[b] = cursor[part_of[b]];
     cursor[part_of[b]] += basin[b].count;
   }
-  copy_drained(drained, queue, part_begin, order, ctx);
-  constexpr std::uint8_t kOnPath = 2;
+  core_detail::resize_huge(order, w * std::size_t(height), &ctx);
+  copy_drained(drained, queue, part_begin, order.data(), ctx);
+  // The reversed path's cells are marked with label 0 (no cell's label: pits are 1..pits, the
+  // drained cells above), so that the basin's other cells can be told from them, and get their
+  // basin's label back once the basin is laid out. A basin's path and cells are its own: no two
+  // tasks touch the same label.
+  constexpr std::uint32_t kOnPath = 0;
+  std::uint32_t* const ord = order.data();
   parallel_for(ctx, std::int64_t(pop_order.size()), 16, [&](std::int64_t q0, std::int64_t q1) {
     for (std::int64_t q = q0; q < q1; ++q) {
       const std::uint32_t b = pop_order[std::size_t(q)];
@@ -275,29 +300,26 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
       const bool b_is_lo = l.lo == b;
       std::uint32_t prev = b_is_lo ? l.cell_hi : l.cell_lo;
       std::uint32_t x = b_is_lo ? l.cell_lo : l.cell_hi;
-      std::size_t p = at[b];
+      const std::size_t path_begin = at[b];
+      std::size_t p = path_begin;
       while (true) {
         const std::uint32_t nx = receiver[x];
         receiver[x] = prev;
-        on_path[x] = kOnPath;
-        order[p++] = x;
+        label[x] = kOnPath;
+        ord[p++] = x;
         if (nx == x) break;  // the pit
         prev = x;
         x = nx;
       }
+      const std::size_t path_end = p;
       const Segment& s = basin[b];
       const std::uint32_t* cells = queue[s.worker].data() + s.begin;
       for (std::uint32_t t = 0; t < s.count; ++t) {
-        if (on_path[cells[t]] != kOnPath) order[p++] = cells[t];
+        if (label[cells[t]] != kOnPath) ord[p++] = cells[t];
       }
+      for (std::size_t k = path_begin; k < path_end; ++k) label[ord[k]] = b;
     }
   });
-  // 4. The spill levels, from their keys.
-  spill.assign(basins, 0.0f);
-  for (std::uint32_t b = 1; b < basins; ++b) {
-    const std::uint32_t u = level[b];
-    spill[b] = std::bit_cast<float>((u & 0x80000000u) != 0 ? (u & 0x7FFFFFFFu) : ~u);
-  }
 }
 
 void fill_levels(const float* heights, int width, int height, const std::uint32_t* label,

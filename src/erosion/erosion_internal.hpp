@@ -108,18 +108,18 @@ void copy_drained(std::span<const Segment> drained,
 // path to an outlet) of outlet group p; `drained[p]`: those cells of group p, breadth-first
 // from each outlet in turn; `basin[k]` (k = 1..pits): the cells of pit k, breadth-first from
 // the pit; `queue`: the walks' buffers the segments point into. Out: every pit's catchment
-// drains through its spill link (the exit-to-pit path reversed), `order` (n cells) is a
-// topological order of the new receivers (receivers first) in parts (`part_begin`, see
+// drains through its spill link (the exit-to-pit path reversed), `order` (resized to n cells
+// once the basin graph's search is done and its working memory released) is a topological order of the new receivers (receivers first) in parts (`part_begin`, see
 // FlowRouting), `spill[k]` the spill level of pit k (k = 1..pits; spill[0] is unused), from
-// which fill_levels gives the exact Priority-Flood surface. `on_path`: one byte per cell, 0 for
-// every cell of a pit's catchment; set to 2 on the reversed paths. The walks' queues and
-// `on_path` are not read after it returns.
+// which fill_levels gives the exact Priority-Flood surface. `label` is used to mark the
+// reversed paths meanwhile and holds its values again on return. The walks' queues are not
+// read after it returns.
 void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
-                       const std::uint32_t* label, std::uint8_t* on_path, std::uint32_t pits,
+                       std::uint32_t* label, std::uint32_t pits,
                        std::span<const Segment> drained, std::span<const Segment> basin,
-                       std::span<const std::vector<std::uint32_t>> queue, std::uint32_t* order,
-                       std::vector<std::size_t>& part_begin, std::vector<float>& spill,
-                       const ExecContext& ctx);
+                       std::span<const std::vector<std::uint32_t>> queue,
+                       std::vector<std::uint32_t>& order, std::vector<std::size_t>& part_begin,
+                       std::vector<float>& spill, const ExecContext& ctx);
 
 // The Priority-Flood surface: filled(c) = max(h(c), spill(pit of c)) for the cells of a pit's
 // catchment (label 1..pits), h(c) for the drained cells (label > pits).

@@ -165,12 +165,14 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   if (!out.keep_scratch) std::vector<float>().swap(out.filled_m);
   cd::resize_huge(out.receiver, n, &ctx);
   const float sea = float(params.sea_level_m);
-  // Scratch from the last call: outlet, donor_mask and row_pits are overwritten whole, label is
-  // cleared before use.
-  std::vector<std::uint8_t>& outlet = out.scratch.outlet;
+  // Scratch from the last call: donor_mask, label and row_pits are overwritten whole.
+  // Outlets are the border cells and, with the sea level, the cells below it: told from the
+  // heights wherever they are needed, not stored.
+  const auto is_outlet = [&](std::size_t c, int i, int j) {
+    return i == 0 || j == 0 || i == w - 1 || j == h - 1 || (params.use_sea_level && hs[c] < sea);
+  };
   std::vector<std::int64_t>& row_pits = out.scratch.row_pits;
   std::vector<std::int64_t>& row_outlets = out.scratch.row_outlets;
-  cd::resize_huge(outlet, n, &ctx);
   row_pits.resize(std::size_t(h));
   row_outlets.resize(std::size_t(h));
   const ExecContext inner = ed::quiet(ctx);
@@ -183,12 +185,10 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       std::int64_t pits = 0, outlets = 0;
       for (int i = 0; i < w; ++i) {
         const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
-        const bool edge = i == 0 || j == 0 || i == w - 1 || j == h - 1;
-        const bool is_outlet = edge || (params.use_sea_level && hs[c] < sea);
-        outlet[c] = is_outlet ? 1 : 0;
-        if (is_outlet) out.receiver[c] = std::uint32_t(c);
-        outlets += is_outlet ? 1 : 0;
-        pits += !is_outlet && out.receiver[c] == c ? 1 : 0;
+        const bool o = is_outlet(c, i, j);
+        if (o) out.receiver[c] = std::uint32_t(c);
+        outlets += o ? 1 : 0;
+        pits += !o && out.receiver[c] == c ? 1 : 0;
       }
       row_pits[std::size_t(j)] = pits;
       row_outlets[std::size_t(j)] = outlets;
@@ -246,18 +246,20 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       }
     }
   });
-  // The roots, in cell order: the outlets into order[0, outlets), the pits after them (pit k,
-  // k = 1..pits, at outlets + k - 1), per row in parallel from the rows' first indices.
+  // The roots, in cell order: the outlets into roots[0, outlets), the pits after them (pit k,
+  // k = 1..pits, at outlets + k - 1), per row in parallel from the rows' first indices. The
+  // order itself is allocated once the walks no longer need the donor masks and the roots.
   const std::uint32_t pits = std::uint32_t(pit_total);
-  cd::resize_huge(out.order, n, &ctx);
-  std::uint32_t* ord = out.order.data();
+  std::vector<std::uint32_t>& roots = out.scratch.roots;
+  cd::resize_huge(roots, outlets + pits, &ctx);
+  std::uint32_t* ord = roots.data();
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t j = b; j < e; ++j) {
       std::size_t o = std::size_t(row_outlets[std::size_t(j)]);
       std::size_t p = outlets + std::size_t(row_pits[std::size_t(j)]);
-      for (std::size_t c = std::size_t(j) * std::size_t(w); c < std::size_t(j + 1) * std::size_t(w);
-           ++c) {
-        if (outlet[c] != 0) {
+      for (int i = 0; i < w; ++i) {
+        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+        if (is_outlet(c, i, int(j))) {
           ord[o++] = std::uint32_t(c);
         } else if (out.receiver[c] == c) {
           ord[p++] = std::uint32_t(c);
@@ -333,24 +335,24 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     if (!out.keep_scratch) std::remove_reference_t<decltype(v)>().swap(v);
   };
   release(donor_mask);
+  release(roots);
   if (pits == 0) {  // nothing to fill: the parts are the groups' walks
     out.part_begin.assign(groups + 1, 0);
     for (std::size_t p = 0; p < groups; ++p) {
       out.part_begin[p + 1] = out.part_begin[p] + drained[p].count;
     }
-    ed::copy_drained(drained, queue, out.part_begin, ord, inner);
+    cd::resize_huge(out.order, n, &ctx);
+    ed::copy_drained(drained, queue, out.part_begin, out.order.data(), inner);
     release(queue);
     cd::reserve_huge(out.filled_m, n, &ctx);
     out.filled_m.assign(hs, hs + n);
   } else {
     // Depressions: the pits' catchments are routed through their spill links and get their
     // Priority-Flood levels from the basin graph; the drained cells keep receiver and height.
-    // `outlet` (0 on every catchment's cells) marks the reversed paths.
     std::vector<float> spill;
-    ed::route_depressions(hs, w, h, out.receiver.data(), lab, outlet.data(), pits, drained, basin,
-                          queue, ord, out.part_begin, spill, inner);
+    ed::route_depressions(hs, w, h, out.receiver.data(), lab, pits, drained, basin, queue,
+                          out.order, out.part_begin, spill, inner);
     release(queue);
-    release(outlet);
     ed::fill_levels(hs, w, h, lab, pits, spill, out.filled_m, inner);
   }
   if (!out.keep_scratch) out.scratch = {};
