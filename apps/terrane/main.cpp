@@ -454,18 +454,19 @@ void handle_interrupts() {
   }).detach();
 }
 
-// Blocks of 1 MiB and more are mapped on their own, so that what a stage frees goes back to the
+// Blocks of 8 MiB and more are mapped on their own, so that what a stage frees goes back to the
 // system before the next stage allocates. glibc's default serves blocks up to 32 MiB (a map's
 // basin-graph links, the writers' rows, a mesh tile's arrays) from its heaps once a block of
 // that size has been freed, and keeps them there after they are freed: at 4097^2, `generate
-// default` then peaked 26 MiB higher (docs/PERFORMANCE.md, "Memory: ... glibc's heaps"). A
-// process setting (the library leaves its caller's allocator alone); a GLIBC_TUNABLES that sets
-// the threshold itself is left to decide.
+// default` peaked about 25 MiB higher. A lower threshold saves little more and costs fresh page
+// faults (breach 20% slower at 1 MiB; docs/PERFORMANCE.md, "Memory: the routing's order
+// allocated late"). A process setting (the library leaves its caller's allocator alone); a
+// GLIBC_TUNABLES that sets the threshold itself is left to decide.
 void map_large_blocks() {
 #if defined(__GLIBC__)
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   if (tunables != nullptr && std::strstr(tunables, "mmap_threshold") != nullptr) return;
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_MMAP_THRESHOLD, 8 << 20);
 #endif
 }
 

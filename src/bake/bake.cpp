@@ -137,6 +137,12 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
     keep.routing = false;
     keep.drainage_area = request.formats.count(OutputFormat::flow) != 0U;
     compute_hydrology(heights, hp, hydro, quiet, keep);
+    // Lake ids and sea flags (5 bytes per sample) are read only by the lakes map and the surface
+    // outputs: released before the writers allocate theirs.
+    if (request.formats.count(OutputFormat::lakes) == 0U && !surface_plan.any()) {
+      std::vector<std::int32_t>().swap(hydro.lake_id);
+      std::vector<std::uint8_t>().swap(hydro.sea);
+    }
     clock.stop("hydrology");
   }
   const auto t_gen = std::chrono::steady_clock::now();
