@@ -111,8 +111,8 @@ void copy_drained(std::span<const Segment> drained,
 }
 
 void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
-                       std::uint32_t* label, std::uint32_t pits,
-                       std::span<const Segment> drained, std::span<const Segment> basin,
+                       std::uint32_t* label, std::uint32_t pits, std::span<const Segment> drained,
+                       std::span<const Segment> basin,
                        std::span<const std::vector<std::uint32_t>> queue,
                        std::vector<std::uint32_t>& order, std::vector<std::size_t>& part_begin,
                        std::vector<float>& spill, const ExecContext& ctx) {

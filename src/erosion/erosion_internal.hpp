@@ -109,14 +109,15 @@ void copy_drained(std::span<const Segment> drained,
 // from each outlet in turn; `basin[k]` (k = 1..pits): the cells of pit k, breadth-first from
 // the pit; `queue`: the walks' buffers the segments point into. Out: every pit's catchment
 // drains through its spill link (the exit-to-pit path reversed), `order` (resized to n cells
-// once the basin graph's search is done and its working memory released) is a topological order of the new receivers (receivers first) in parts (`part_begin`, see
-// FlowRouting), `spill[k]` the spill level of pit k (k = 1..pits; spill[0] is unused), from
+// once the basin graph's search is done and its working memory released) is a topological
+// order of the new receivers (receivers first) in parts (`part_begin`, see FlowRouting),
+// `spill[k]` the spill level of pit k (k = 1..pits; spill[0] is unused), from
 // which fill_levels gives the exact Priority-Flood surface. `label` is used to mark the
 // reversed paths meanwhile and holds its values again on return. The walks' queues are not
 // read after it returns.
 void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
-                       std::uint32_t* label, std::uint32_t pits,
-                       std::span<const Segment> drained, std::span<const Segment> basin,
+                       std::uint32_t* label, std::uint32_t pits, std::span<const Segment> drained,
+                       std::span<const Segment> basin,
                        std::span<const std::vector<std::uint32_t>> queue,
                        std::vector<std::uint32_t>& order, std::vector<std::size_t>& part_begin,
                        std::vector<float>& spill, const ExecContext& ctx);

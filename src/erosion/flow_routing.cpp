@@ -252,7 +252,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const std::uint32_t pits = std::uint32_t(pit_total);
   std::vector<std::uint32_t>& roots = out.scratch.roots;
   cd::resize_huge(roots, outlets + pits, &ctx);
-  std::uint32_t* ord = roots.data();
+  std::uint32_t* root_cell = roots.data();
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t j = b; j < e; ++j) {
       std::size_t o = std::size_t(row_outlets[std::size_t(j)]);
@@ -260,9 +260,9 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       for (int i = 0; i < w; ++i) {
         const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
         if (is_outlet(c, i, int(j))) {
-          ord[o++] = std::uint32_t(c);
+          root_cell[o++] = std::uint32_t(c);
         } else if (out.receiver[c] == c) {
-          ord[p++] = std::uint32_t(c);
+          root_cell[p++] = std::uint32_t(c);
         }
       }
     }
@@ -315,14 +315,14 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
           const std::size_t begin = q.size();
           const std::size_t t1 = std::min(outlets, (u + 1) * kRoutingPartOutlets);
           for (std::size_t t = u * kRoutingPartOutlets; t < t1; ++t) {
-            walk(ord[t], pits + 1 + std::uint32_t(u));
+            walk(root_cell[t], pits + 1 + std::uint32_t(u));
           }
           drained[u] = {std::uint32_t(wk), std::uint32_t(q.size() - begin), begin};
         } else {
           const std::size_t k1 = std::min<std::size_t>(pits, (u - groups + 1) * kPitChunk);
           for (std::size_t k = (u - groups) * kPitChunk + 1; k <= k1; ++k) {
             const std::size_t begin = q.size();
-            walk(ord[outlets + k - 1], std::uint32_t(k));
+            walk(root_cell[outlets + k - 1], std::uint32_t(k));
             basin[k] = {std::uint32_t(wk), std::uint32_t(q.size() - begin), begin};
           }
         }

@@ -569,8 +569,8 @@ TEST(Routing, OneOffRoutingHasTheSameResultAndKeepsNoScratch) {
       EXPECT_EQ(one_off.filled_m, kept.filled_m);
       EXPECT_EQ(one_off.depressions, kept.depressions);
       EXPECT_FALSE(kept.scratch.label.empty());
-      EXPECT_TRUE(one_off.scratch.label.empty() &&
-                  one_off.scratch.donor_mask.empty() && one_off.scratch.queue.empty());
+      EXPECT_TRUE(one_off.scratch.label.empty() && one_off.scratch.donor_mask.empty() &&
+                  one_off.scratch.roots.empty() && one_off.scratch.queue.empty());
     }
   }
 }
