@@ -73,7 +73,7 @@ WaterLayer::Region WaterLayer::compute(double centre_x_m, double centre_z_m,
   params.min_lake_depth_m = kMinLakeDepthM;
   Hydrology h;
   compute_hydrology(heights, params, h, ctx,
-                    HydrologyParts{.routing = false, .drainage_area = false});
+                    HydrologyParts{.routing = false, .drainage_area = false, .sea = false});
 
   const int n = samples_;
   auto at = [n](int i, int j) { return std::size_t(j) * std::size_t(n) + std::size_t(i); };

@@ -261,15 +261,18 @@ struct Hydrology {
   std::vector<Lake> lakes;  // in id order (ordered by first cell, row-major)
 };
 
-// The parts of a Hydrology a caller needs beyond the water (rivers, sea, lakes, water level),
-// which compute_hydrology always gives. A part left out is empty in the result and its memory
-// is released as soon as the call is done with it: without the routing, its filled levels
-// become the water levels in place and its order and receivers go before the lakes' water
-// levels are written: the call peaks at the routing's 16 bytes per cell beside the heights and
-// keeps 10, against 26 kept with both parts.
+// The parts of a Hydrology a caller needs beyond the water (rivers, lakes, water level), which
+// compute_hydrology always gives. A part left out is empty in the result and its memory is
+// released as soon as the call is done with it: without the routing, its filled levels become
+// the water levels in place and its order and receivers go before the lakes' water levels are
+// written: the call peaks at the routing's 16 bytes per cell beside the heights and keeps 10
+// (5 without the lake ids and sea flags), against 26 kept with every part. The lake ids and
+// sea flags are computed either way (the lakes and rivers need them) and released at the end.
 struct HydrologyParts {
   bool routing = true;
   bool drainage_area = true;
+  bool lake_ids = true;  // Hydrology::lake_id
+  bool sea = true;       // Hydrology::sea
 };
 
 // Routing, drainage area, rivers, lakes and sea of a height field. Lakes are the 8-connected

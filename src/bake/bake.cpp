@@ -132,17 +132,16 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
     hp.routing.use_sea_level = true;
     hp.routing.sea_level_m = preset.world.sea_level_m;
     hp.river_area_m2 = request.river_area_m2;
-    // The outputs read the water and, for the flow map, the drainage area; never the routing.
+    // The outputs read the water (the preview and perspective only its levels and rivers); the
+    // drainage area for the flow map, the lake ids for the lakes map, both those and the sea
+    // flags for the surface outputs; never the routing.
+    const bool lakes_map = request.formats.count(OutputFormat::lakes) != 0U;
     HydrologyParts keep;
     keep.routing = false;
     keep.drainage_area = request.formats.count(OutputFormat::flow) != 0U;
+    keep.lake_ids = lakes_map || surface_plan.any();
+    keep.sea = surface_plan.any();
     compute_hydrology(heights, hp, hydro, quiet, keep);
-    // Lake ids and sea flags (5 bytes per sample) are read only by the lakes map and the surface
-    // outputs: released before the writers allocate theirs.
-    if (request.formats.count(OutputFormat::lakes) == 0U && !surface_plan.any()) {
-      std::vector<std::int32_t>().swap(hydro.lake_id);
-      std::vector<std::uint8_t>().swap(hydro.sea);
-    }
     clock.stop("hydrology");
   }
   const auto t_gen = std::chrono::steady_clock::now();

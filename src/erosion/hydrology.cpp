@@ -128,6 +128,8 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
     }
   });
   if (!keep.drainage_area) out.drainage_area_m2 = {};
+  if (!keep.lake_ids) std::vector<std::int32_t>().swap(out.lake_id);
+  if (!keep.sea) std::vector<std::uint8_t>().swap(out.sea);
 }
 
 }  // namespace terrane

@@ -93,13 +93,17 @@ void apply_post_graph(Field2D& heights, const GraphSource& gen, const RegionOp& 
   hp.routing.use_sea_level = true;
   hp.routing.sea_level_m = gen.world.sea_level_m;
   // Only the fields the graph reads are materialised (one float per cell each); the routing is
-  // never one of them, the drainage area only for its two inputs.
+  // never one of them, the drainage area, lake ids and sea flags only for their inputs.
   const std::vector<std::string>& names = cg.required_inputs();
+  const auto reads = [&names](std::string_view a, std::string_view b = {}) {
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string& name) { return name == a || name == b; });
+  };
   HydrologyParts keep;
   keep.routing = false;
-  keep.drainage_area = std::any_of(names.begin(), names.end(), [](const std::string& name) {
-    return name == "drainage_area_m2" || name == "flow";
-  });
+  keep.drainage_area = reads("drainage_area_m2", "flow");
+  keep.lake_ids = reads("lake", "lake_depth_m");
+  keep.sea = reads("sea");
   Hydrology hy;
   compute_hydrology(heights, hp, hy, ctx, keep);
   std::vector<std::vector<float>> storage(names.size());

@@ -740,6 +740,40 @@ TEST(Hydrology, PartsLeftOutDoNotChangeTheWater) {
   }
 }
 
+// The lake ids and sea flags left out: empty, and the water, rivers and lakes the same bits.
+TEST(Hydrology, LakeIdsAndSeaLeftOutAreReleasedWithTheWaterUnchanged) {
+  const Field2D f = noise_terrain(200, 150, 10.0, 100.0, 0.0, 77, 0.04);
+  HydrologyParams hp;
+  hp.river_area_m2 = 50.0 * 100.0;
+  hp.routing.use_sea_level = true;
+  hp.routing.sea_level_m = -20.0;
+  hp.min_lake_depth_m = 0.5;
+  Hydrology all;
+  compute_hydrology(f, hp, all, ExecContext{.threads = 2});
+  ASSERT_GT(all.lakes.size(), 3u);
+  ASSERT_TRUE(std::count(all.sea.begin(), all.sea.end(), std::uint8_t(1)) > 100);
+  for (const bool lake_ids : {false, true}) {
+    for (const bool sea : {false, true}) {
+      Hydrology hy;
+      compute_hydrology(
+          f, hp, hy, ExecContext{.threads = 2},
+          HydrologyParts{
+              .routing = false, .drainage_area = false, .lake_ids = lake_ids, .sea = sea});
+      EXPECT_TRUE(bit_equal(hy.water_level_m, all.water_level_m));
+      EXPECT_EQ(hy.river, all.river);
+      EXPECT_EQ(hy.lake_id, lake_ids ? all.lake_id : std::vector<std::int32_t>{});
+      EXPECT_EQ(hy.sea, sea ? all.sea : std::vector<std::uint8_t>{});
+      ASSERT_EQ(hy.lakes.size(), all.lakes.size());
+      for (std::size_t k = 0; k < hy.lakes.size(); ++k) {
+        EXPECT_EQ(hy.lakes[k].cells, all.lakes[k].cells);
+        EXPECT_EQ(hy.lakes[k].volume_m3, all.lakes[k].volume_m3);
+        EXPECT_EQ(hy.lakes[k].spill_i, all.lakes[k].spill_i);
+        EXPECT_EQ(hy.lakes[k].spill_j, all.lakes[k].spill_j);
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Stream power
 
