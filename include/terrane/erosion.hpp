@@ -171,14 +171,22 @@ struct FlowRouting {
   std::vector<std::size_t> part_begin;
   std::vector<float> filled_m;          // depression-filled surface (>= heights) [Units: m]
   std::int64_t depressions = 0;         // interior cells without a lower neighbour (pits)
+  // What compute_flow_routing gives besides `depressions`: without the order, receiver, order
+  // and part_begin are left empty and no order is built (a caller that needs the filled surface
+  // alone, such as breaching's partial fill or a block world's lakes); without the levels,
+  // filled_m is left empty (breaching's cut).
+  struct Parts {
+    bool order = true;
+    bool levels = true;
+  } parts;
   // Working memory of compute_flow_routing, kept with the result so that repeated calls on one
   // FlowRouting (a stream-power run's steps) reuse it instead of allocating, zeroing and
-  // faulting in fresh pages each time: 9 bytes per cell and 4 per outlet or pit, one `queue`
-  // per worker (their sizes add up to the cells; each reserves room for all of them without
-  // touching it). Contents unspecified. With keep_scratch false, each part of it is released as
-  // soon as the call no longer needs it, and it is empty afterwards: a one-off routing then
-  // peaks at 16 bytes per cell with its result instead of 21 (the result alone is 12), plus the
-  // basin graph's links.
+  // faulting in fresh pages each time: 5 bytes per cell and 4 per outlet or pit. Contents
+  // unspecified. With keep_scratch false, each part of it is released as soon as the call no
+  // longer needs it, and it is empty afterwards: a one-off routing then peaks at 13 bytes per
+  // cell beside the heights (receivers, order, filled levels and donor masks; the result alone
+  // is 12), and at 8 plus the basin graph's links before its order is built; without the order
+  // at 12 (receivers, labels and filled levels), without the levels at 9.
   bool keep_scratch = true;
   struct Scratch {
     std::vector<std::uint8_t> donor_mask;

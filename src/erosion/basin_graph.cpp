@@ -95,26 +95,10 @@ class LinkMap {
 
 }  // namespace
 
-void copy_drained(std::span<const Segment> drained,
-                  std::span<const std::vector<std::uint32_t>> queue,
-                  const std::vector<std::size_t>& part_begin, std::uint32_t* order,
-                  const ExecContext& ctx) {
-  const std::size_t groups = drained.size();
-  parallel_for(ctx, std::int64_t(groups), part_grain(groups),
-               [&](std::int64_t p0, std::int64_t p1) {
-                 for (auto p = std::size_t(p0); p < std::size_t(p1); ++p) {
-                   const Segment& s = drained[p];
-                   const std::uint32_t* from = queue[s.worker].data() + s.begin;
-                   std::copy(from, from + s.count, order + part_begin[p]);
-                 }
-               });
-}
-
-void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
-                       std::uint32_t* label, std::uint32_t pits, std::span<const Segment> drained,
-                       std::span<const Segment> basin,
-                       std::span<const std::vector<std::uint32_t>> queue,
-                       std::vector<std::uint32_t>& order, std::vector<std::size_t>& part_begin,
+void route_depressions(const float* heights, int width, int height, const std::uint32_t* label,
+                       std::uint32_t pits, std::span<const std::uint32_t> count,
+                       std::vector<std::size_t>& part_begin, std::vector<std::size_t>& at,
+                       std::vector<std::uint32_t>& exit_cell, std::vector<std::uint32_t>& across,
                        std::vector<float>& spill, const ExecContext& ctx) {
   const std::size_t w = std::size_t(width);
   const std::uint32_t basins = pits + 1;
@@ -243,8 +227,8 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
       }
     }
   }
-  // The spill levels, from their keys; then the search's working memory goes before the
-  // order is allocated (the links and the Dijkstra order are still read below).
+  // The spill levels, from their keys; then the search's working memory goes (the links and
+  // the Dijkstra order are still read below).
   spill.assign(basins, 0.0f);
   for (std::uint32_t b = 1; b < basins; ++b) {
     const std::uint32_t u = level[b];
@@ -257,69 +241,38 @@ void route_depressions(const float* heights, int width, int height, std::uint32_
   decltype(heap)().swap(heap);
   // 3. The parts of the order. Each basin drains across its link into a basin reached before
   //    it, so it joins the outlet group of the cell across (for a drained cell, its label
-  //    says which). Part p: the drained cells of group p as they were walked, then the basins
-  //    that joined p in the Dijkstra order, each as its exit-to-pit path (each cell's new
-  //    receiver is the one before it) followed by its other cells in their breadth-first order
-  //    from the pit (their receivers are unchanged and come earlier). Restricted to the cells
+  //    says which). Part p: the drained cells of group p, then the basins that joined p in the
+  //    Dijkstra order (each laid out by the walks of flow_routing.cpp as its exit-to-pit path,
+  //    then its other cells in their breadth-first order from the pit). Restricted to the cells
   //    that drain to one outlet, this is the order of a single breadth-first walk from all the
   //    outlets followed by the basins in the Dijkstra order, whatever the grouping.
-  const std::size_t parts = drained.size();
+  const std::size_t parts = count.size() - basins;
   std::vector<std::uint32_t> part_of(basins, 0);
-  std::vector<std::size_t> at(basins, 0), cursor(parts);
+  std::vector<std::size_t> cursor(parts);
   part_begin.assign(parts + 1, 0);
-  for (std::size_t p = 0; p < parts; ++p) part_begin[p + 1] = drained[p].count;
+  for (std::size_t p = 0; p < parts; ++p) part_begin[p + 1] = count[basins + p];
+  exit_cell.assign(basins, 0);
+  across.assign(basins, 0);
   for (std::uint32_t b : pop_order) {
     if (b == 0) continue;
     const Link& l = links[via[b]];
-    const std::uint32_t across = label[l.lo == b ? l.cell_hi : l.cell_lo];
-    part_of[b] = across > pits ? across - pits - 1 : part_of[across];
-    part_begin[part_of[b] + 1] += basin[b].count;
+    const bool b_is_lo = l.lo == b;
+    exit_cell[b] = b_is_lo ? l.cell_lo : l.cell_hi;
+    across[b] = b_is_lo ? l.cell_hi : l.cell_lo;
+    const std::uint32_t across_label = label[across[b]];
+    part_of[b] = across_label > pits ? across_label - pits - 1 : part_of[across_label];
+    part_begin[part_of[b] + 1] += count[b];
   }
   for (std::size_t p = 0; p < parts; ++p) {
     part_begin[p + 1] += part_begin[p];
-    cursor[p] = part_begin[p] + drained[p].count;
+    cursor[p] = part_begin[p] + count[basins + p];
   }
+  at.assign(basins, 0);
   for (std::uint32_t b : pop_order) {
     if (b == 0) continue;
     at[b] = cursor[part_of[b]];
-    cursor[part_of[b]] += basin[b].count;
+    cursor[part_of[b]] += count[b];
   }
-  core_detail::resize_huge(order, w * std::size_t(height), &ctx);
-  copy_drained(drained, queue, part_begin, order.data(), ctx);
-  // The reversed path's cells are marked with label 0 (no cell's label: pits are 1..pits, the
-  // drained cells above), so that the basin's other cells can be told from them, and get their
-  // basin's label back once the basin is laid out. A basin's path and cells are its own: no two
-  // tasks touch the same label.
-  constexpr std::uint32_t kOnPath = 0;
-  std::uint32_t* const ord = order.data();
-  parallel_for(ctx, std::int64_t(pop_order.size()), 16, [&](std::int64_t q0, std::int64_t q1) {
-    for (std::int64_t q = q0; q < q1; ++q) {
-      const std::uint32_t b = pop_order[std::size_t(q)];
-      if (b == 0) continue;
-      const Link& l = links[via[b]];
-      const bool b_is_lo = l.lo == b;
-      std::uint32_t prev = b_is_lo ? l.cell_hi : l.cell_lo;
-      std::uint32_t x = b_is_lo ? l.cell_lo : l.cell_hi;
-      const std::size_t path_begin = at[b];
-      std::size_t p = path_begin;
-      while (true) {
-        const std::uint32_t nx = receiver[x];
-        receiver[x] = prev;
-        label[x] = kOnPath;
-        ord[p++] = x;
-        if (nx == x) break;  // the pit
-        prev = x;
-        x = nx;
-      }
-      const std::size_t path_end = p;
-      const Segment& s = basin[b];
-      const std::uint32_t* cells = queue[s.worker].data() + s.begin;
-      for (std::uint32_t t = 0; t < s.count; ++t) {
-        if (label[cells[t]] != kOnPath) ord[p++] = cells[t];
-      }
-      for (std::size_t k = path_begin; k < path_end; ++k) label[ord[k]] = b;
-    }
-  });
 }
 
 void fill_levels(const float* heights, int width, int height, const std::uint32_t* label,

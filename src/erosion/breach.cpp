@@ -37,7 +37,8 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
 
   // (1) Partial fill of what lies deeper than max_depth_m below the spill level.
   FlowRouting routing;
-  routing.keep_scratch = false;  // the filled levels are not allocated beside the walks' queues
+  routing.keep_scratch = false;  // each part of the working memory goes once it is read
+  routing.parts = {.order = false, .levels = true};  // the partial fill reads the levels alone
   compute_flow_routing(heights, params.routing, routing, ctx);
   const ExecContext inner = ed::quiet(ctx);
   const std::size_t n = heights.data.size();
@@ -69,7 +70,8 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
   //     (FlowRouting::part_begin: no receiver in another part) on its own, in parallel. A cell
   //     is lowered to the lowest target of its donors, whatever their order; the volumes are
   //     summed per part, then over the parts in their order.
-  if (stats.filled_cells > 0) compute_flow_routing(heights, params.routing, routing, ctx);
+  routing.parts = {.order = true, .levels = false};  // the cut reads the receivers and the order
+  compute_flow_routing(heights, params.routing, routing, ctx);
   const double axial = heights.grid.spacing_m, diagonal = axial * std::sqrt(2.0);
   const float lowest = -std::numeric_limits<float>::infinity();
   std::vector<std::uint8_t> carved;  // a cell may be lowered by several donors

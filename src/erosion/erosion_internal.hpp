@@ -89,37 +89,21 @@ inline void accumulate_downstream(const std::uint32_t* order, const std::uint32_
 // 900 m^2; 0.5 m: 0.25 m^2), false of one like 0.1 m.
 bool exact_cell_multiples(double cell, std::size_t n);
 
-// Cells queue[worker][begin, begin + count): what one walk of compute_flow_routing wrote.
-struct Segment {
-  std::uint32_t worker = 0, count = 0;
-  std::size_t begin = 0;
-};
-
-// Copies each outlet group's drained cells (drained[p], held in its worker's queue) to
-// order + part_begin[p], the groups on ctx's workers (basin_graph.cpp).
-void copy_drained(std::span<const Segment> drained,
-                  std::span<const std::vector<std::uint32_t>> queue,
-                  const std::vector<std::size_t>& part_begin, std::uint32_t* order,
-                  const ExecContext& ctx);
-
-// Depression routing over the graph of D8 basins (basin_graph.cpp). In: `receiver` (D8 on the
-// heights: c for outlets and pits); `label`: 1..pits for the cells draining into pit k (pits
-// numbered in cell order), pits + 1 + p for the drained cells (those with a strictly descending
-// path to an outlet) of outlet group p; `drained[p]`: those cells of group p, breadth-first
-// from each outlet in turn; `basin[k]` (k = 1..pits): the cells of pit k, breadth-first from
-// the pit; `queue`: the walks' buffers the segments point into. Out: every pit's catchment
-// drains through its spill link (the exit-to-pit path reversed), `order` (resized to n cells
-// once the basin graph's search is done and its working memory released) is a topological
-// order of the new receivers (receivers first) in parts (`part_begin`, see FlowRouting),
-// `spill[k]` the spill level of pit k (k = 1..pits; spill[0] is unused), from
-// which fill_levels gives the exact Priority-Flood surface. `label` is used to mark the
-// reversed paths meanwhile and holds its values again on return. The walks' queues are not
-// read after it returns.
-void route_depressions(const float* heights, int width, int height, std::uint32_t* receiver,
-                       std::uint32_t* label, std::uint32_t pits, std::span<const Segment> drained,
-                       std::span<const Segment> basin,
-                       std::span<const std::vector<std::uint32_t>> queue,
-                       std::vector<std::uint32_t>& order, std::vector<std::size_t>& part_begin,
+// Depression routing over the graph of D8 basins (basin_graph.cpp). In: `label`: 1..pits for
+// the cells draining into pit k (pits numbered in cell order), pits + 1 + p for the drained
+// cells (those with a strictly descending path to an outlet) of outlet group p; `count[u]`: the
+// cells labelled u (count[0] unused). Out: `spill[k]`, the spill level of pit k (k = 1..pits;
+// spill[0] is unused), from which fill_levels gives the exact Priority-Flood surface; each pit's
+// catchment drains through its spill link, the path from `exit_cell[k]` (in the basin) down to
+// the pit reversed and the exit draining into `across[k]` (in the basin it spills into); the
+// layout of the order in parts (`part_begin`, see FlowRouting): part p is group p's drained
+// cells, then the basins that drain into it, basin k's count[k] cells from `at[k]` on, in the
+// order their spill levels were settled. The basin graph's working memory is released on
+// return.
+void route_depressions(const float* heights, int width, int height, const std::uint32_t* label,
+                       std::uint32_t pits, std::span<const std::uint32_t> count,
+                       std::vector<std::size_t>& part_begin, std::vector<std::size_t>& at,
+                       std::vector<std::uint32_t>& exit_cell, std::vector<std::uint32_t>& across,
                        std::vector<float>& spill, const ExecContext& ctx);
 
 // The Priority-Flood surface: filled(c) = max(h(c), spill(pit of c)) for the cells of a pit's

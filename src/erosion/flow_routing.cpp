@@ -20,6 +20,7 @@
 #include <bit>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numbers>
 #include <span>
 #include <type_traits>
@@ -161,8 +162,8 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   out.width = w;
   out.height = h;
   // The last call's filled levels are rewritten at the end: a one-off routing does not hold
-  // them beside its working memory.
-  if (!out.keep_scratch) std::vector<float>().swap(out.filled_m);
+  // them beside its working memory, nor does a routing without them.
+  if (!out.keep_scratch || !out.parts.levels) std::vector<float>().swap(out.filled_m);
   cd::resize_huge(out.receiver, n, &ctx);
   const float sea = float(params.sea_level_m);
   // Scratch from the last call: donor_mask, label and row_pits are overwritten whole.
@@ -218,6 +219,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   }
   out.depressions = std::int64_t(pit_total);
 
+  std::uint32_t* const rcv = out.receiver.data();
   // Donors as an 8-bit mask per cell (bit k: the k-th neighbour in ascending cell index drains
   // here), filled per row in parallel.
   const std::ptrdiff_t sw = w;
@@ -225,7 +227,6 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   std::vector<std::uint8_t>& donor_mask = out.scratch.donor_mask;
   cd::resize_huge(donor_mask, n, &ctx);
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
-    const std::uint32_t* rcv = out.receiver.data();
     for (std::int64_t jj = b; jj < e; ++jj) {
       const int j = int(jj);
       const bool inner_row = j > 0 && j < h - 1;
@@ -246,115 +247,240 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       }
     }
   });
+  std::uint8_t* const mask = donor_mask.data();
   // The roots, in cell order: the outlets into roots[0, outlets), the pits after them (pit k,
-  // k = 1..pits, at outlets + k - 1), per row in parallel from the rows' first indices. The
-  // order itself is allocated once the walks no longer need the donor masks and the roots.
+  // k = 1..pits, at outlets + k - 1), per row in parallel from the rows' first indices. With
+  // pits, each root is labelled: a pit with its number, an outlet with pits + 1 + its group
+  // (groups of kRoutingPartOutlets consecutive outlets); every other cell gets 0, no label yet.
   const std::uint32_t pits = std::uint32_t(pit_total);
+  const std::size_t groups = (outlets + kRoutingPartOutlets - 1) / kRoutingPartOutlets;
   std::vector<std::uint32_t>& roots = out.scratch.roots;
   cd::resize_huge(roots, outlets + pits, &ctx);
-  std::uint32_t* root_cell = roots.data();
+  std::vector<std::uint32_t>& label = out.scratch.label;
+  if (pits > 0) cd::resize_huge(label, n, &ctx);
+  std::uint32_t* const root_cell = roots.data();
+  std::uint32_t* const lab = pits > 0 ? label.data() : nullptr;
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t j = b; j < e; ++j) {
       std::size_t o = std::size_t(row_outlets[std::size_t(j)]);
       std::size_t p = outlets + std::size_t(row_pits[std::size_t(j)]);
       for (int i = 0; i < w; ++i) {
         const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+        std::uint32_t tag = 0;
         if (is_outlet(c, i, int(j))) {
+          tag = pits + 1 + std::uint32_t(o / kRoutingPartOutlets);
           root_cell[o++] = std::uint32_t(c);
-        } else if (out.receiver[c] == c) {
+        } else if (rcv[c] == c) {
+          tag = std::uint32_t(p - outlets + 1);
           root_cell[p++] = std::uint32_t(c);
         }
-      }
-    }
-  });
-  // Breadth-first walks over the donor masks (Braun & Willett 2013, §2.2 "stack"; donors in
-  // ascending cell index), one per root, each into its worker's queue: the outlets' walks in
-  // groups of kRoutingPartOutlets (one group's cells stay together in one queue), the pits' in
-  // chunks. An outlet's walk reaches exactly its drained cells (those with a strictly
-  // descending path to it), whose filled level is their height and whose receivers stay; a
-  // pit's walk reaches its catchment. The workers take groups and chunks from a shared counter;
-  // where each walk's cells went is recorded per group and per pit, so the result does not
-  // depend on which worker walked what. Cells are labelled with their pit (1..pits) or, when
-  // drained, with pits + 1 + their outlet group; without pits no labels are needed.
-  constexpr std::size_t kPitChunk = 16;
-  const std::size_t groups = (outlets + kRoutingPartOutlets - 1) / kRoutingPartOutlets;
-  const std::size_t chunks = (std::size_t(pits) + kPitChunk - 1) / kPitChunk;
-  std::vector<ed::Segment> drained(groups), basin(std::size_t(pits) + 1);
-  std::vector<std::uint32_t>& label = out.scratch.label;
-  if (pits > 0) cd::resize_huge(label, n, &ctx);
-  std::uint32_t* lab = pits > 0 ? label.data() : nullptr;
-  std::vector<std::vector<std::uint32_t>>& queue = out.scratch.queue;
-  const int workers = worker_count(inner);
-  if (queue.size() < std::size_t(workers)) queue.resize(std::size_t(workers));
-  std::atomic<std::size_t> next{0};
-  parallel_for(inner, workers, 1, [&](std::int64_t w0, std::int64_t w1) {
-    for (std::int64_t wk = w0; wk < w1; ++wk) {
-      std::vector<std::uint32_t>& q = queue[std::size_t(wk)];
-      cd::reserve_huge(q, n);  // never outgrown: no reallocation under the walks
-      q.clear();
-      // Appends the walk from `root` to q, labelling its cells `tag`. The walk waits on
-      // donor_mask[c] (cells far apart on the map): the mask of the cell kAhead places on,
-      // once the walk has put one there, is fetched early.
-      const auto walk = [&](std::uint32_t root, std::uint32_t tag) {
-        std::size_t k = q.size();
-        q.push_back(root);
-        if (lab != nullptr) lab[root] = tag;
-        for (; k < q.size(); ++k) {
-          if (k + ed::kAhead < q.size()) ed::prefetch(&donor_mask[q[k + ed::kAhead]]);
-          const std::uint32_t c = q[k];
-          for (unsigned m = donor_mask[c]; m != 0; m &= m - 1) {
-            const std::uint32_t d =
-                std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]);
-            if (lab != nullptr) lab[d] = tag;
-            q.push_back(d);
-          }
-        }
-      };
-      for (std::size_t u = next++; u < groups + chunks; u = next++) {
-        if (u < groups) {
-          const std::size_t begin = q.size();
-          const std::size_t t1 = std::min(outlets, (u + 1) * kRoutingPartOutlets);
-          for (std::size_t t = u * kRoutingPartOutlets; t < t1; ++t) {
-            walk(root_cell[t], pits + 1 + std::uint32_t(u));
-          }
-          drained[u] = {std::uint32_t(wk), std::uint32_t(q.size() - begin), begin};
-        } else {
-          const std::size_t k1 = std::min<std::size_t>(pits, (u - groups + 1) * kPitChunk);
-          for (std::size_t k = (u - groups) * kPitChunk + 1; k <= k1; ++k) {
-            const std::size_t begin = q.size();
-            walk(root_cell[outlets + k - 1], std::uint32_t(k));
-            basin[k] = {std::uint32_t(wk), std::uint32_t(q.size() - begin), begin};
-          }
-        }
+        if (lab != nullptr) lab[c] = tag;
       }
     }
   });
   // A one-off routing (keep_scratch false) releases each part of its working memory once it is
-  // no longer read, so that the filled levels are not allocated beside the walks' queues.
+  // no longer read, so that the order is not allocated beside the labels.
   const auto release = [&out](auto& v) {
     if (!out.keep_scratch) std::remove_reference_t<decltype(v)>().swap(v);
   };
-  release(donor_mask);
-  release(roots);
-  if (pits == 0) {  // nothing to fill: the parts are the groups' walks
+  // With pits: the basin graph (route_depressions) gives the spill levels and lays out the
+  // order, from the cells' labels.
+  std::vector<std::size_t> at;
+  std::vector<std::uint32_t> exit_cell, across;
+  std::vector<float> spill;
+  if (pits > 0) {
+    // Every other cell takes its root's label: a depth-first walk over the donor masks from
+    // each group's outlets and from each pit labels what it reaches and counts it (count[0]
+    // unused; pit k at k, group p at pits + 1 + p). The walks run in parallel; each labels
+    // only its own cells.
+    std::vector<std::uint32_t> count(std::size_t(pits) + 1 + groups, 0);
+    const std::size_t units = groups + pits;
+    parallel_for(inner, std::int64_t(units), ed::part_grain(units), [&](std::int64_t u0,
+                                                                        std::int64_t u1) {
+      std::vector<std::uint32_t> stack;
+      for (auto u = std::size_t(u0); u < std::size_t(u1); ++u) {
+        const bool group = u < groups;
+        const std::size_t t0 = group ? u * kRoutingPartOutlets : outlets + (u - groups);
+        const std::size_t t1 = group ? std::min(outlets, t0 + kRoutingPartOutlets) : t0 + 1;
+        const std::uint32_t tag = lab[root_cell[t0]];
+        std::uint32_t cells = 0;
+        for (std::size_t t = t0; t < t1; ++t) {
+          stack.assign(1, root_cell[t]);
+          while (!stack.empty()) {
+            const std::uint32_t c = stack.back();
+            stack.pop_back();
+            ++cells;
+            for (unsigned m = mask[c]; m != 0; m &= m - 1) {
+              const std::uint32_t d =
+                  std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]);
+              lab[d] = tag;
+              stack.push_back(d);
+            }
+          }
+        }
+        count[tag] = cells;
+      }
+    });
+    ed::route_depressions(hs, w, h, lab, pits, count, out.part_begin, at, exit_cell, across,
+                          spill, inner);
+    if (!out.parts.order && out.parts.levels) {
+      ed::fill_levels(hs, w, h, lab, pits, spill, out.filled_m, inner);
+    }
+    release(label);
+  } else if (!out.parts.order && out.parts.levels) {
+    cd::reserve_huge(out.filled_m, n, &ctx);
+    out.filled_m.assign(hs, hs + n);
+  }
+  if (!out.parts.order) {  // the filled levels alone: no receivers, order or parts
+    std::vector<std::uint32_t>().swap(out.receiver);
+    std::vector<std::uint32_t>().swap(out.order);
+    std::vector<std::size_t>().swap(out.part_begin);
+    if (!out.keep_scratch) out.scratch = {};
+    return;
+  }
+
+  // Breadth-first walks over the donor masks (Braun & Willett 2013, §2.2 "stack"; donors in
+  // ascending cell index). An outlet's walk reaches exactly its drained cells (those with a
+  // strictly descending path to it), whose receivers stay and whose filled level is their
+  // height; a pit's walk reaches its catchment, whose filled level is max(height, spill
+  // level). The groups and basins are walked in parallel.
+  float* filled = nullptr;  // where the walks write the filled levels
+  // Appends the walk from `root` to buf[end, ...), giving each cell the filled level
+  // max(height, level) where `filled` is set, and returns the new end; the walk is its own
+  // queue. With `consume`, each cell's mask is left 0 once read (a basin then marks its path
+  // there). The walk waits on cells far apart on the map: those of the cell kAhead places on
+  // are fetched early. `buf` is the order (InPlace) or a worker's buffer (Appended).
+  struct InPlace {
+    std::uint32_t* cells;
+    void put(std::size_t k, std::uint32_t c) const { cells[k] = c; }
+    std::uint32_t operator[](std::size_t k) const { return cells[k]; }
+  };
+  struct Appended {  // k is always the buffer's size
+    std::vector<std::uint32_t>& cells;
+    void put(std::size_t, std::uint32_t c) const { cells.push_back(c); }
+    std::uint32_t operator[](std::size_t k) const { return cells[k]; }
+  };
+  const auto walk = [&](const auto& buf, std::uint32_t root, std::size_t end, float level,
+                        bool consume) {
+    std::size_t k = end;
+    buf.put(end++, root);
+    for (; k < end; ++k) {
+      if (k + ed::kAhead < end) {
+        const std::uint32_t far = buf[k + ed::kAhead];
+        ed::prefetch(&mask[far]);
+        if (filled != nullptr) {
+          ed::prefetch(&hs[far]);
+          ed::prefetch(&filled[far]);
+        }
+      }
+      const std::uint32_t c = buf[k];
+      if (filled != nullptr) filled[c] = std::max(hs[c], level);
+      unsigned m = mask[c];
+      if (consume) mask[c] = 0;
+      for (; m != 0; m &= m - 1) {
+        buf.put(end++, std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]));
+      }
+    }
+    return end;
+  };
+  const auto walk_group = [&](const auto& buf, std::size_t u, std::size_t end) {
+    const std::size_t t1 = std::min(outlets, (u + 1) * kRoutingPartOutlets);
+    for (std::size_t t = u * kRoutingPartOutlets; t < t1; ++t) {
+      end = walk(buf, root_cell[t], end, -std::numeric_limits<float>::infinity(), false);
+    }
+    return end;  // max(h, -inf) is h, bit for bit
+  };
+  if (pits == 0) {
+    // Without pits every cell drains to an outlet, and a group's size is what its walks find:
+    // the workers walk the groups (taken from a shared counter) into their own buffers, each
+    // with room for every cell, untouched until written; the groups are then copied into the
+    // order in their order, and the filled levels are the heights.
+    std::vector<std::vector<std::uint32_t>>& queue = out.scratch.queue;
+    const int workers = worker_count(inner);
+    if (queue.size() < std::size_t(workers)) queue.resize(std::size_t(workers));
+    struct Segment {
+      std::size_t worker = 0, begin = 0, count = 0;
+    };
+    std::vector<Segment> drained(groups);
+    std::atomic<std::size_t> next{0};
+    parallel_for(inner, workers, 1, [&](std::int64_t w0, std::int64_t w1) {
+      for (std::int64_t wk = w0; wk < w1; ++wk) {
+        std::vector<std::uint32_t>& q = queue[std::size_t(wk)];
+        cd::reserve_huge(q, n);  // never outgrown: no reallocation under the walks
+        q.clear();
+        for (std::size_t u = next++; u < groups; u = next++) {
+          const std::size_t begin = q.size();
+          walk_group(Appended{q}, u, begin);
+          drained[u] = {std::size_t(wk), begin, q.size() - begin};
+        }
+      }
+    });
+    release(donor_mask);
+    release(roots);
     out.part_begin.assign(groups + 1, 0);
     for (std::size_t p = 0; p < groups; ++p) {
       out.part_begin[p + 1] = out.part_begin[p] + drained[p].count;
     }
     cd::resize_huge(out.order, n, &ctx);
-    ed::copy_drained(drained, queue, out.part_begin, out.order.data(), inner);
+    parallel_for(inner, std::int64_t(groups), ed::part_grain(groups),
+                 [&](std::int64_t p0, std::int64_t p1) {
+                   for (auto p = std::size_t(p0); p < std::size_t(p1); ++p) {
+                     const std::uint32_t* from = queue[drained[p].worker].data() + drained[p].begin;
+                     std::copy(from, from + drained[p].count, out.order.data() + out.part_begin[p]);
+                   }
+                 });
     release(queue);
-    cd::reserve_huge(out.filled_m, n, &ctx);
-    out.filled_m.assign(hs, hs + n);
-  } else {
-    // Depressions: the pits' catchments are routed through their spill links and get their
-    // Priority-Flood levels from the basin graph; the drained cells keep receiver and height.
-    std::vector<float> spill;
-    ed::route_depressions(hs, w, h, out.receiver.data(), lab, pits, drained, basin, queue,
-                          out.order, out.part_begin, spill, inner);
-    release(queue);
-    ed::fill_levels(hs, w, h, lab, pits, spill, out.filled_m, inner);
+    if (out.parts.levels) {
+      cd::reserve_huge(out.filled_m, n, &ctx);
+      out.filled_m.assign(hs, hs + n);
+    }
+    if (!out.keep_scratch) out.scratch = {};
+    return;
   }
+  // With pits, each group and basin is walked straight into the order where the layout puts
+  // it, and writes only its own range of the order and its own cells.
+  cd::resize_huge(out.order, n, &ctx);
+  if (out.parts.levels) {
+    cd::resize_huge(out.filled_m, n, &ctx);
+    filled = out.filled_m.data();
+  }
+  std::uint32_t* const ord = out.order.data();
+  const std::size_t units = groups + pits;
+  parallel_for(inner, std::int64_t(units), ed::part_grain(units), [&](std::int64_t u0,
+                                                                      std::int64_t u1) {
+    for (auto u = std::size_t(u0); u < std::size_t(u1); ++u) {
+      if (u < groups) {
+        walk_group(InPlace{ord}, u, out.part_begin[u]);
+        continue;
+      }
+      // Basin k: its walk from the pit, then its spill link. The path from the exit cell down
+      // to the pit (marked 1 in the consumed masks) is reversed: each of its cells drains to the
+      // one before it, the exit across the link. It comes first in the basin's range, followed
+      // by the other cells in their walk's order (moved up, from the back).
+      const std::uint32_t k = std::uint32_t(u - groups) + 1;
+      const std::size_t begin = at[k];
+      const std::size_t end = walk(InPlace{ord}, root_cell[outlets + k - 1], begin, spill[k], true);
+      for (std::uint32_t x = exit_cell[k];; x = rcv[x]) {
+        mask[x] = 1;
+        if (rcv[x] == x) break;
+      }
+      std::size_t to = end;
+      for (std::size_t q = end; q-- > begin;) {
+        if (mask[ord[q]] == 0) ord[--to] = ord[q];
+      }
+      std::uint32_t prev = across[k], x = exit_cell[k];
+      for (std::size_t q = begin;; ++q) {
+        const std::uint32_t next = rcv[x];
+        rcv[x] = prev;
+        ord[q] = x;
+        if (next == x) break;  // the pit
+        prev = x;
+        x = next;
+      }
+    }
+  });
+  release(donor_mask);
+  release(roots);
   if (!out.keep_scratch) out.scratch = {};
 }
 

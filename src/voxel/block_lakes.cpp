@@ -100,6 +100,8 @@ std::shared_ptr<const LakeWindow> LakeSource::compute(std::int64_t tx, std::int6
   routing.use_sea_level = true;
   routing.sea_level_m = s.sea_level_m;
   FlowRouting flow;
+  flow.keep_scratch = false;
+  flow.parts.order = false;  // the filled levels alone
   compute_flow_routing(heights, routing, flow, ctx);
   const int n = win->size;
   const float* h = heights.data.data();
