@@ -181,12 +181,14 @@ struct FlowRouting {
   } parts;
   // Working memory of compute_flow_routing, kept with the result so that repeated calls on one
   // FlowRouting (a stream-power run's steps) reuse it instead of allocating, zeroing and
-  // faulting in fresh pages each time: 5 bytes per cell and 4 per outlet or pit. Contents
+  // faulting in fresh pages each time: 5 bytes per cell (donor masks, labels), 4 more once a
+  // map without pits has been routed (the walks' buffers), and 4 per outlet or pit. Contents
   // unspecified. With keep_scratch false, each part of it is released as soon as the call no
   // longer needs it, and it is empty afterwards: a one-off routing then peaks at 13 bytes per
   // cell beside the heights (receivers, order, filled levels and donor masks; the result alone
-  // is 12), and at 8 plus the basin graph's links before its order is built; without the order
-  // at 12 (receivers, labels and filled levels), without the levels at 9.
+  // is 12), and at 9 plus the basin graph's links before its order is built (receivers, donor
+  // masks, labels); without the order at 12 (receivers, labels and filled levels), without the
+  // levels at 9.
   bool keep_scratch = true;
   struct Scratch {
     std::vector<std::uint8_t> donor_mask;
@@ -221,8 +223,8 @@ struct RoutingParams {
 // each outlet over the D8 donors, then the pits' catchments that drain into that group, basin
 // by basin in the order their spill levels were settled. The walks from different outlets and
 // pits run in parallel; the result does not depend on the thread count. O(n) in parallel
-// passes, plus serial work on the basin graph (its links and a heap over the pits); scratch
-// about 9 bytes per cell.
+// passes, plus serial work on the basin graph (its links and a heap over the pits); working
+// memory 5 to 9 bytes per cell (FlowRouting::keep_scratch).
 void compute_flow_routing(const Field2D& heights, const RoutingParams& params, FlowRouting& out,
                           const ExecContext& ctx = {});
 
@@ -273,9 +275,11 @@ struct Hydrology {
 // compute_hydrology always gives. A part left out is empty in the result and its memory is
 // released as soon as the call is done with it: without the routing, its filled levels become
 // the water levels in place and its order and receivers go before the lakes' water levels are
-// written: the call peaks at the routing's 16 bytes per cell beside the heights and keeps 10
-// (5 without the lake ids and sea flags), against 26 kept with every part. The lake ids and
-// sea flags are computed either way (the lakes and rivers need them) and released at the end.
+// written, and without the drainage area, the area goes once the cells that reach the river
+// threshold are marked: the call then peaks at 16 bytes per cell beside the heights (the
+// routing and the drainage area) and keeps 10 (5 without the lake ids and sea flags), against
+// 26 kept with every part. The lake ids and sea flags are computed either way (the lakes and
+// rivers need them) and released at the end.
 struct HydrologyParts {
   bool routing = true;
   bool drainage_area = true;
@@ -318,8 +322,9 @@ struct StreamPowerStats {
   double diffusion_m3 = 0.0;     // net volume change by diffusion (flux through the fixed border)
   std::int64_t depressions = 0;  // pits found over all steps (routing.depressions summed)
 };
-// Working memory of stream_power(): the routing (21 bytes per cell with its own scratch), the
-// drainage area (8), the diffusion's buffer (4) and outlet flags (1), 34 bytes per cell in all.
+// Working memory of stream_power(): the routing (17 to 21 bytes per cell with its own scratch),
+// the drainage area (8), the diffusion's buffer (4) and outlet flags (1), 30 to 34 bytes per
+// cell in all.
 // A call without one allocates its own for its steps; a caller that steps the evolution itself
 // (one step per call, as the benchmark does) passes the same scratch to every call, so nothing
 // is allocated, zeroed or faulted in again. Any map size; contents unspecified between calls.
@@ -343,7 +348,7 @@ struct StreamPowerScratch {
 // `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
 // in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) (plus a heap over the
 // pits' basins); the accumulation and the incision walk the routing's parts in parallel, the
-// heights coming out bit for bit as along the whole order; scratch 35 bytes per cell
+// heights coming out bit for bit as along the whole order; scratch 30 to 34 bytes per cell
 // (StreamPowerScratch, above: pass one to reuse it).
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map = nullptr, const ExecContext& ctx = {},

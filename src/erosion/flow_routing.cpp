@@ -8,13 +8,16 @@
 // exit into a basin that itself drains, and the graph stays a tree with no cycles.
 // The order is made of breadth-first walks over the donor lists (Braun & Willett 2013, §2.2
 // "stack"): one from each outlet, which reaches every cell with a descending path to it, and one
-// from each pit, which labels its catchment. The walks run in parallel. The order is then put
-// together in parts, one per group of consecutive outlets: the group's walks, then the basins
-// that drain into it, basin by basin in the order their spill levels were settled. Restricted
-// to one outlet's cells, this is the sequence that a single walk from all the outlets, followed
-// by all the basins, would give, so drainage sums along it have the same bits; and the parts
-// share no receiver, so the walks along the order (accumulation, incision, breaching) run part
-// by part in parallel.
+// from each pit, which reaches its catchment. It comes in parts, one per group of consecutive
+// outlets: the group's walks, then the basins that drain into it, basin by basin in the order
+// their spill levels were settled. Restricted to one outlet's cells, this is the sequence that a
+// single walk from all the outlets, followed by all the basins, would give, so drainage sums
+// along it have the same bits; and the parts share no receiver, so the walks along the order
+// (accumulation, incision, breaching) run part by part in parallel. Where there are pits, the
+// cells are first labelled with their basin by depth-first walks, which also count them; the
+// basin graph then lays the order out, and the breadth-first walks are written straight into
+// it, each where its part puts it. Without pits the groups are walked into per-worker buffers
+// and copied. Every walk runs in parallel with the others.
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -324,6 +327,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     ed::route_depressions(hs, w, h, lab, pits, count, out.part_begin, at, exit_cell, across,
                           spill, inner);
     if (!out.parts.order && out.parts.levels) {
+      release(donor_mask);
       ed::fill_levels(hs, w, h, lab, pits, spill, out.filled_m, inner);
     }
     release(label);

@@ -46,12 +46,23 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   const float sea = float(params.routing.sea_level_m);
   const ExecContext inner = ed::quiet(ctx);
   const bool use_sea = params.routing.use_sea_level;
-  cd::resize_huge(out.sea, n, &ctx);
+  flow_accumulation(out.routing, g, {}, out.drainage_area_m2, ctx);
+  if (!keep.routing) std::vector<std::uint32_t>().swap(out.routing.order);
+  // Where the drainage area is not kept, the cells that reach the river threshold are marked
+  // now (rivers, less the lakes and the sea below) and the area goes before the lakes' phase.
+  const float river_area = float(params.river_area_m2);
+  cd::resize_huge(out.river, n, &ctx);
+  if (!keep.drainage_area) {
+    const float* area = out.drainage_area_m2.data.data();
+    parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t c = b; c < e; ++c) out.river[std::size_t(c)] = area[c] >= river_area;
+    });
+    out.drainage_area_m2 = {};
+  }
+  cd::resize_huge(out.sea, n, &ctx);  // after the order (and the area) have gone, where they can
   parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t c = b; c < e; ++c) out.sea[std::size_t(c)] = use_sea && hs[c] < sea ? 1 : 0;
   });
-  flow_accumulation(out.routing, g, {}, out.drainage_area_m2, ctx);
-  if (!keep.routing) std::vector<std::uint32_t>().swap(out.routing.order);
 
   // Lakes: connected components of flooded cells, labelled in row-major order of first cell.
   // A cell is marked when it is first reached: with its lake's id, or kShallow when its
@@ -115,19 +126,17 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
     out.water_level_m.data = std::move(out.routing.filled_m);  // f still points into it
     out.routing = {};
   }
-  cd::resize_huge(out.river, n, &ctx);
-  const float* area = out.drainage_area_m2.data.data();
-  const float river_area = float(params.river_area_m2);
+  const float* area = keep.drainage_area ? out.drainage_area_m2.data.data() : nullptr;
   float* water = out.water_level_m.data.data();
   parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     for (std::size_t c = std::size_t(b); c < std::size_t(e); ++c) {
       if (id[c] == kShallow) id[c] = kNoLake;
       const bool lake = id[c] != kNoLake;
       water[c] = lake ? f[c] : out.sea[c] != 0 ? sea : hs[c];
-      out.river[c] = (!lake && out.sea[c] == 0 && area[c] >= river_area) ? 1 : 0;
+      const bool reach = area != nullptr ? area[c] >= river_area : out.river[c] != 0;
+      out.river[c] = (!lake && out.sea[c] == 0 && reach) ? 1 : 0;
     }
   });
-  if (!keep.drainage_area) out.drainage_area_m2 = {};
   if (!keep.lake_ids) std::vector<std::int32_t>().swap(out.lake_id);
   if (!keep.sea) std::vector<std::uint8_t>().swap(out.sea);
 }
