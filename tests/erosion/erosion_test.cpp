@@ -575,6 +575,44 @@ TEST(Routing, OneOffRoutingHasTheSameResultAndKeepsNoScratch) {
   }
 }
 
+// A routing without the order or without the levels leaves those empty and gives the others'
+// bits; so does one that keeps its scratch across such calls. On maps with pits (terraces: many,
+// as a breached map has) and without (a tilted plane: every cell drains to the border).
+TEST(Routing, PartsLeftOutAreEmptyAndTheOthersUnchanged) {
+  const Field2D f = noise_terrain(203, 157, 10.0, 100.0, 0.0, 23, 0.05);
+  Field2D flat = f;
+  for (float& z : flat.data) z = 4.0f * std::floor(z / 4.0f);
+  Field2D plane = f;
+  for (std::size_t c = 0; c < plane.data.size(); ++c) {
+    plane.data[c] = float(c % 203) + 0.5f * float(c / 203);
+  }
+  for (const bool sea : {false, true}) {
+    RoutingParams rp;
+    rp.use_sea_level = sea;
+    for (const bool keep : {false, true}) {
+      FlowRouting part;  // one routing for every call: what a call leaves out does not linger
+      part.keep_scratch = keep;
+      for (const Field2D* map : std::initializer_list<const Field2D*>{&f, &flat, &plane, &f}) {
+        FlowRouting all;
+        compute_flow_routing(*map, rp, all, ExecContext{.threads = 2});
+        ASSERT_EQ(all.depressions == 0, map == &plane);
+        part.parts = {.order = false, .levels = true};
+        compute_flow_routing(*map, rp, part, ExecContext{.threads = 2});
+        EXPECT_EQ(part.filled_m, all.filled_m);
+        EXPECT_EQ(part.depressions, all.depressions);
+        EXPECT_TRUE(part.receiver.empty() && part.order.empty() && part.part_begin.empty());
+        part.parts = {.order = true, .levels = false};
+        compute_flow_routing(*map, rp, part, ExecContext{.threads = 2});
+        EXPECT_EQ(part.receiver, all.receiver);
+        EXPECT_EQ(part.order, all.order);
+        EXPECT_EQ(part.part_begin, all.part_begin);
+        EXPECT_TRUE(part.filled_m.empty());
+        EXPECT_EQ(part.scratch.donor_mask.empty(), !keep);
+      }
+    }
+  }
+}
+
 // Which spacings' cells are counted: those whose every multiple up to the map's cells is a
 // double (the odd part of spacing^2 times the cells below 2^53).
 TEST(Routing, CellsAreCountedOnlyWhereEveryPartialSumIsExact) {
