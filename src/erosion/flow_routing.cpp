@@ -298,34 +298,34 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     // only its own cells.
     std::vector<std::uint32_t> count(std::size_t(pits) + 1 + groups, 0);
     const std::size_t units = groups + pits;
-    parallel_for(inner, std::int64_t(units), ed::part_grain(units), [&](std::int64_t u0,
-                                                                        std::int64_t u1) {
-      std::vector<std::uint32_t> stack;
-      for (auto u = std::size_t(u0); u < std::size_t(u1); ++u) {
-        const bool group = u < groups;
-        const std::size_t t0 = group ? u * kRoutingPartOutlets : outlets + (u - groups);
-        const std::size_t t1 = group ? std::min(outlets, t0 + kRoutingPartOutlets) : t0 + 1;
-        const std::uint32_t tag = lab[root_cell[t0]];
-        std::uint32_t cells = 0;
-        for (std::size_t t = t0; t < t1; ++t) {
-          stack.assign(1, root_cell[t]);
-          while (!stack.empty()) {
-            const std::uint32_t c = stack.back();
-            stack.pop_back();
-            ++cells;
-            for (unsigned m = mask[c]; m != 0; m &= m - 1) {
-              const std::uint32_t d =
-                  std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]);
-              lab[d] = tag;
-              stack.push_back(d);
+    parallel_for(
+        inner, std::int64_t(units), ed::part_grain(units), [&](std::int64_t u0, std::int64_t u1) {
+          std::vector<std::uint32_t> stack;
+          for (auto u = std::size_t(u0); u < std::size_t(u1); ++u) {
+            const bool group = u < groups;
+            const std::size_t t0 = group ? u * kRoutingPartOutlets : outlets + (u - groups);
+            const std::size_t t1 = group ? std::min(outlets, t0 + kRoutingPartOutlets) : t0 + 1;
+            const std::uint32_t tag = lab[root_cell[t0]];
+            std::uint32_t cells = 0;
+            for (std::size_t t = t0; t < t1; ++t) {
+              stack.assign(1, root_cell[t]);
+              while (!stack.empty()) {
+                const std::uint32_t c = stack.back();
+                stack.pop_back();
+                ++cells;
+                for (unsigned m = mask[c]; m != 0; m &= m - 1) {
+                  const std::uint32_t d =
+                      std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]);
+                  lab[d] = tag;
+                  stack.push_back(d);
+                }
+              }
             }
+            count[tag] = cells;
           }
-        }
-        count[tag] = cells;
-      }
-    });
-    ed::route_depressions(hs, w, h, lab, pits, count, out.part_begin, at, exit_cell, across,
-                          spill, inner);
+        });
+    ed::route_depressions(hs, w, h, lab, pits, count, out.part_begin, at, exit_cell, across, spill,
+                          inner);
     if (!out.parts.order && out.parts.levels) {
       release(donor_mask);
       ed::fill_levels(hs, w, h, lab, pits, spill, out.filled_m, inner);
@@ -450,39 +450,41 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   }
   std::uint32_t* const ord = out.order.data();
   const std::size_t units = groups + pits;
-  parallel_for(inner, std::int64_t(units), ed::part_grain(units), [&](std::int64_t u0,
-                                                                      std::int64_t u1) {
-    for (auto u = std::size_t(u0); u < std::size_t(u1); ++u) {
-      if (u < groups) {
-        walk_group(InPlace{ord}, u, out.part_begin[u]);
-        continue;
-      }
-      // Basin k: its walk from the pit, then its spill link. The path from the exit cell down
-      // to the pit (marked 1 in the consumed masks) is reversed: each of its cells drains to the
-      // one before it, the exit across the link. It comes first in the basin's range, followed
-      // by the other cells in their walk's order (moved up, from the back).
-      const std::uint32_t k = std::uint32_t(u - groups) + 1;
-      const std::size_t begin = at[k];
-      const std::size_t end = walk(InPlace{ord}, root_cell[outlets + k - 1], begin, spill[k], true);
-      for (std::uint32_t x = exit_cell[k];; x = rcv[x]) {
-        mask[x] = 1;
-        if (rcv[x] == x) break;
-      }
-      std::size_t to = end;
-      for (std::size_t q = end; q-- > begin;) {
-        if (mask[ord[q]] == 0) ord[--to] = ord[q];
-      }
-      std::uint32_t prev = across[k], x = exit_cell[k];
-      for (std::size_t q = begin;; ++q) {
-        const std::uint32_t next = rcv[x];
-        rcv[x] = prev;
-        ord[q] = x;
-        if (next == x) break;  // the pit
-        prev = x;
-        x = next;
-      }
-    }
-  });
+  parallel_for(inner, std::int64_t(units), ed::part_grain(units),
+               [&](std::int64_t u0, std::int64_t u1) {
+                 for (auto u = std::size_t(u0); u < std::size_t(u1); ++u) {
+                   if (u < groups) {
+                     walk_group(InPlace{ord}, u, out.part_begin[u]);
+                     continue;
+                   }
+                   // Basin k: its walk from the pit, then its spill link. The path from the exit
+                   // cell down to the pit (marked 1 in the consumed masks) is reversed: each of its
+                   // cells drains to the one before it, the exit across the link. It comes first in
+                   // the basin's range, followed by the other cells in their walk's order (moved
+                   // up, from the back).
+                   const std::uint32_t k = std::uint32_t(u - groups) + 1;
+                   const std::size_t begin = at[k];
+                   const std::size_t end =
+                       walk(InPlace{ord}, root_cell[outlets + k - 1], begin, spill[k], true);
+                   for (std::uint32_t x = exit_cell[k];; x = rcv[x]) {
+                     mask[x] = 1;
+                     if (rcv[x] == x) break;
+                   }
+                   std::size_t to = end;
+                   for (std::size_t q = end; q-- > begin;) {
+                     if (mask[ord[q]] == 0) ord[--to] = ord[q];
+                   }
+                   std::uint32_t prev = across[k], x = exit_cell[k];
+                   for (std::size_t q = begin;; ++q) {
+                     const std::uint32_t next = rcv[x];
+                     rcv[x] = prev;
+                     ord[q] = x;
+                     if (next == x) break;  // the pit
+                     prev = x;
+                     x = next;
+                   }
+                 }
+               });
   release(donor_mask);
   release(roots);
   if (!out.keep_scratch) out.scratch = {};
