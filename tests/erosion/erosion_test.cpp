@@ -728,17 +728,39 @@ TEST(Hydrology, LakesOnRoughTerrain) {
   }
 }
 
+// Hydrology's parts tests: lakes, depressions too shallow to be lakes (min_lake_depth_m), sea
+// and rivers, and the hydrology with every part kept.
+struct PartsCase {
+  Field2D map = noise_terrain(200, 150, 10.0, 100.0, 0.0, 77, 0.04);
+  HydrologyParams params;
+  Hydrology all;
+  PartsCase() {
+    params.river_area_m2 = 50.0 * 100.0;
+    params.routing.use_sea_level = true;
+    params.routing.sea_level_m = -20.0;
+    params.min_lake_depth_m = 0.5;  // shallow depressions are not lakes
+    compute_hydrology(map, params, all, ExecContext{.threads = 2});
+  }
+};
+
+// The same lakes: cells, volume and spill point, lake by lake.
+void expect_same_lakes(const std::vector<Lake>& got, const std::vector<Lake>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(got[k].cells, want[k].cells) << k;
+    EXPECT_EQ(got[k].volume_m3, want[k].volume_m3) << k;
+    EXPECT_EQ(got[k].spill_i, want[k].spill_i) << k;
+    EXPECT_EQ(got[k].spill_j, want[k].spill_j) << k;
+  }
+}
+
 // The parts a caller leaves out are empty; the water, rivers, sea and lakes do not depend on
 // them, bit for bit.
 TEST(Hydrology, PartsLeftOutDoNotChangeTheWater) {
-  const Field2D f = noise_terrain(200, 150, 10.0, 100.0, 0.0, 77, 0.04);
-  HydrologyParams hp;
-  hp.river_area_m2 = 50.0 * 100.0;
-  hp.routing.use_sea_level = true;
-  hp.routing.sea_level_m = -20.0;
-  hp.min_lake_depth_m = 0.5;  // shallow depressions are not lakes
-  Hydrology all;
-  compute_hydrology(f, hp, all, ExecContext{.threads = 2});
+  const PartsCase t;
+  const Field2D& f = t.map;
+  const HydrologyParams& hp = t.params;
+  const Hydrology& all = t.all;
   ASSERT_GT(all.lakes.size(), 3u);
   ASSERT_FALSE(all.routing.order.empty());
   // Flooded cells of depressions too shallow to be lakes: dry, at their own height.
@@ -760,12 +782,7 @@ TEST(Hydrology, PartsLeftOutDoNotChangeTheWater) {
       EXPECT_EQ(hy.river, all.river);
       EXPECT_EQ(hy.sea, all.sea);
       EXPECT_EQ(hy.lake_id, all.lake_id);
-      ASSERT_EQ(hy.lakes.size(), all.lakes.size());
-      for (std::size_t k = 0; k < hy.lakes.size(); ++k) {
-        EXPECT_EQ(hy.lakes[k].volume_m3, all.lakes[k].volume_m3);
-        EXPECT_EQ(hy.lakes[k].spill_i, all.lakes[k].spill_i);
-        EXPECT_EQ(hy.lakes[k].spill_j, all.lakes[k].spill_j);
-      }
+      expect_same_lakes(hy.lakes, all.lakes);
       EXPECT_EQ(hy.routing.receiver.empty(), !routing);
       EXPECT_EQ(hy.routing.order, routing ? all.routing.order : std::vector<std::uint32_t>{});
       EXPECT_EQ(hy.routing.filled_m, routing ? all.routing.filled_m : std::vector<float>{});
@@ -780,14 +797,10 @@ TEST(Hydrology, PartsLeftOutDoNotChangeTheWater) {
 
 // The lake ids and sea flags left out: empty, and the water, rivers and lakes the same bits.
 TEST(Hydrology, LakeIdsAndSeaLeftOutAreReleasedWithTheWaterUnchanged) {
-  const Field2D f = noise_terrain(200, 150, 10.0, 100.0, 0.0, 77, 0.04);
-  HydrologyParams hp;
-  hp.river_area_m2 = 50.0 * 100.0;
-  hp.routing.use_sea_level = true;
-  hp.routing.sea_level_m = -20.0;
-  hp.min_lake_depth_m = 0.5;
-  Hydrology all;
-  compute_hydrology(f, hp, all, ExecContext{.threads = 2});
+  const PartsCase t;
+  const Field2D& f = t.map;
+  const HydrologyParams& hp = t.params;
+  const Hydrology& all = t.all;
   ASSERT_GT(all.lakes.size(), 3u);
   ASSERT_TRUE(std::count(all.sea.begin(), all.sea.end(), std::uint8_t(1)) > 100);
   for (const bool lake_ids : {false, true}) {
@@ -801,13 +814,7 @@ TEST(Hydrology, LakeIdsAndSeaLeftOutAreReleasedWithTheWaterUnchanged) {
       EXPECT_EQ(hy.river, all.river);
       EXPECT_EQ(hy.lake_id, lake_ids ? all.lake_id : std::vector<std::int32_t>{});
       EXPECT_EQ(hy.sea, sea ? all.sea : std::vector<std::uint8_t>{});
-      ASSERT_EQ(hy.lakes.size(), all.lakes.size());
-      for (std::size_t k = 0; k < hy.lakes.size(); ++k) {
-        EXPECT_EQ(hy.lakes[k].cells, all.lakes[k].cells);
-        EXPECT_EQ(hy.lakes[k].volume_m3, all.lakes[k].volume_m3);
-        EXPECT_EQ(hy.lakes[k].spill_i, all.lakes[k].spill_i);
-        EXPECT_EQ(hy.lakes[k].spill_j, all.lakes[k].spill_j);
-      }
+      expect_same_lakes(hy.lakes, all.lakes);
     }
   }
 }
