@@ -675,32 +675,38 @@ HWY_INLINE VF Sample3(const Row3& r, std::size_t i, VF dx, VF dy, VF dz) {
 // along x, so its lattice y and z are the same in every sample where there is no warp:
 //   struct Row3State;
 //   static Row3State PrepareRow3(uint32_t seed, VU cy, VF fy, VU cz, VF fz, const BasisArgs&);
+//   static bool Row3Exact(const Row3State&);
 //   static VF Eval3Row(const Row3State&, VU cx, VF fx, const BasisArgs&);
 //   static constexpr bool kPrepareRows3;  // whether it pays on this target
 // with Eval3Row(PrepareRow3(seed, cy, fy, cz, fz, args), cx, fx, args)
-//   == Eval3(seed, cx, fx, cy, fy, cz, fz, args) bit for bit.
+//   == Eval3(seed, cx, fx, cy, fy, cz, fz, args) bit for bit wherever Row3Exact(state) holds;
+// a row with an octave where it does not takes Sample3.
 template <class Basis>
 concept RowPrepared3 = !Basis::kSheared && Basis::kPrepareRows3 && requires {
   typename Basis::Row3State;
 };
 
-// A 3D row without warp of a RowPrepared3 basis (only x has column tables).
+// A 3D row without warp of a RowPrepared3 basis (only x has column tables). False, having
+// written nothing, where an octave's state is not exact.
 template <class Basis>
-HWY_INLINE void Row3Prepared(const Row3& r) {
+HWY_INLINE bool Row3Prepared(const Row3& r) {
   const DF d;
   const DU du;
   using State = typename Basis::Row3State;
   const BasisArgs basis = r.basis;
-  PreparedRowLoop<State>(
-      r.n, r.out, r.fractal,
-      [&](int o) {
-        const Octave3& oc = r.octave[o];
-        return PreparedOctave<State>{
-            Basis::PrepareRow3(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]),
+  const int octaves = r.fractal.type == FractalType::none ? 1 : r.fractal.octaves;
+  PreparedOctave<State> p[kMaxOctaves];
+  for (int o = 0; o < octaves; ++o) {
+    const Octave3& oc = r.octave[o];
+    p[o] = {Basis::PrepareRow3(oc.seed, hn::Set(du, oc.row_cell[1]), hn::Set(d, oc.row_frac[1]),
                                hn::Set(du, oc.row_cell[2]), hn::Set(d, oc.row_frac[2]), basis),
             oc.col_cell[0], oc.col_frac[0]};
-      },
+    if (!Basis::Row3Exact(p[o].state)) return false;
+  }
+  PreparedRowLoop<State>(
+      r.n, r.out, r.fractal, [&](int o) { return p[o]; },
       [&](const State& st, VU cx, VF fx) { return Basis::Eval3Row(st, cx, fx, basis); });
+  return true;
 }
 
 template <bool kWarp, class Basis>
@@ -708,8 +714,8 @@ HWY_INLINE void Row3Impl(const Row3& r) {
   if constexpr (!kWarp && RowPrepared3<Basis>) {
     // Only x varies along the row (no column tables for y or z): the prepared path applies.
     const Octave3& oc = r.octave[0];
-    if (oc.col_cell[0] != nullptr && oc.col_cell[1] == nullptr && oc.col_cell[2] == nullptr) {
-      Row3Prepared<Basis>(r);
+    if (oc.col_cell[0] != nullptr && oc.col_cell[1] == nullptr && oc.col_cell[2] == nullptr &&
+        Row3Prepared<Basis>(r)) {
       return;
     }
   }

@@ -146,6 +146,78 @@ HWY_INLINE VF GradDot2Row(VU h, VF x, const PerlinRowTable& table) {
 #endif
 }
 
+// The 3D row path's gradient dot at 16 lanes (PerlinBasis::Eval3Row), with the bits of
+// GradDot3. A corner's y and z offsets are the same along a row, and GradDot3 is
+// FlipSign(u, bit 0 of g) + FlipSign(v, bit 1 of g) with g = bits 31..28 of h, so each of the 16
+// gradients is a[g] * x + p[g]: where x is u or v, a[g] = +-1 and p[g] the other term (+-y or
+// +-z), and the sum is GradDot3's (IEEE sums are commutative, and (+-1) * x = FlipSign(x) exactly);
+// where neither is x (g = 8..11, 13, 15), a[g] = 0 and p[g] = +-y +-z, GradDot3's sum itself. A
+// zero 0 * x, of either sign, added to p[g] gives p[g] exactly unless p[g] is -0 (+0 + -0 = +0).
+// A sum is -0 only where both its terms are, so that is the lattice row y = z = 0 alone, which
+// takes the general path (Row3State::exact).
+// The product a[g] * x is exact, so MulAdd gives Mul-then-Add's bits on every target. A shift,
+// two permutes and an FMA, where GradDot3 takes twelve operations; 16 gradients fill one
+// 16-lane vector, so the lookups are single permutes.
+//
+// Per gradient g: a[g]; the sign bits of p[g]'s y and z terms; whether p[g] has both terms
+// (a[g] = 0) or the z term alone (all ones where true).
+struct PerlinGrad3Row {
+  float a[16];
+  std::uint32_t y_sign[16], z_sign[16], both[16], z_only[16];
+};
+inline constexpr PerlinGrad3Row MakePerlinGrad3Row() {
+  PerlinGrad3Row t{};
+  for (int g = 0; g < 16; ++g) {
+    // GradDot3's choice of axes (0 = x, 1 = y, 2 = z): u = x below 8, else y; v = y below 4,
+    // x for 12 and 14, else z. Bits 0 and 1 of g flip u and v.
+    const int au = g < 8 ? 0 : 1;
+    const int av = g < 4 ? 1 : ((g & 13) == 12 ? 0 : 2);
+    const std::uint32_t su = (g & 1) != 0 ? 0x80000000u : 0u;
+    const std::uint32_t sv = (g & 2) != 0 ? 0x80000000u : 0u;
+    if (au == 0) {  // x is u: p is v, y or z
+      t.a[g] = su != 0 ? -1.0f : 1.0f;
+      (av == 1 ? t.y_sign[g] : t.z_sign[g]) = sv;
+      t.z_only[g] = av == 2 ? ~0u : 0u;
+    } else if (av == 0) {  // x is v: p is u, y
+      t.a[g] = sv != 0 ? -1.0f : 1.0f;
+      t.y_sign[g] = su;
+    } else {  // u = y, v = z
+      t.a[g] = 0.0f;
+      t.y_sign[g] = su;
+      t.z_sign[g] = sv;
+      t.both[g] = ~0u;
+    }
+  }
+  return t;
+}
+alignas(64) inline constexpr PerlinGrad3Row kPerlinGrad3Row = MakePerlinGrad3Row();
+inline constexpr bool kPerlinRow3Tables = hn::MaxLanes(DF()) == 16;
+
+// The row's table p of a corner's y and z offsets (16 lanes); exact becomes false where an
+// a = 0 entry is -0. Formed in vectors: written as 16 floats and loaded as one vector, the
+// load waits for the stores (no store forwarding), which cost a third of the gain on W3's
+// 128-sample rows.
+HWY_INLINE VF MakePerlinRow3Table(float y, float z, bool& exact) {
+  const DF d;
+  const DU du;
+  const VF ys = FlipSign(hn::Set(d, y), hn::Load(du, kPerlinGrad3Row.y_sign));
+  const VF zs = FlipSign(hn::Set(d, z), hn::Load(du, kPerlinGrad3Row.z_sign));
+  const auto both = hn::RebindMask(d, hn::Ne(hn::Load(du, kPerlinGrad3Row.both), hn::Zero(du)));
+  const auto z_only = hn::RebindMask(d, hn::Ne(hn::Load(du, kPerlinGrad3Row.z_only), hn::Zero(du)));
+  const VF p = hn::IfThenElse(both, hn::Add(ys, zs), hn::IfThenElse(z_only, zs, ys));
+  const auto minus_zero = hn::RebindMask(d, hn::Eq(hn::BitCast(du, p), hn::Set(du, 0x80000000u)));
+  exact = exact && hn::AllFalse(d, hn::And(both, minus_zero));
+  return p;
+}
+
+HWY_INLINE VF GradDot3Row(VU h, VF x, VF table) {
+  const DF d;
+  const DI di;
+  const auto idx = hn::IndicesFromVec(d, hn::BitCast(di, hn::ShiftRight<28>(h)));
+  return hn::MulAdd(hn::TableLookupLanes(hn::Load(d, kPerlinGrad3Row.a), idx), x,
+                    hn::TableLookupLanes(table, idx));
+}
+
 struct PerlinBasis {
   static constexpr bool kSheared = false;
 
@@ -257,13 +329,17 @@ struct PerlinBasis {
   // 3D rows without warp (fractal-inl.h, RowPrepared3): y and z are the same along the row, so
   // the seed, y and z terms of the eight hashes (four distinct: seed ^ y ^ z, xor being
   // associative), the y and z offsets and their fades are formed once per row and octave.
-  // Used at 4 lanes only (SSE4: W3 1.5x faster). At 8 and 16 lanes the ten row vectors spill
-  // (W3 15% slower than broadcasting the row's scalars for every vector, as Eval3 does), and on
-  // the scalar target the gain was not measurable on this machine.
-  static constexpr bool kPrepareRows3 = hn::MaxLanes(DF()) == 4;
+  // At 4 lanes (SSE4: W3 1.5x faster) and at 16 lanes, where the y and z parts of the gradient
+  // dots are tables too (GradDot3Row). At 8 lanes the ten row vectors spill (W3 15% slower than
+  // broadcasting the row's scalars for every vector, as Eval3 does), and on the scalar target the
+  // gain was not measurable.
+  static constexpr bool kPrepareRows3 = hn::MaxLanes(DF()) == 4 || kPerlinRow3Tables;
   struct Row3State {
     VU s00, s10, s01, s11;  // seed ^ (cy + j) * kPrimeY ^ (cz + k) * kPrimeZ: s<j><k>
     VF fy, fz, gy, gz, v, w;
+    // At 16 lanes, the tables of the corners' (y, z): p<j><k> of (fy or gy, fz or gz).
+    VF p00, p10, p01, p11;
+    bool exact;  // the tables give GradDot3's bits (MakePerlinRow3Table)
   };
   static HWY_INLINE Row3State PrepareRow3(std::uint32_t seed, VU cy, VF fy, VU cz, VF fz,
                                           const BasisArgs&) {
@@ -273,17 +349,30 @@ struct PerlinBasis {
     const VU y0 = hn::Mul(cy, hn::Set(du, kPrimeY)), z0 = hn::Mul(cz, hn::Set(du, kPrimeZ));
     const VU y1 = hn::Add(y0, hn::Set(du, kPrimeY)), z1 = hn::Add(z0, hn::Set(du, kPrimeZ));
     const VF one = hn::Set(d, 1.0f);
-    return {hn::Xor(s, hn::Xor(y0, z0)),
-            hn::Xor(s, hn::Xor(y1, z0)),
-            hn::Xor(s, hn::Xor(y0, z1)),
-            hn::Xor(s, hn::Xor(y1, z1)),
-            fy,
-            fz,
-            hn::Sub(fy, one),
-            hn::Sub(fz, one),
-            Quintic(fy),
-            Quintic(fz)};
+    Row3State st{};
+    st.s00 = hn::Xor(s, hn::Xor(y0, z0));
+    st.s10 = hn::Xor(s, hn::Xor(y1, z0));
+    st.s01 = hn::Xor(s, hn::Xor(y0, z1));
+    st.s11 = hn::Xor(s, hn::Xor(y1, z1));
+    st.fy = fy;
+    st.fz = fz;
+    st.gy = hn::Sub(fy, one);
+    st.gz = hn::Sub(fz, one);
+    st.v = Quintic(fy);
+    st.w = Quintic(fz);
+    st.exact = true;
+    if constexpr (kPerlinRow3Tables) {
+      const float y0f = hn::GetLane(st.fy), y1f = hn::GetLane(st.gy);
+      const float z0f = hn::GetLane(st.fz), z1f = hn::GetLane(st.gz);
+      st.p00 = MakePerlinRow3Table(y0f, z0f, st.exact);
+      st.p10 = MakePerlinRow3Table(y1f, z0f, st.exact);
+      st.p01 = MakePerlinRow3Table(y0f, z1f, st.exact);
+      st.p11 = MakePerlinRow3Table(y1f, z1f, st.exact);
+    }
+    return st;
   }
+  // Whether Eval3Row gives Eval3's bits on this row (else the row takes Eval3).
+  static HWY_INLINE bool Row3Exact(const Row3State& st) { return st.exact; }
   static HWY_INLINE VF Eval3Row(const Row3State& st, VU cx, VF fx, const BasisArgs&) {
     const DF d;
     const DU du;
@@ -295,15 +384,22 @@ struct PerlinBasis {
         HashHighPremixed(hn::Xor(x0, st.s10)), HashHighPremixed(hn::Xor(x1, st.s10)),
         HashHighPremixed(hn::Xor(x0, st.s01)), HashHighPremixed(hn::Xor(x1, st.s01)),
         HashHighPremixed(hn::Xor(x0, st.s11)), HashHighPremixed(hn::Xor(x1, st.s11))};
-    return Interpolate3(h, fx, st.fy, st.fz, hn::Sub(fx, hn::Set(d, 1.0f)), st.gy, st.gz,
-                        Quintic(fx), st.v, st.w);
+    const VF gx = hn::Sub(fx, hn::Set(d, 1.0f));
+    if constexpr (kPerlinRow3Tables) {
+      return Blend3(GradDot3Row(h.h000, fx, st.p00), GradDot3Row(h.h100, gx, st.p00),
+                    GradDot3Row(h.h010, fx, st.p10), GradDot3Row(h.h110, gx, st.p10),
+                    GradDot3Row(h.h001, fx, st.p01), GradDot3Row(h.h101, gx, st.p01),
+                    GradDot3Row(h.h011, fx, st.p11), GradDot3Row(h.h111, gx, st.p11), Quintic(fx),
+                    st.v, st.w);
+    } else {
+      return Interpolate3(h, fx, st.fy, st.fz, gx, st.gy, st.gz, Quintic(fx), st.v, st.w);
+    }
   }
 
   // Trilinear blend of the eight corners' gradient dots; (gx, gy, gz) = (fx, fy, fz) - 1 and
   // (u, v, w) their fades.
   static HWY_INLINE VF Interpolate3(const CellHashes3& h, VF fx, VF fy, VF fz, VF gx, VF gy, VF gz,
                                     VF u, VF v, VF w) {
-    const DF d;
 #if HWY_TARGET == HWY_SCALAR
     // Slots 2 * (2 * axis + side) + sign (PerlinGrad3Index).
     const float o[12] = {fx.raw, -fx.raw, gx.raw, -gx.raw, fy.raw, -fy.raw,
@@ -325,6 +421,12 @@ struct PerlinBasis {
     const VF n011 = GradDot3(h.h011, fx, gy, gz);
     const VF n111 = GradDot3(h.h111, gx, gy, gz);
 #endif
+    return Blend3(n000, n100, n010, n110, n001, n101, n011, n111, u, v, w);
+  }
+  // The trilinear blend of the corners' dots n<x><y><z>, scaled and clamped.
+  static HWY_INLINE VF Blend3(VF n000, VF n100, VF n010, VF n110, VF n001, VF n101, VF n011,
+                              VF n111, VF u, VF v, VF w) {
+    const DF d;
     const VF a = Lerp(Lerp(n000, n100, u), Lerp(n010, n110, u), v);
     const VF b = Lerp(Lerp(n001, n101, u), Lerp(n011, n111, u), v);
     return ClampUnit(hn::Mul(Lerp(a, b, w), hn::Set(d, 1.0f / 1.04f)));
