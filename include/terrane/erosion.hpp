@@ -174,10 +174,13 @@ struct FlowRouting {
   // What compute_flow_routing gives besides `depressions`: without the order, receiver, order
   // and part_begin are left empty and no order is built (a caller that needs the filled surface
   // alone, such as breaching's partial fill or a block world's lakes); without the levels,
-  // filled_m is left empty (breaching's cut).
+  // filled_m is left empty (breaching's cut). With levels_only_with_pits, a map without pits
+  // (depressions == 0) leaves filled_m empty too: its filled surface is the heights themselves,
+  // and a caller that reads them there holds no copy (hydrology of a breached map).
   struct Parts {
     bool order = true;
     bool levels = true;
+    bool levels_only_with_pits = false;
   } parts;
   // Working memory of compute_flow_routing, kept with the result so that repeated calls on one
   // FlowRouting (a stream-power run's steps) reuse it instead of allocating, zeroing and
@@ -279,7 +282,10 @@ struct Hydrology {
 // threshold are marked: the call then peaks at 16 bytes per cell beside the heights (the
 // routing and the drainage area) and keeps 10 (5 without the lake ids and sea flags), against
 // 26 kept with every part. The lake ids and sea flags are computed either way (the lakes and
-// rivers need them) and released at the end.
+// rivers need them) and released at the end. Without the routing, a map without pits (a
+// breached one) makes no copy of its filled levels (they are its heights; it has no lakes) and
+// no lake ids unless they are kept: it peaks at 13 bytes per cell beside the heights (the
+// routing's receivers, donor masks, walk buffers and order).
 struct HydrologyParts {
   bool routing = true;
   bool drainage_area = true;

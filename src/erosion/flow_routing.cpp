@@ -145,6 +145,18 @@ RowKernels row_kernels([[maybe_unused]] SimdTarget target) {
   return {steepest_row_base, donor_row_base};
 }
 
+// The filled levels of a map without pits: the heights, copied unless the caller reads them in
+// their place (Parts::levels_only_with_pits).
+void copy_heights_as_levels(FlowRouting& out, const float* hs, std::size_t n,
+                            const ExecContext& ctx) {
+  if (out.parts.levels_only_with_pits) {
+    std::vector<float>().swap(out.filled_m);
+    return;
+  }
+  cd::reserve_huge(out.filled_m, n, &ctx);
+  out.filled_m.assign(hs, hs + n);
+}
+
 }  // namespace
 
 void compute_flow_routing(const Field2D& heights, const RoutingParams& params, FlowRouting& out,
@@ -332,8 +344,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     }
     release(label);
   } else if (!out.parts.order && out.parts.levels) {
-    cd::reserve_huge(out.filled_m, n, &ctx);
-    out.filled_m.assign(hs, hs + n);
+    copy_heights_as_levels(out, hs, n, ctx);
   }
   if (!out.parts.order) {  // the filled levels alone: no receivers, order or parts
     std::vector<std::uint32_t>().swap(out.receiver);
@@ -434,10 +445,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
                    }
                  });
     release(queue);
-    if (out.parts.levels) {
-      cd::reserve_huge(out.filled_m, n, &ctx);
-      out.filled_m.assign(hs, hs + n);
-    }
+    if (out.parts.levels) copy_heights_as_levels(out, hs, n, ctx);
     if (!out.keep_scratch) out.scratch = {};
     return;
   }

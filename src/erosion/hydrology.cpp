@@ -38,7 +38,12 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   // A result kept with the outputs: no working memory held with it, and none beside the filled
   // levels while they are computed.
   out.routing.keep_scratch = false;
+  // Where the routing is not kept, a map without pits (a breached one) has the heights as its
+  // filled levels, and no copy of them is made: it has no lakes, and the routing can go once
+  // the drainage area has been formed.
+  out.routing.parts = {.levels_only_with_pits = !keep.routing};
   compute_flow_routing(heights, params.routing, out.routing, ctx);
+  const bool levels_are_heights = !keep.routing && out.routing.filled_m.empty();
   const GridSpec& g = heights.grid;
   const int w = g.width, h = g.height;
   const std::size_t n = g.sample_count();
@@ -59,6 +64,7 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
     });
     out.drainage_area_m2 = {};
   }
+  if (levels_are_heights) out.routing = {};  // the receivers too: no lake looks for a spill point
   cd::resize_huge(out.sea, n, &ctx);  // after the order (and the area) have gone, where they can
   parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t c = b; c < e; ++c) out.sea[std::size_t(c)] = use_sea && hs[c] < sea ? 1 : 0;
@@ -68,17 +74,22 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   // A cell is marked when it is first reached: with its lake's id, or kShallow when its
   // component is not deep enough to be a lake (kNoLake again below).
   constexpr std::int32_t kShallow = -1;
-  const float* f = out.routing.filled_m.data();
-  cd::assign_huge(out.lake_id, n, kNoLake, &ctx);
-  std::int32_t* id = out.lake_id.data();
+  const float* f = levels_are_heights ? hs : out.routing.filled_m.data();
   out.lakes.clear();
+  // Without pits no cell is flooded, and the ids are needed only where they are kept.
+  if (levels_are_heights && !keep.lake_ids) {
+    std::vector<std::int32_t>().swap(out.lake_id);
+  } else {
+    cd::assign_huge(out.lake_id, n, kNoLake, &ctx);
+  }
+  std::int32_t* id = out.lake_id.data();
   std::vector<std::uint32_t> stack, members;
   const double cell_area = g.spacing_m * g.spacing_m;
   std::int32_t next_id = 1;
   const auto flooded = [&](std::size_t c) {
     return id[c] == kNoLake && f[c] > hs[c] && out.sea[c] == 0;
   };
-  for (std::size_t c0 = 0; c0 < n; ++c0) {
+  for (std::size_t c0 = 0; c0 < n && !levels_are_heights; ++c0) {
     if (!flooded(c0)) continue;
     members.clear();
     stack.assign(1, std::uint32_t(c0));
@@ -120,7 +131,7 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   // Water levels and rivers. Without the routing, its filled levels become the water levels in
   // place (a lake cell's water level is its filled level).
   out.water_level_m.grid = g;
-  if (keep.routing) {
+  if (keep.routing || levels_are_heights) {
     cd::resize_huge(out.water_level_m.data, n, &ctx);
   } else {
     out.water_level_m.data = std::move(out.routing.filled_m);  // f still points into it
@@ -130,8 +141,8 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   float* water = out.water_level_m.data.data();
   parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     for (std::size_t c = std::size_t(b); c < std::size_t(e); ++c) {
-      if (id[c] == kShallow) id[c] = kNoLake;
-      const bool lake = id[c] != kNoLake;
+      if (id != nullptr && id[c] == kShallow) id[c] = kNoLake;
+      const bool lake = id != nullptr && id[c] != kNoLake;
       water[c] = lake ? f[c] : out.sea[c] != 0 ? sea : hs[c];
       const bool reach = area != nullptr ? area[c] >= river_area : out.river[c] != 0;
       out.river[c] = (!lake && out.sea[c] == 0 && reach) ? 1 : 0;

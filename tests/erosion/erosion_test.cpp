@@ -608,6 +608,15 @@ TEST(Routing, PartsLeftOutAreEmptyAndTheOthersUnchanged) {
         EXPECT_EQ(part.part_begin, all.part_begin);
         EXPECT_TRUE(part.filled_m.empty());
         EXPECT_EQ(part.scratch.donor_mask.empty(), !keep);
+        // Levels only with pits: without them the heights are the levels, and none are copied.
+        for (const bool order : {false, true}) {
+          part.parts = {.order = order, .levels = true, .levels_only_with_pits = true};
+          compute_flow_routing(*map, rp, part, ExecContext{.threads = 2});
+          EXPECT_EQ(part.filled_m, all.depressions == 0 ? std::vector<float>{} : all.filled_m);
+          EXPECT_EQ(part.receiver, order ? all.receiver : std::vector<std::uint32_t>{});
+          EXPECT_EQ(part.order, order ? all.order : std::vector<std::uint32_t>{});
+          if (all.depressions == 0) EXPECT_EQ(all.filled_m, map->data);
+        }
       }
     }
   }
@@ -815,6 +824,39 @@ TEST(Hydrology, LakeIdsAndSeaLeftOutAreReleasedWithTheWaterUnchanged) {
       EXPECT_EQ(hy.lake_id, lake_ids ? all.lake_id : std::vector<std::int32_t>{});
       EXPECT_EQ(hy.sea, sea ? all.sea : std::vector<std::uint8_t>{});
       expect_same_lakes(hy.lakes, all.lakes);
+    }
+  }
+}
+
+// A breached map has no pits: without its routing kept, hydrology holds no copy of the levels
+// (they are the heights), and its water, rivers, sea and (no) lakes are the same bits.
+TEST(Hydrology, BreachedMapWithoutItsRoutingGivesTheSameWater) {
+  PartsCase t;
+  Field2D& f = t.map;
+  BreachParams bp;
+  bp.routing = t.params.routing;
+  breach_depressions(f, bp, ExecContext{.threads = 2});
+  Hydrology all;
+  compute_hydrology(f, t.params, all, ExecContext{.threads = 2});
+  ASSERT_EQ(all.routing.depressions, 0);
+  ASSERT_TRUE(all.lakes.empty());
+  ASSERT_EQ(all.routing.filled_m, f.data);
+  ASSERT_GT(std::count(all.river.begin(), all.river.end(), std::uint8_t(1)), 100);
+  ASSERT_GT(std::count(all.sea.begin(), all.sea.end(), std::uint8_t(1)), 100);
+  for (const bool area : {false, true}) {
+    for (const bool lake_ids : {false, true}) {
+      Hydrology hy;
+      compute_hydrology(
+          f, t.params, hy, ExecContext{.threads = 2},
+          HydrologyParts{
+              .routing = false, .drainage_area = area, .lake_ids = lake_ids, .sea = true});
+      EXPECT_TRUE(bit_equal(hy.water_level_m, all.water_level_m));
+      EXPECT_EQ(hy.river, all.river);
+      EXPECT_EQ(hy.sea, all.sea);
+      EXPECT_EQ(hy.lake_id, lake_ids ? all.lake_id : std::vector<std::int32_t>{});
+      EXPECT_TRUE(hy.lakes.empty());
+      EXPECT_TRUE(hy.routing.receiver.empty() && hy.routing.filled_m.empty());
+      if (area) EXPECT_TRUE(bit_equal(hy.drainage_area_m2, all.drainage_area_m2));
     }
   }
 }
