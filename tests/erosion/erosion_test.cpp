@@ -615,7 +615,9 @@ TEST(Routing, PartsLeftOutAreEmptyAndTheOthersUnchanged) {
           EXPECT_EQ(part.filled_m, all.depressions == 0 ? std::vector<float>{} : all.filled_m);
           EXPECT_EQ(part.receiver, order ? all.receiver : std::vector<std::uint32_t>{});
           EXPECT_EQ(part.order, order ? all.order : std::vector<std::uint32_t>{});
-          if (all.depressions == 0) EXPECT_EQ(all.filled_m, map->data);
+          if (all.depressions == 0) {
+            EXPECT_EQ(all.filled_m, map->data);
+          }
         }
       }
     }
@@ -856,7 +858,9 @@ TEST(Hydrology, BreachedMapWithoutItsRoutingGivesTheSameWater) {
       EXPECT_EQ(hy.lake_id, lake_ids ? all.lake_id : std::vector<std::int32_t>{});
       EXPECT_TRUE(hy.lakes.empty());
       EXPECT_TRUE(hy.routing.receiver.empty() && hy.routing.filled_m.empty());
-      if (area) EXPECT_TRUE(bit_equal(hy.drainage_area_m2, all.drainage_area_m2));
+      if (area) {
+        EXPECT_TRUE(bit_equal(hy.drainage_area_m2, all.drainage_area_m2));
+      }
     }
   }
 }
