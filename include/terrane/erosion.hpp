@@ -190,8 +190,9 @@ struct FlowRouting {
   // longer needs it, and it is empty afterwards: a one-off routing then peaks at 13 bytes per
   // cell beside the heights (receivers, order, filled levels and donor masks; the result alone
   // is 12), and at 9 plus the basin graph's links before its order is built (receivers, donor
-  // masks, labels); without the order at 12 (receivers, labels and filled levels), without the
-  // levels at 9.
+  // masks, labels); without the order at 9 while the roots are listed (receivers, donor masks,
+  // labels), the receivers then going, 5 plus the links while the graph is searched and 8 while
+  // the levels are written (labels and levels); without the levels at 9.
   bool keep_scratch = true;
   struct Scratch {
     std::vector<std::uint8_t> donor_mask;

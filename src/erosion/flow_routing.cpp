@@ -298,6 +298,9 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const auto release = [&out](auto& v) {
     if (!out.keep_scratch) std::remove_reference_t<decltype(v)>().swap(v);
   };
+  // Without the order the receivers are not read again (the labels, the basin graph and the
+  // levels come from the donor masks, the roots and the heights): they go before the walks.
+  if (!out.parts.order) std::vector<std::uint32_t>().swap(out.receiver);
   // With pits: the basin graph (route_depressions) gives the spill levels and lays out the
   // order, from the cells' labels.
   std::vector<std::size_t> at;
