@@ -189,10 +189,12 @@ struct FlowRouting {
   // unspecified. With keep_scratch false, each part of it is released as soon as the call no
   // longer needs it, and it is empty afterwards: a one-off routing then peaks at 13 bytes per
   // cell beside the heights (receivers, order, filled levels and donor masks; the result alone
-  // is 12), and at 9 plus the basin graph's links before its order is built (receivers, donor
-  // masks, labels); without the order at 9 while the roots are listed (receivers, donor masks,
-  // labels), the receivers then going, 5 plus the links while the graph is searched and 8 while
-  // the levels are written (labels and levels); without the levels at 9.
+  // is 12), and at 9 while the roots are listed (receivers, donor masks, labels). With pits it
+  // then drops its receivers while the cells are labelled and the basin graph is searched (5
+  // plus the graph's links) and forms them again, the same bits, before its walks; a map
+  // without pits is counted first and walked straight into the order (no walk buffers).
+  // Without the order: 9, then 5 plus the links, and 8 while the levels are written (labels and
+  // levels); without the levels: 9.
   bool keep_scratch = true;
   struct Scratch {
     std::vector<std::uint8_t> donor_mask;
@@ -285,8 +287,8 @@ struct Hydrology {
 // 26 kept with every part. The lake ids and sea flags are computed either way (the lakes and
 // rivers need them) and released at the end. Without the routing, a map without pits (a
 // breached one) makes no copy of its filled levels (they are its heights; it has no lakes) and
-// no lake ids unless they are kept: it peaks at 13 bytes per cell beside the heights (the
-// routing's receivers, donor masks, walk buffers and order).
+// no lake ids unless they are kept: it peaks at 12 bytes per cell beside the heights (the
+// receivers, the order and the drainage area).
 struct HydrologyParts {
   bool routing = true;
   bool drainage_area = true;

@@ -194,18 +194,23 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const ExecContext inner = ed::quiet(ctx);
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
   const RowKernels kernels = row_kernels(resolved_simd_target(ctx));
+  // Row j's receivers (steepest descent; outlets drain to themselves); counts its outlets and
+  // pits.
+  const auto receivers_row = [&](int j, std::int64_t& pits, std::int64_t& outlets) {
+    if (j > 0 && j < h - 1) kernels.steepest(hs, out.receiver.data(), w, j);
+    for (int i = 0; i < w; ++i) {
+      const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+      const bool o = is_outlet(c, i, j);
+      if (o) out.receiver[c] = std::uint32_t(c);
+      outlets += o ? 1 : 0;
+      pits += !o && out.receiver[c] == c ? 1 : 0;
+    }
+  };
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t jj = b; jj < e; ++jj) {
       const int j = int(jj);
-      if (j > 0 && j < h - 1) kernels.steepest(hs, out.receiver.data(), w, j);
       std::int64_t pits = 0, outlets = 0;
-      for (int i = 0; i < w; ++i) {
-        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
-        const bool o = is_outlet(c, i, j);
-        if (o) out.receiver[c] = std::uint32_t(c);
-        outlets += o ? 1 : 0;
-        pits += !o && out.receiver[c] == c ? 1 : 0;
-      }
+      receivers_row(j, pits, outlets);
       row_pits[std::size_t(j)] = pits;
       row_outlets[std::size_t(j)] = outlets;
       // A NaN is found here, in parallel, and reported below (the first in cell order), before
@@ -234,7 +239,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   }
   out.depressions = std::int64_t(pit_total);
 
-  std::uint32_t* const rcv = out.receiver.data();
+  std::uint32_t* rcv = out.receiver.data();
   // Donors as an 8-bit mask per cell (bit k: the k-th neighbour in ascending cell index drains
   // here), filled per row in parallel.
   const std::ptrdiff_t sw = w;
@@ -301,6 +306,26 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   // Without the order the receivers are not read again (the labels, the basin graph and the
   // levels come from the donor masks, the roots and the heights): they go before the walks.
   if (!out.parts.order) std::vector<std::uint32_t>().swap(out.receiver);
+  // A depth-first walk over the donor masks from roots [t0, t1): counts the cells it reaches
+  // and, with `labels`, gives each the label `tag`. A small stack instead of a map-sized queue.
+  const auto count_reached = [&](std::size_t t0, std::size_t t1, std::uint32_t* labels,
+                                 std::uint32_t tag, std::vector<std::uint32_t>& stack) {
+    std::uint32_t cells = 0;
+    for (std::size_t t = t0; t < t1; ++t) {
+      stack.assign(1, root_cell[t]);
+      while (!stack.empty()) {
+        const std::uint32_t c = stack.back();
+        stack.pop_back();
+        ++cells;
+        for (unsigned m = mask[c]; m != 0; m &= m - 1) {
+          const std::uint32_t d = std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]);
+          if (labels != nullptr) labels[d] = tag;
+          stack.push_back(d);
+        }
+      }
+    }
+    return cells;
+  };
   // With pits: the basin graph (route_depressions) gives the spill levels and lays out the
   // order, from the cells' labels.
   std::vector<std::size_t> at;
@@ -311,6 +336,11 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     // each group's outlets and from each pit labels what it reaches and counts it (count[0]
     // unused; pit k at k, group p at pits + 1 + p). The walks run in parallel; each labels
     // only its own cells.
+    // A one-off routing with its order drops the receivers while the cells are labelled and the
+    // basin graph is searched (nothing reads them there) and forms them again, the same bits,
+    // before its walks: a row pass, against 4 bytes per cell beside the labels and the graph.
+    const bool reform = !out.keep_scratch && out.parts.order;
+    if (reform) std::vector<std::uint32_t>().swap(out.receiver);
     std::vector<std::uint32_t> count(std::size_t(pits) + 1 + groups, 0);
     const std::size_t units = groups + pits;
     parallel_for(
@@ -321,22 +351,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
             const std::size_t t0 = group ? u * kRoutingPartOutlets : outlets + (u - groups);
             const std::size_t t1 = group ? std::min(outlets, t0 + kRoutingPartOutlets) : t0 + 1;
             const std::uint32_t tag = lab[root_cell[t0]];
-            std::uint32_t cells = 0;
-            for (std::size_t t = t0; t < t1; ++t) {
-              stack.assign(1, root_cell[t]);
-              while (!stack.empty()) {
-                const std::uint32_t c = stack.back();
-                stack.pop_back();
-                ++cells;
-                for (unsigned m = mask[c]; m != 0; m &= m - 1) {
-                  const std::uint32_t d =
-                      std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]);
-                  lab[d] = tag;
-                  stack.push_back(d);
-                }
-              }
-            }
-            count[tag] = cells;
+            count[tag] = count_reached(t0, t1, lab, tag, stack);
           }
         });
     ed::route_depressions(hs, w, h, lab, pits, count, out.part_begin, at, exit_cell, across, spill,
@@ -346,6 +361,14 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       ed::fill_levels(hs, w, h, lab, pits, spill, out.filled_m, inner);
     }
     release(label);
+    if (reform) {
+      cd::resize_huge(out.receiver, n, &ctx);
+      rcv = out.receiver.data();
+      parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
+        std::int64_t unused_pits = 0, unused_outlets = 0;
+        for (std::int64_t j = b; j < e; ++j) receivers_row(int(j), unused_pits, unused_outlets);
+      });
+    }
   } else if (!out.parts.order && out.parts.levels) {
     copy_heights_as_levels(out, hs, n, ctx);
   }
@@ -408,6 +431,34 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     }
     return end;  // max(h, -inf) is h, bit for bit
   };
+  if (pits == 0 && !out.keep_scratch) {
+    // A one-off routing without pits: each group's cells are counted first (depth-first walks),
+    // so that its breadth-first walks go straight into the order where the counts put them, with
+    // no map-sized buffers beside it (hydrology of a breached map). The same order as below.
+    std::vector<std::uint32_t> count(groups, 0);
+    parallel_for(inner, std::int64_t(groups), ed::part_grain(groups),
+                 [&](std::int64_t u0, std::int64_t u1) {
+                   std::vector<std::uint32_t> stack;
+                   for (auto u = std::size_t(u0); u < std::size_t(u1); ++u) {
+                     const std::size_t t0 = u * kRoutingPartOutlets;
+                     const std::size_t t1 = std::min(outlets, t0 + kRoutingPartOutlets);
+                     count[u] = count_reached(t0, t1, nullptr, 0, stack);
+                   }
+                 });
+    out.part_begin.assign(groups + 1, 0);
+    for (std::size_t p = 0; p < groups; ++p) out.part_begin[p + 1] = out.part_begin[p] + count[p];
+    cd::resize_huge(out.order, n, &ctx);
+    std::uint32_t* const ord = out.order.data();
+    parallel_for(inner, std::int64_t(groups), ed::part_grain(groups),
+                 [&](std::int64_t u0, std::int64_t u1) {
+                   for (auto u = std::size_t(u0); u < std::size_t(u1); ++u) {
+                     walk_group(InPlace{ord}, u, out.part_begin[u]);
+                   }
+                 });
+    out.scratch = {};
+    if (out.parts.levels) copy_heights_as_levels(out, hs, n, ctx);
+    return;
+  }
   if (pits == 0) {
     // Without pits every cell drains to an outlet, and a group's size is what its walks find:
     // the workers walk the groups (taken from a shared counter) into their own buffers, each

@@ -608,6 +608,15 @@ TEST(Routing, PartsLeftOutAreEmptyAndTheOthersUnchanged) {
         EXPECT_EQ(part.part_begin, all.part_begin);
         EXPECT_TRUE(part.filled_m.empty());
         EXPECT_EQ(part.scratch.donor_mask.empty(), !keep);
+        // Every part, with the scratch kept or released as it goes (a one-off routing re-forms
+        // its receivers after the basin graph, and walks a map without pits in place).
+        part.parts = {};
+        compute_flow_routing(*map, rp, part, ExecContext{.threads = 2});
+        EXPECT_EQ(part.receiver, all.receiver);
+        EXPECT_EQ(part.order, all.order);
+        EXPECT_EQ(part.part_begin, all.part_begin);
+        EXPECT_EQ(part.filled_m, all.filled_m);
+        EXPECT_EQ(part.scratch.donor_mask.empty(), !keep);
         // Levels only with pits: without them the heights are the levels, and none are copied.
         for (const bool order : {false, true}) {
           part.parts = {.order = order, .levels = true, .levels_only_with_pits = true};
