@@ -47,6 +47,15 @@ HWY_INLINE VF GradDot3(VU h, VF x, VF y, VF z) {
   return hn::Add(FlipSign(u, hn::ShiftLeft<31>(g)), FlipSign(v, hn::ShiftLeft<30>(g)));
 }
 
+// GradDot3's choice of axes (0 = x, 1 = y, 2 = z) for gradient index g: u = x below 8, else y;
+// v = y below 4, x for 12 and 14, else z. Bits 0 and 1 of g flip u and v.
+inline constexpr int Grad3AxisU(int g) {
+  return g < 8 ? 0 : 1;
+}
+inline constexpr int Grad3AxisV(int g) {
+  return g < 4 ? 1 : ((g & 13) == 12 ? 0 : 2);
+}
+
 // GradDot3 of the eight corners of a cell on the scalar target, by indexed loads where GradDot3
 // takes three compares and three selects: GradDot3 is FlipSign(u, bit 0 of g) +
 // FlipSign(v, bit 1 of g) (g = bits 31..28 of h), u and v two of the corner's offsets. The twelve
@@ -60,9 +69,7 @@ inline constexpr PerlinGrad3Index MakePerlinGrad3Index() {
   PerlinGrad3Index t{};
   for (int corner = 0; corner < 8; ++corner) {
     for (int g = 0; g < 16; ++g) {
-      // GradDot3's choice of axes: u = x below 8, else y; v = y below 4, x for 12 and 14, else z.
-      const int au = g < 8 ? 0 : 1;
-      const int av = g < 4 ? 1 : ((g & 13) == 12 ? 0 : 2);
+      const int au = Grad3AxisU(g), av = Grad3AxisV(g);
       // Offset slot 2 * (2 * axis + side) + sign; side = the corner's bit on that axis.
       t.u[corner][g] = std::uint8_t(2 * (2 * au + ((corner >> au) & 1)) + (g & 1));
       t.v[corner][g] = std::uint8_t(2 * (2 * av + ((corner >> av) & 1)) + ((g >> 1) & 1));
@@ -168,10 +175,7 @@ struct PerlinGrad3Row {
 inline constexpr PerlinGrad3Row MakePerlinGrad3Row() {
   PerlinGrad3Row t{};
   for (int g = 0; g < 16; ++g) {
-    // GradDot3's choice of axes (0 = x, 1 = y, 2 = z): u = x below 8, else y; v = y below 4,
-    // x for 12 and 14, else z. Bits 0 and 1 of g flip u and v.
-    const int au = g < 8 ? 0 : 1;
-    const int av = g < 4 ? 1 : ((g & 13) == 12 ? 0 : 2);
+    const int au = Grad3AxisU(g), av = Grad3AxisV(g);
     const std::uint32_t su = (g & 1) != 0 ? 0x80000000u : 0u;
     const std::uint32_t sv = (g & 2) != 0 ? 0x80000000u : 0u;
     if (au == 0) {  // x is u: p is v, y or z
