@@ -24,6 +24,7 @@ std::string format_bytes(std::uintmax_t n) {
 }
 
 // The process's peak resident memory in bytes (Linux: VmHWM), or 0 where it cannot be read.
+// The stage clock resets it at each stage's start: it is then the last stage's peak.
 std::uint64_t peak_rss_bytes() {
   std::FILE* f = std::fopen("/proc/self/status", "r");
   if (f == nullptr) return 0;
@@ -36,18 +37,27 @@ std::uint64_t peak_rss_bytes() {
   return std::uint64_t(kib) * 1024u;
 }
 
-// --timings: one line per stage, then the total and the peak memory per sample.
+// --timings: one line per stage (with its peak memory), then the total and the whole run's
+// peak memory per sample.
 void print_timings(const std::vector<StageTiming>& stages, std::size_t samples) {
   double wall = 0.0, cpu = 0.0;
-  std::printf("%-28s %10s %10s %6s\n", "stage", "wall s", "cpu s", "cores");
+  std::uint64_t peak = peak_rss_bytes();
+  const double mib = double(1u << 20);
+  std::printf("%-28s %10s %10s %6s %10s\n", "stage", "wall s", "cpu s", "cores", "peak MiB");
   for (const StageTiming& s : stages) {
-    std::printf("%-28s %10.3f %10.3f %6.2f\n", s.name.c_str(), s.wall_s, s.cpu_s,
+    std::printf("%-28s %10.3f %10.3f %6.2f", s.name.c_str(), s.wall_s, s.cpu_s,
                 s.wall_s > 0.0 ? s.cpu_s / s.wall_s : 0.0);
+    if (s.peak_rss_bytes != 0) {
+      std::printf(" %10.1f\n", double(s.peak_rss_bytes) / mib);
+    } else {
+      std::printf(" %10s\n", "-");
+    }
     wall += s.wall_s;
     cpu += s.cpu_s;
+    peak = std::max(peak, s.peak_rss_bytes);
   }
   std::printf("%-28s %10.3f %10.3f %6.2f\n", "total", wall, cpu, wall > 0.0 ? cpu / wall : 0.0);
-  if (const std::uint64_t peak = peak_rss_bytes(); peak != 0) {
+  if (peak != 0) {
     std::printf("peak memory %s, %.2f bytes per sample\n", format_bytes(peak).c_str(),
                 double(peak) / double(std::max<std::size_t>(samples, 1)));
   }

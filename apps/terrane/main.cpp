@@ -127,8 +127,8 @@ int run_cli(int argc, char** argv) {
                 "24 blocks below its lowest surface to 12 above its highest)");
   g->add_flag("-q,--quiet", gen.quiet, "no progress bar");
   g->add_flag("--timings", gen.timings,
-              "print each stage's wall-clock and CPU time (CPU / wall = cores kept busy) and the "
-              "peak memory");
+              "print each stage's wall-clock and CPU time (CPU / wall = cores kept busy) and peak "
+              "memory, and the whole run's peak memory per sample");
   g->add_option("--simd", simd, "force a SIMD target (see top-level --simd)");
 
   cli::StreamOptions st;

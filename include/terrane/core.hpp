@@ -218,15 +218,21 @@ SimdTarget resolved_simd_target(const ExecContext& ctx);
 // Wall-clock and CPU time of one stage of a pipeline (bake's BakeReport::stages,
 // apply_region_ops). cpu_s is the whole process's CPU time over the stage, every thread
 // included, so cpu_s / wall_s is how many cores the stage kept busy (on an otherwise idle
-// process).
+// process). peak_rss_bytes is the process's peak resident memory during the stage, where the
+// system tells it (Linux), else 0.
 struct StageTiming {
   std::string name;
   double wall_s = 0.0;  // [Units: s]
   double cpu_s = 0.0;   // [Units: s]
+  std::uint64_t peak_rss_bytes = 0;  // [Units: bytes]
 };
 
 // Times stages one after another: each stop(name) records the time since the last stop (or
-// construction) into `out`. Not thread-safe; one per pipeline.
+// construction) into `out`. Not thread-safe; one per pipeline. With a non-null `out` it also
+// measures each stage's peak resident memory: on Linux it resets the process's peak counter
+// (VmHWM, through /proc/self/clear_refs) at each stage's start, so a caller that reads VmHWM
+// itself sees the peak since the last stage began (the largest of the stages' peaks is the
+// whole pipeline's).
 class StageClock {
  public:
   explicit StageClock(std::vector<StageTiming>* out);

@@ -1,5 +1,6 @@
 // ExecContext helpers: cancellation as a status and the log sink; stage timings.
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 
 #include "terrane/core.hpp"
@@ -43,19 +44,44 @@ double cpu_now() {
   return double(std::clock()) / double(CLOCKS_PER_SEC);
 }
 
+// The process's peak resident memory since it began or since the last reset_peak_rss, in
+// bytes (Linux: VmHWM), or 0 where the system does not tell it.
+std::uint64_t peak_rss() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "VmHWM: %llu kB", &kib) == 1) break;
+  }
+  std::fclose(f);
+  return std::uint64_t(kib) * 1024u;
+}
+
+// Sets the peak counter to the memory resident now (Linux >= 4.0; elsewhere nothing).
+void reset_peak_rss() {
+  if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
+    std::fputs("5", f);
+    std::fclose(f);
+  }
+}
+
 }  // namespace
 
-StageClock::StageClock(std::vector<StageTiming>* out)
-    : out_(out), wall_(wall_now()), cpu_(cpu_now()) {}
+StageClock::StageClock(std::vector<StageTiming>* out) : out_(out) { restart(); }
 
 void StageClock::stop(std::string name) {
   const double wall = wall_now(), cpu = cpu_now();
-  if (out_ != nullptr) out_->push_back({std::move(name), wall - wall_, cpu - cpu_});
+  if (out_ != nullptr) {
+    out_->push_back({std::move(name), wall - wall_, cpu - cpu_, peak_rss()});
+    reset_peak_rss();
+  }
   wall_ = wall;
   cpu_ = cpu;
 }
 
 void StageClock::restart() {
+  if (out_ != nullptr) reset_peak_rss();
   wall_ = wall_now();
   cpu_ = cpu_now();
 }

@@ -124,15 +124,15 @@ TEST_F(CliTest, GenerateDefaultPresetWritesHeightmapPreviewAndSidecar) {
   }
 }
 
-// --timings: a table of the stages that ran (wall and CPU seconds, cores), the total and the
-// peak memory per sample, before the summary line.
+// --timings: a table of the stages that ran (wall and CPU seconds, cores, peak memory), the total
+// and the whole run's peak memory per sample, before the summary line.
 TEST_F(CliTest, TimingsListEveryStage) {
   const Result r = run("generate default --size 65 --formats png16,glb --tiles 2 --timings -q -o " +
                        dir_.string());
   ASSERT_EQ(r.code, 0) << r.out;
   std::size_t at = 0;
   for (const char* line :
-       {"stage", "checks", "graph", "post[0] thermal", "post[1] breach", "height outputs", "meshes",
+       {"stage", "peak MiB", "checks", "graph", "post[0] thermal", "post[1] breach", "height outputs", "meshes",
         "sidecar, publish", "total", "peak memory", "default: 65x65"}) {
     const std::size_t found = r.out.find(line, at);
     ASSERT_NE(found, std::string::npos) << line << " (in order) in\n" << r.out;
