@@ -68,7 +68,9 @@ void reset_peak_rss() {
 
 }  // namespace
 
-StageClock::StageClock(std::vector<StageTiming>* out) : out_(out) { restart(); }
+StageClock::StageClock(std::vector<StageTiming>* out) : out_(out) {
+  restart();
+}
 
 void StageClock::stop(std::string name) {
   const double wall = wall_now(), cpu = cpu_now();

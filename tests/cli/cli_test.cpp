@@ -132,8 +132,8 @@ TEST_F(CliTest, TimingsListEveryStage) {
   ASSERT_EQ(r.code, 0) << r.out;
   std::size_t at = 0;
   for (const char* line :
-       {"stage", "peak MiB", "checks", "graph", "post[0] thermal", "post[1] breach", "height outputs", "meshes",
-        "sidecar, publish", "total", "peak memory", "default: 65x65"}) {
+       {"stage", "peak MiB", "checks", "graph", "post[0] thermal", "post[1] breach",
+        "height outputs", "meshes", "sidecar, publish", "total", "peak memory", "default: 65x65"}) {
     const std::size_t found = r.out.find(line, at);
     ASSERT_NE(found, std::string::npos) << line << " (in order) in\n" << r.out;
     at = found;
