@@ -287,13 +287,19 @@ struct Hydrology {
 // 26 kept with every part. The lake ids and sea flags are computed either way (the lakes and
 // rivers need them) and released at the end. Without the routing, a map without pits (a
 // breached one) makes no copy of its filled levels (they are its heights; it has no lakes) and
-// no lake ids unless they are kept: it peaks at 12 bytes per cell beside the heights (the
-// receivers, the order and the drainage area).
+// no lake ids unless they are kept; where its cells can be counted exactly (a spacing with few
+// significant bits, such as 30 m or 0.5 m: see flow_accumulation), its drainage area is formed
+// without the routing (donor masks and counts, 5 bytes per cell beside the heights), else it
+// peaks at 12 (the receivers, the order and the drainage area).
 struct HydrologyParts {
   bool routing = true;
   bool drainage_area = true;
   bool lake_ids = true;  // Hydrology::lake_id
   bool sea = true;       // Hydrology::sea
+  // With this, a map on which no lake is found leaves water_level_m empty: its levels are the
+  // heights, and the sea level where use_sea_level and the height is below it (readers of
+  // PreviewWater, terrane/io.hpp, treat an empty level so). Saves 4 bytes per cell.
+  bool water_level_only_with_lakes = false;
 };
 
 // Routing, drainage area, rivers, lakes and sea of a height field. Lakes are the 8-connected

@@ -141,6 +141,9 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
     keep.drainage_area = request.formats.count(OutputFormat::flow) != 0U;
     keep.lake_ids = lakes_map || surface_plan.any();
     keep.sea = surface_plan.any();
+    // The outputs read the water levels only where they are above the ground: without lakes,
+    // nowhere beyond the sea, which they tell from the heights.
+    keep.water_level_only_with_lakes = true;
     compute_hydrology(heights, hp, hydro, quiet, keep);
     clock.stop("hydrology");
   }

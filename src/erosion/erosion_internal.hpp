@@ -39,6 +39,8 @@ inline constexpr int kDj[8] = {0, 0, 1, -1, 1, 1, -1, -1};
 #include <span>
 #include <vector>
 
+#include "terrane/erosion.hpp"
+
 namespace terrane::erosion_detail {
 
 // Walks along a flow order touch cells far apart on the map, so they wait on memory: each
@@ -88,6 +90,17 @@ inline void accumulate_downstream(const std::uint32_t* order, const std::uint32_
 // double(count) * cell, bit for bit. True of every spacing with few significant bits (30 m:
 // 900 m^2; 0.5 m: 0.25 m^2), false of one like 0.1 m.
 bool exact_cell_multiples(double cell, std::size_t n);
+
+// The drainage area flow_accumulation(routing, heights.grid, {}) gives for the routing
+// compute_flow_routing(heights, params) forms, the same bits, without forming that routing:
+// where the heights have no pits (every cell that is not an outlet has a lower neighbour, as
+// after breaching), none is NaN, and every partial sum is exact (exact_cell_multiples: the cells
+// are counted, in any order). Holds 5 bytes per cell (donor masks, then the counts in out's own
+// storage) and stacks of the depth-first walks. Returns false where those do not hold, having
+// written nothing to `out` (the caller then forms the routing); throws what
+// compute_flow_routing throws for an invalid grid.
+bool drainage_without_pits(const Field2D& heights, const RoutingParams& params, Field2D& out,
+                           const ExecContext& ctx);
 
 // Depression routing over the graph of D8 basins (basin_graph.cpp). In: `label`: 1..pits for
 // the cells draining into pit k (pits numbered in cell order), pits + 1 + p for the drained

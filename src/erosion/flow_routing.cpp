@@ -52,12 +52,13 @@ void RoutingParams::validate(std::string_view path) const {
 
 namespace {
 
-// Receivers of the interior cells of row j (0 < j < h - 1, 0 < i < w - 1) on surface `s`: the
-// steepest strictly-descending neighbour (drop, times 1/sqrt 2 on diagonals; the first in the
-// order E, W, S, N, SE, SW, NE, NW on ties), or the cell itself. Written with selects, not
-// branches, so that it vectorises across the row; each cell gets the same float operations, in
-// the same order, on every target. A NaN compares false, so the loop stays defined.
-[[gnu::always_inline]] inline void steepest_row_impl(const float* s, std::uint32_t* rcv, int w,
+// Receivers of the interior cells of row j (0 < j < h - 1, 0 < i < w - 1) on surface `s`, into
+// out[i] (out is row j's first entry): the steepest strictly-descending neighbour (drop, times
+// 1/sqrt 2 on diagonals; the first in the order E, W, S, N, SE, SW, NE, NW on ties), or the cell
+// itself. Written with selects, not branches, so that it vectorises across the row; each cell
+// gets the same float operations, in the same order, on every target. A NaN compares false, so
+// the loop stays defined.
+[[gnu::always_inline]] inline void steepest_row_impl(const float* s, std::uint32_t* out, int w,
                                                      int j) {
   constexpr float kInvDiag = float(1.0 / std::numbers::sqrt2);
   const std::size_t row = std::size_t(j) * std::size_t(w);
@@ -65,7 +66,6 @@ namespace {
   const float* mid = s + row;
   const float* dn = s + row + std::size_t(w);
   const std::uint32_t uw = std::uint32_t(w);
-  std::uint32_t* out = rcv + row;  // stored by i, not by cell: the loop then vectorises
   for (int i = 1; i < w - 1; ++i) {
     const float hc = mid[i];
     const std::uint32_t c = std::uint32_t(row) + std::uint32_t(i);
@@ -89,21 +89,20 @@ namespace {
   }
 }
 
-// Donor masks of the interior cells of row j: bit k is set when the k-th neighbour in ascending
-// cell index (offsets -w-1, -w, -w+1, -1, +1, +w-1, +w, +w+1) drains into the cell.
-[[gnu::always_inline]] inline void donor_row_impl(const std::uint32_t* rcv, std::uint8_t* mask,
-                                                  int w, int j) {
-  const std::size_t row = std::size_t(j) * std::size_t(w);
-  const std::uint32_t* up = rcv + row - std::size_t(w);
-  const std::uint32_t* mid = rcv + row;
-  const std::uint32_t* dn = rcv + row + std::size_t(w);
+// Donor masks of the interior cells of a row whose first cell is `first`, from the receivers of
+// the rows above, at and below it (each from its first entry): bit k of mask[i] is set when the
+// k-th neighbour in ascending cell index (offsets -w-1, -w, -w+1, -1, +1, +w-1, +w, +w+1) drains
+// into the cell.
+[[gnu::always_inline]] inline void donor_row_impl(const std::uint32_t* up, const std::uint32_t* mid,
+                                                  const std::uint32_t* dn, std::uint8_t* mask,
+                                                  int w, std::uint32_t first) {
   for (int i = 1; i < w - 1; ++i) {
-    const std::uint32_t c = std::uint32_t(row) + std::uint32_t(i);
+    const std::uint32_t c = first + std::uint32_t(i);
     const unsigned m = unsigned(up[i - 1] == c) | unsigned(up[i] == c) << 1 |
                        unsigned(up[i + 1] == c) << 2 | unsigned(mid[i - 1] == c) << 3 |
                        unsigned(mid[i + 1] == c) << 4 | unsigned(dn[i - 1] == c) << 5 |
                        unsigned(dn[i] == c) << 6 | unsigned(dn[i + 1] == c) << 7;
-    mask[row + std::size_t(i)] = std::uint8_t(m);
+    mask[i] = std::uint8_t(m);
   }
 }
 
@@ -111,29 +110,33 @@ namespace {
 // setting picks one): the same operations per cell, so the same receivers on every target.
 struct RowKernels {
   void (*steepest)(const float*, std::uint32_t*, int, int);
-  void (*donors)(const std::uint32_t*, std::uint8_t*, int, int);
+  void (*donors)(const std::uint32_t*, const std::uint32_t*, const std::uint32_t*, std::uint8_t*,
+                 int, std::uint32_t);
 };
-void steepest_row_base(const float* s, std::uint32_t* rcv, int w, int j) {
-  steepest_row_impl(s, rcv, w, j);
+void steepest_row_base(const float* s, std::uint32_t* out, int w, int j) {
+  steepest_row_impl(s, out, w, j);
 }
-void donor_row_base(const std::uint32_t* rcv, std::uint8_t* mask, int w, int j) {
-  donor_row_impl(rcv, mask, w, j);
+void donor_row_base(const std::uint32_t* up, const std::uint32_t* mid, const std::uint32_t* dn,
+                    std::uint8_t* mask, int w, std::uint32_t first) {
+  donor_row_impl(up, mid, dn, mask, w, first);
 }
 #if defined(__x86_64__)
-[[gnu::target("avx2")]] void steepest_row_avx2(const float* s, std::uint32_t* rcv, int w, int j) {
-  steepest_row_impl(s, rcv, w, j);
+[[gnu::target("avx2")]] void steepest_row_avx2(const float* s, std::uint32_t* out, int w, int j) {
+  steepest_row_impl(s, out, w, j);
 }
-[[gnu::target("avx2")]] void donor_row_avx2(const std::uint32_t* rcv, std::uint8_t* mask, int w,
-                                            int j) {
-  donor_row_impl(rcv, mask, w, j);
+[[gnu::target("avx2")]] void donor_row_avx2(const std::uint32_t* up, const std::uint32_t* mid,
+                                            const std::uint32_t* dn, std::uint8_t* mask, int w,
+                                            std::uint32_t first) {
+  donor_row_impl(up, mid, dn, mask, w, first);
 }
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void steepest_row_avx3(
-    const float* s, std::uint32_t* rcv, int w, int j) {
-  steepest_row_impl(s, rcv, w, j);
+    const float* s, std::uint32_t* out, int w, int j) {
+  steepest_row_impl(s, out, w, j);
 }
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void donor_row_avx3(
-    const std::uint32_t* rcv, std::uint8_t* mask, int w, int j) {
-  donor_row_impl(rcv, mask, w, j);
+    const std::uint32_t* up, const std::uint32_t* mid, const std::uint32_t* dn,
+    std::uint8_t* mask, int w, std::uint32_t first) {
+  donor_row_impl(up, mid, dn, mask, w, first);
 }
 #endif
 
@@ -197,7 +200,9 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   // Row j's receivers (steepest descent; outlets drain to themselves); counts its outlets and
   // pits.
   const auto receivers_row = [&](int j, std::int64_t& pits, std::int64_t& outlets) {
-    if (j > 0 && j < h - 1) kernels.steepest(hs, out.receiver.data(), w, j);
+    if (j > 0 && j < h - 1) {
+      kernels.steepest(hs, out.receiver.data() + std::size_t(j) * std::size_t(w), w, j);
+    }
     for (int i = 0; i < w; ++i) {
       const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
       const bool o = is_outlet(c, i, j);
@@ -250,7 +255,11 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     for (std::int64_t jj = b; jj < e; ++jj) {
       const int j = int(jj);
       const bool inner_row = j > 0 && j < h - 1;
-      if (inner_row) kernels.donors(rcv, donor_mask.data(), w, j);
+      if (inner_row) {
+        const std::size_t row = std::size_t(j) * std::size_t(w);
+        kernels.donors(rcv + row - std::size_t(w), rcv + row, rcv + row + std::size_t(w),
+                       donor_mask.data() + row, w, std::uint32_t(row));
+      }
       // The cells on the map's border: whole rows at the top and bottom, both ends elsewhere.
       const int step = inner_row ? std::max(1, w - 1) : 1;
       for (int i = 0; i < w; i += step) {
@@ -559,6 +568,124 @@ bool erosion_detail::exact_cell_multiples(double cell, std::size_t n) {
   std::uint64_t m = std::uint64_t(std::ldexp(std::frexp(cell, &e), 53));
   m >>= std::countr_zero(m);
   return n == 0 || m < (std::uint64_t(1) << 53) / n;
+}
+
+bool erosion_detail::drainage_without_pits(const Field2D& heights, const RoutingParams& params,
+                                           Field2D& out, const ExecContext& ctx) {
+  const GridSpec& g = heights.grid;
+  g.validate("flow routing heights");
+  const std::size_t n = g.sample_count();
+  if (heights.data.size() != n || n > std::size_t(0xFFFFFFFFu) ||
+      !exact_cell_multiples(g.spacing_m * g.spacing_m, n)) {
+    return false;
+  }
+  const int w = g.width, h = g.height;
+  const std::size_t sw = std::size_t(w);
+  const float* hs = heights.data.data();
+  const float sea = float(params.sea_level_m);
+  const bool use_sea = params.use_sea_level;
+  const auto is_outlet = [&](std::size_t c, int i, int j) {
+    return i == 0 || j == 0 || i == w - 1 || j == h - 1 || (use_sea && hs[c] < sea);
+  };
+  const ExecContext inner = quiet(ctx);
+  const RowKernels kernels = row_kernels(resolved_simd_target(ctx));
+  // Donor masks (as compute_flow_routing's), from receivers formed per block of rows in a
+  // buffer of its own that also holds the rows above and below it; a pit or a NaN stops it.
+  std::vector<std::uint8_t> mask;
+  cd::resize_huge(mask, n, &ctx);
+  std::atomic<bool> pit{false};
+  const std::int64_t rows = std::max<std::int64_t>(8, 262144 / std::max(1, w));
+  parallel_for(inner, h, rows, [&](std::int64_t b, std::int64_t e) {
+    const int lo = int(std::max<std::int64_t>(b - 1, 0));
+    const int hi = int(std::min<std::int64_t>(e + 1, h));  // rows [lo, hi) in the buffer
+    std::vector<std::uint32_t> buf(std::size_t(hi - lo) * sw);
+    const auto rcv_row = [&](int j) { return buf.data() + std::size_t(j - lo) * sw; };
+    bool stop = false;
+    for (int j = lo; j < hi; ++j) {
+      std::uint32_t* r = rcv_row(j);
+      if (j > 0 && j < h - 1) kernels.steepest(hs, r, w, j);
+      for (int i = 0; i < w; ++i) {
+        const std::size_t c = std::size_t(j) * sw + std::size_t(i);
+        const bool o = is_outlet(c, i, j);
+        if (o) r[i] = std::uint32_t(c);
+        stop = stop || std::isnan(hs[c]) || (!o && r[i] == c);
+      }
+    }
+    for (int j = int(b); j < int(e); ++j) {
+      const std::size_t row = std::size_t(j) * sw;
+      const bool inner_row = j > 0 && j < h - 1;
+      if (inner_row) {
+        kernels.donors(rcv_row(j - 1), rcv_row(j), rcv_row(j + 1), mask.data() + row, w,
+                       std::uint32_t(row));
+      }
+      const int step = inner_row ? std::max(1, w - 1) : 1;
+      for (int i = 0; i < w; i += step) {
+        const std::size_t c = row + std::size_t(i);
+        unsigned m = 0;
+        for (int k = 0; k < 8; ++k) {
+          const int ni = i + (k == 0 || k == 3 || k == 5 ? -1 : k == 1 || k == 6 ? 0 : 1);
+          const int nj = j + (k < 3 ? -1 : k < 5 ? 0 : 1);
+          if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
+          const std::uint32_t nc = std::uint32_t(std::size_t(nj) * sw + std::size_t(ni));
+          m |= unsigned(rcv_row(nj)[ni] == c && nc != c) << k;
+        }
+        mask[c] = std::uint8_t(m);
+      }
+    }
+    if (stop) pit.store(true, std::memory_order_relaxed);
+  });
+  if (pit.load()) return false;
+  // Each cell's count of the cells that drain through it (itself included), from the outlets
+  // up, each count written after its donors' (a depth-first walk that comes back to a cell once
+  // its donors are done): whole numbers, so the same whatever the order of the additions.
+  const std::ptrdiff_t pw = w;
+  const std::ptrdiff_t up_offset[8] = {-pw - 1, -pw, -pw + 1, -1, 1, pw - 1, pw, pw + 1};
+  // The counts are held in out.data's own storage, as bit patterns (0.0f is a count of 0).
+  out.grid = g;
+  cd::assign_huge(out.data, n, 0.0f, &ctx);
+  float* const area = out.data.data();
+  const auto cnt = [area](std::size_t c) { return std::bit_cast<std::uint32_t>(area[c]); };
+  const auto set = [area](std::size_t c, std::uint32_t v) { area[c] = std::bit_cast<float>(v); };
+  const std::uint8_t* msk = mask.data();
+  parallel_for(inner, h, std::max<std::int64_t>(1, 16384 / std::max(1, w)),
+               [&](std::int64_t b, std::int64_t e) {
+                 std::vector<std::uint32_t> stack;
+                 for (int j = int(b); j < int(e); ++j) {
+                   for (int i = 0; i < w; ++i) {
+                     const std::size_t root = std::size_t(j) * sw + std::size_t(i);
+                     if (!is_outlet(root, i, j)) continue;
+                     stack.assign(1, std::uint32_t(root));
+                     while (!stack.empty()) {
+                       const std::uint32_t c = stack.back();
+                       unsigned m = msk[c];
+                       if (cnt(c) == 0) {  // first visit: its donors go on the stack
+                         set(c, 1);
+                         for (; m != 0; m &= m - 1) {
+                           stack.push_back(std::uint32_t(std::ptrdiff_t(c) +
+                                                         up_offset[std::countr_zero(m)]));
+                         }
+                         continue;
+                       }
+                       stack.pop_back();
+                       std::uint32_t sum = 1;
+                       for (; m != 0; m &= m - 1) {
+                         sum += cnt(std::size_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]));
+                       }
+                       set(c, sum);
+                     }
+                   }
+                 }
+               });
+  std::vector<std::uint8_t>().swap(mask);
+  // The counts become areas in place, as flow_accumulation's do: double(count) * cell is what
+  // the doubles would have added up to, and its float the same bits.
+  const double cell = g.spacing_m * g.spacing_m;
+  parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+    for (std::size_t c = std::size_t(b); c < std::size_t(e); ++c) {
+      area[c] = float(double(cnt(c)) * cell);
+    }
+  });
+  return true;
 }
 
 void flow_accumulation(const FlowRouting& routing, const GridSpec& grid,

@@ -35,15 +35,23 @@ void HydrologyParams::validate(std::string_view path) const {
 void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hydrology& out,
                        const ExecContext& ctx, HydrologyParts keep) {
   params.validate();
-  // A result kept with the outputs: no working memory held with it, and none beside the filled
-  // levels while they are computed.
-  out.routing.keep_scratch = false;
   // Where the routing is not kept, a map without pits (a breached one) has the heights as its
-  // filled levels, and no copy of them is made: it has no lakes, and the routing can go once
-  // the drainage area has been formed.
-  out.routing.parts = {.levels_only_with_pits = !keep.routing};
-  compute_flow_routing(heights, params.routing, out.routing, ctx);
-  const bool levels_are_heights = !keep.routing && out.routing.filled_m.empty();
+  // filled levels and no lakes: its drainage area is formed without the routing where the cells
+  // can be counted, and otherwise the routing makes no copy of its levels and goes once the
+  // drainage area has been formed.
+  const bool area_without_routing =
+      !keep.routing && ed::drainage_without_pits(heights, params.routing, out.drainage_area_m2, ctx);
+  if (area_without_routing) {
+    out.routing = {};
+  } else {
+    // A result kept with the outputs: no working memory held with it, and none beside the
+    // filled levels while they are computed.
+    out.routing.keep_scratch = false;
+    out.routing.parts = {.levels_only_with_pits = !keep.routing};
+    compute_flow_routing(heights, params.routing, out.routing, ctx);
+  }
+  const bool levels_are_heights =
+      area_without_routing || (!keep.routing && out.routing.filled_m.empty());
   const GridSpec& g = heights.grid;
   const int w = g.width, h = g.height;
   const std::size_t n = g.sample_count();
@@ -51,7 +59,7 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   const float sea = float(params.routing.sea_level_m);
   const ExecContext inner = ed::quiet(ctx);
   const bool use_sea = params.routing.use_sea_level;
-  flow_accumulation(out.routing, g, {}, out.drainage_area_m2, ctx);
+  if (!area_without_routing) flow_accumulation(out.routing, g, {}, out.drainage_area_m2, ctx);
   if (!keep.routing) std::vector<std::uint32_t>().swap(out.routing.order);
   // Where the drainage area is not kept, the cells that reach the river threshold are marked
   // now (rivers, less the lakes and the sea below) and the area goes before the lakes' phase.
@@ -129,25 +137,31 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   }
 
   // Water levels and rivers. Without the routing, its filled levels become the water levels in
-  // place (a lake cell's water level is its filled level).
-  out.water_level_m.grid = g;
-  if (keep.routing || levels_are_heights) {
-    cd::resize_huge(out.water_level_m.data, n, &ctx);
-  } else {
-    out.water_level_m.data = std::move(out.routing.filled_m);  // f still points into it
-    out.routing = {};
+  // place (a lake cell's water level is its filled level). Without lakes, the levels are the
+  // heights and the sea level: a caller that says so reads them there.
+  const bool water_kept = !(keep.water_level_only_with_lakes && out.lakes.empty());
+  out.water_level_m = {};
+  if (water_kept) {
+    out.water_level_m.grid = g;
+    if (keep.routing || levels_are_heights) {
+      cd::resize_huge(out.water_level_m.data, n, &ctx);
+    } else {
+      out.water_level_m.data = std::move(out.routing.filled_m);  // f still points into it
+      out.routing = {};
+    }
   }
   const float* area = keep.drainage_area ? out.drainage_area_m2.data.data() : nullptr;
-  float* water = out.water_level_m.data.data();
+  float* water = water_kept ? out.water_level_m.data.data() : nullptr;
   parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
     for (std::size_t c = std::size_t(b); c < std::size_t(e); ++c) {
       if (id != nullptr && id[c] == kShallow) id[c] = kNoLake;
       const bool lake = id != nullptr && id[c] != kNoLake;
-      water[c] = lake ? f[c] : out.sea[c] != 0 ? sea : hs[c];
+      if (water != nullptr) water[c] = lake ? f[c] : out.sea[c] != 0 ? sea : hs[c];
       const bool reach = area != nullptr ? area[c] >= river_area : out.river[c] != 0;
       out.river[c] = (!lake && out.sea[c] == 0 && reach) ? 1 : 0;
     }
   });
+  if (!keep.routing) out.routing = {};
   if (!keep.lake_ids) std::vector<std::int32_t>().swap(out.lake_id);
   if (!keep.sea) std::vector<std::uint8_t>().swap(out.sea);
 }

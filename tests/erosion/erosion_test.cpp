@@ -872,6 +872,73 @@ TEST(Hydrology, BreachedMapWithoutItsRoutingGivesTheSameWater) {
       }
     }
   }
+  // Without lakes, water levels asked for only with lakes are not formed; rivers are the same.
+  Hydrology dry;
+  compute_hydrology(f, t.params, dry, ExecContext{.threads = 2},
+                    HydrologyParts{.routing = false,
+                                   .drainage_area = false,
+                                   .lake_ids = false,
+                                   .sea = false,
+                                   .water_level_only_with_lakes = true});
+  EXPECT_TRUE(dry.water_level_m.data.empty());
+  EXPECT_EQ(dry.river, all.river);
+  EXPECT_TRUE(dry.lakes.empty());
+}
+
+// A map with lakes keeps its water levels even when they are asked for only with lakes.
+TEST(Hydrology, WaterLevelsAskedForOnlyWithLakesAreKeptWhereThereAreLakes) {
+  const PartsCase t;
+  ASSERT_FALSE(t.all.lakes.empty());
+  for (const bool routing : {false, true}) {
+    Hydrology hy;
+    compute_hydrology(t.map, t.params, hy, ExecContext{.threads = 2},
+                      HydrologyParts{.routing = routing, .water_level_only_with_lakes = true});
+    EXPECT_TRUE(bit_equal(hy.water_level_m, t.all.water_level_m));
+    EXPECT_EQ(hy.river, t.all.river);
+    expect_same_lakes(hy.lakes, t.all.lakes);
+  }
+}
+
+// The drainage area of a map without pits, formed without its routing: the same bits as
+// flow_accumulation along the routing, with and without the sea, on one and two threads; a map
+// with pits, a NaN, or a spacing whose multiples are not exact is left to the routing (false,
+// nothing written).
+TEST(Hydrology, DrainageWithoutPitsIsTheRoutingsBitForBit) {
+  PartsCase t;
+  const Field2D with_pits = t.map;
+  for (const bool use_sea : {false, true}) {
+    RoutingParams rp = t.params.routing;
+    rp.use_sea_level = use_sea;
+    Field2D map = with_pits;
+    BreachParams bp;
+    bp.routing = rp;
+    breach_depressions(map, bp, ExecContext{.threads = 2});
+    FlowRouting routing;
+    compute_flow_routing(map, rp, routing, ExecContext{.threads = 2});
+    ASSERT_EQ(routing.depressions, 0);
+    Field2D want;
+    flow_accumulation(routing, map.grid, {}, want, ExecContext{.threads = 2});
+    for (const int threads : {1, 2}) {
+      Field2D got;
+      ASSERT_TRUE(
+          erosion_detail::drainage_without_pits(map, rp, got, ExecContext{.threads = threads}));
+      EXPECT_TRUE(bit_equal(got, want)) << use_sea << " " << threads;
+    }
+    t.map = map;
+  }
+  Field2D untouched;
+  EXPECT_FALSE(erosion_detail::drainage_without_pits(with_pits, t.params.routing, untouched,
+                                                     ExecContext{.threads = 2}));
+  EXPECT_TRUE(untouched.data.empty());
+  Field2D nan_map = t.map;
+  nan_map.data[nan_map.data.size() / 2 + 7] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(erosion_detail::drainage_without_pits(nan_map, t.params.routing, untouched,
+                                                     ExecContext{.threads = 2}));
+  Field2D fine = t.map;
+  fine.grid.spacing_m = 0.1;
+  EXPECT_FALSE(erosion_detail::drainage_without_pits(fine, t.params.routing, untouched,
+                                                     ExecContext{.threads = 2}));
+  EXPECT_TRUE(untouched.data.empty());
 }
 
 // ---------------------------------------------------------------------------------------------
