@@ -134,8 +134,8 @@ void donor_row_base(const std::uint32_t* up, const std::uint32_t* mid, const std
   steepest_row_impl(s, out, w, j);
 }
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void donor_row_avx3(
-    const std::uint32_t* up, const std::uint32_t* mid, const std::uint32_t* dn,
-    std::uint8_t* mask, int w, std::uint32_t first) {
+    const std::uint32_t* up, const std::uint32_t* mid, const std::uint32_t* dn, std::uint8_t* mask,
+    int w, std::uint32_t first) {
   donor_row_impl(up, mid, dn, mask, w, first);
 }
 #endif
@@ -661,15 +661,16 @@ bool erosion_detail::drainage_without_pits(const Field2D& heights, const Routing
                        if (cnt(c) == 0) {  // first visit: its donors go on the stack
                          set(c, 1);
                          for (; m != 0; m &= m - 1) {
-                           stack.push_back(std::uint32_t(std::ptrdiff_t(c) +
-                                                         up_offset[std::countr_zero(m)]));
+                           stack.push_back(
+                               std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]));
                          }
                          continue;
                        }
                        stack.pop_back();
                        std::uint32_t sum = 1;
                        for (; m != 0; m &= m - 1) {
-                         sum += cnt(std::size_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]));
+                         sum +=
+                             cnt(std::size_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]));
                        }
                        set(c, sum);
                      }

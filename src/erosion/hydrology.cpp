@@ -40,7 +40,8 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   // can be counted, and otherwise the routing makes no copy of its levels and goes once the
   // drainage area has been formed.
   const bool area_without_routing =
-      !keep.routing && ed::drainage_without_pits(heights, params.routing, out.drainage_area_m2, ctx);
+      !keep.routing &&
+      ed::drainage_without_pits(heights, params.routing, out.drainage_area_m2, ctx);
   if (area_without_routing) {
     out.routing = {};
   } else {
