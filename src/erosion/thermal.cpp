@@ -8,10 +8,13 @@
 //
 // Race-free formulation (the two passes are fused per band of rows, see band()): pass 1 computes,
 // from the old heights only, one factor per cell f = strength * 0.5 * max_excess / sum_excess. Pass
-// 2 gathers into a second buffer: each cell subtracts f * e for each of its own excesses and adds
+// 2 gathers the new height: each cell subtracts f * e for each of its own excesses and adds
 // f_n * e_n for each neighbour's excess towards it, all recomputed from the old heights with the
 // same expression, so the amount a cell gives and the amount its neighbour receives are the same
-// float. Both passes write only their own cell: any split over threads gives the same bits.
+// float. Both passes write only their own cell: any split over threads gives the same bits. The
+// new heights are written in place, each row once the old heights the band still reads are held
+// in a few rows of its own (and each band's neighbouring rows were copied before any band wrote):
+// no second map.
 //
 // Boundary: the field is surrounded by a ring of huge heights with factor 0, which never gives
 // or receives (closed boundary, volume conserved).
@@ -83,7 +86,7 @@ inline float excess(float a, float b, float t) {
   }
 }
 
-// Pass 2 over one padded row: new heights of cells 1..w.
+// Pass 2 over one padded row: new heights of cells 1..w, into out[0, w).
 [[gnu::always_inline]] inline void gather_row(const float* hu, const float* hm, const float* hd,
                                               const float* fu, const float* fm, const float* fd,
                                               float* out, int w, Excess t) {
@@ -103,61 +106,80 @@ inline float excess(float a, float b, float t) {
           fd[i - 1] * excess(hd[i - 1], h, t.diagonal)) +
          (fu[i + 1] * excess(hu[i + 1], h, t.diagonal) +
           fu[i - 1] * excess(hu[i - 1], h, t.diagonal)));
-    out[i] = (h - give) + take;
+    out[i - 1] = (h - give) + take;
   }
 }
 
-// One iteration over padded rows [j0, j1) of `cur` into `next`, fused: the factors of rows
-// j0 - 1 .. j1 go through a ring of three rows (`ring`, 3 * (w + 2) floats) instead of a full
-// field, so each band reads its heights once per iteration. A band recomputes the factors of
-// the rows just outside it with the same expression, so any split into bands gives the same
-// bits. Padding rows (0 and h + 1) have factor 0.
-[[gnu::always_inline]] inline void band(const float* cur, float* next, float* ring, std::size_t pw,
-                                        int w, int h, int j0, int j1, Excess t,
-                                        float half_strength) {
-  const auto frow = [&](int j) { return ring + std::size_t((j + 3) % 3) * pw; };
+// One iteration over map rows [j0, j1) of `hs` (w wide), in place. A row's old heights are read
+// into a ring of four padded rows (pw = w + 2 floats each, kPad at both ends) before the row
+// two above it is rewritten, so the band reads each old row once; the rows just outside the
+// band come from `halo` (rows j0 - 2, j0 - 1, j1, j1 + 1, padded; copied before any band of
+// this iteration wrote), and rows beyond the map are `pad` (kPad throughout). The factors of
+// rows j0 - 1 .. j1 go through a ring of three rows; a band recomputes those of the rows just
+// outside it with the same expression, so any split into bands gives the same bits. `ring`
+// holds 4 + 3 padded rows (old heights, factors).
+[[gnu::always_inline]] inline void band(float* hs, const float* halo, const float* pad,
+                                        float* ring, std::size_t pw, int w, int h, int j0, int j1,
+                                        Excess t, float half_strength) {
+  const std::size_t sw = std::size_t(w);
+  float* const rows = ring;             // old heights of row j at (j mod 4)
+  float* const frows = ring + 4 * pw;   // factors of row j at (j mod 3)
+  const auto old = [&](int j) -> const float* {
+    if (j < 0 || j >= h) return pad;
+    if (j < j0) return halo + std::size_t(j - (j0 - 2)) * pw;
+    if (j >= j1) return halo + std::size_t(2 + j - j1) * pw;
+    return rows + std::size_t((j + 4) % 4) * pw;
+  };
+  const auto load = [&](int j) {
+    if (j < j0 || j >= j1 || j >= h) return;  // from the halo or the padding
+    float* r = rows + std::size_t(j % 4) * pw;
+    r[0] = kPad;
+    std::memcpy(r + 1, hs + std::size_t(j) * sw, sizeof(float) * sw);
+    r[pw - 1] = kPad;
+  };
+  const auto frow = [&](int j) { return frows + std::size_t((j + 3) % 3) * pw; };
   const auto factors_of = [&](int j) {
     float* f = frow(j);
     f[0] = 0.0f;
     f[pw - 1] = 0.0f;
-    if (j < 1 || j > h) {
+    if (j < 0 || j >= h) {
       for (std::size_t i = 1; i + 1 < pw; ++i) f[i] = 0.0f;
       return;
     }
-    const float* m = cur + std::size_t(j) * pw;
-    factors_row(m - pw, m, m + pw, f, w, t, half_strength);
+    factors_row(old(j - 1), old(j), old(j + 1), f, w, t, half_strength);
   };
+  load(j0);
+  load(j0 + 1);
   factors_of(j0 - 1);
   factors_of(j0);
   for (int j = j0; j < j1; ++j) {
+    load(j + 2);  // overwrites row j - 2's old heights, which nothing reads again
     factors_of(j + 1);
-    const float* m = cur + std::size_t(j) * pw;
-    gather_row(m - pw, m, m + pw, frow(j - 1), frow(j), frow(j + 1), next + std::size_t(j) * pw, w,
-               t);
+    gather_row(old(j - 1), old(j), old(j + 1), frow(j - 1), frow(j), frow(j + 1),
+               hs + std::size_t(j) * sw, w, t);
   }
 }
 
 // The band kernel compiled for the baseline x86-64 target (SSE2), AVX2 and AVX-512, chosen by
 // terrane's SIMD setting. They are the same IEEE operations in the same order (no FMA: the
 // project builds with -ffp-contract=off), so all give the same bits; tests check it.
-using BandKernel = void (*)(const float*, float*, float*, std::size_t, int, int, int, int, Excess,
-                            float);
+using BandKernel = void (*)(float*, const float*, const float*, float*, std::size_t, int, int,
+                            int, int, Excess, float);
 
-void band_base(const float* cur, float* next, float* ring, std::size_t pw, int w, int h, int j0,
-               int j1, Excess t, float s) {
-  band(cur, next, ring, pw, w, h, j0, j1, t, s);
+void band_base(float* hs, const float* halo, const float* pad, float* ring, std::size_t pw, int w,
+               int h, int j0, int j1, Excess t, float s) {
+  band(hs, halo, pad, ring, pw, w, h, j0, j1, t, s);
 }
 #if defined(__x86_64__)
-[[gnu::target("avx2")]] void band_avx2(const float* cur, float* next, float* ring, std::size_t pw,
-                                       int w, int h, int j0, int j1, Excess t, float s) {
-  band(cur, next, ring, pw, w, h, j0, j1, t, s);
+[[gnu::target("avx2")]] void band_avx2(float* hs, const float* halo, const float* pad, float* ring,
+                                       std::size_t pw, int w, int h, int j0, int j1, Excess t,
+                                       float s) {
+  band(hs, halo, pad, ring, pw, w, h, j0, j1, t, s);
 }
-[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void band_avx3(const float* cur,
-                                                                          float* next, float* ring,
-                                                                          std::size_t pw, int w,
-                                                                          int h, int j0, int j1,
-                                                                          Excess t, float s) {
-  band(cur, next, ring, pw, w, h, j0, j1, t, s);
+[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void band_avx3(
+    float* hs, const float* halo, const float* pad, float* ring, std::size_t pw, int w, int h,
+    int j0, int j1, Excess t, float s) {
+  band(hs, halo, pad, ring, pw, w, h, j0, j1, t, s);
 }
 #endif
 
@@ -188,13 +210,6 @@ void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecCo
                  float(tan_talus * heights.grid.spacing_m * std::numbers::sqrt2)};
   const float half_strength = float(0.5 * params.strength);
 
-  const std::size_t padded = pw * (std::size_t(h) + 2);
-  std::vector<float> cur, next;
-  core_detail::assign_huge(cur, padded, kPad, &ctx);
-  core_detail::assign_huge(next, padded, kPad, &ctx);
-  for (int j = 0; j < h; ++j) {
-    std::memcpy(&cur[(std::size_t(j) + 1) * pw + 1], heights.row(j).data(), sizeof(float) * w);
-  }
   const ExecContext inner = ed::quiet(ctx);
   // Bands of rows: enough for the workers to balance, long enough that the two recomputed halo
   // rows per band stay cheap. The split never changes the result.
@@ -202,20 +217,39 @@ void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecCo
       ctx.threads > 0 ? ctx.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   const int band_rows = std::max(8, (h + 4 * workers - 1) / (4 * workers));
   const std::int64_t bands = (h + band_rows - 1) / band_rows;
+  // Each band's halo: the two rows above it and the two below, padded, copied from the old
+  // heights before any band rewrites them.
+  std::vector<float> halos(std::size_t(bands) * 4 * pw), pad(pw, kPad);
+  float* const hs = heights.data.data();
+  const std::size_t sw = std::size_t(w);
   for (int it = 0; it < params.iterations; ++it) {
     ed::check_cancel(ctx);
     parallel_for(inner, bands, 1, [&](std::int64_t b, std::int64_t e) {
-      std::vector<float> ring(3 * pw);
       for (std::int64_t k = b; k < e; ++k) {
-        const int j0 = 1 + int(k) * band_rows, j1 = std::min(h + 1, j0 + band_rows);
-        kernel(cur.data(), next.data(), ring.data(), pw, w, h, j0, j1, t, half_strength);
+        const int j0 = int(k) * band_rows, j1 = std::min(h, j0 + band_rows);
+        const int halo_rows[4] = {j0 - 2, j0 - 1, j1, j1 + 1};
+        for (int r = 0; r < 4; ++r) {
+          float* dst = halos.data() + (std::size_t(k) * 4 + std::size_t(r)) * pw;
+          const int j = halo_rows[r];
+          if (j < 0 || j >= h) {
+            std::fill(dst, dst + pw, kPad);
+            continue;
+          }
+          dst[0] = kPad;
+          std::memcpy(dst + 1, hs + std::size_t(j) * sw, sizeof(float) * sw);
+          dst[pw - 1] = kPad;
+        }
       }
     });
-    cur.swap(next);
+    parallel_for(inner, bands, 1, [&](std::int64_t b, std::int64_t e) {
+      std::vector<float> ring(7 * pw);
+      for (std::int64_t k = b; k < e; ++k) {
+        const int j0 = int(k) * band_rows, j1 = std::min(h, j0 + band_rows);
+        kernel(hs, halos.data() + std::size_t(k) * 4 * pw, pad.data(), ring.data(), pw, w, h, j0,
+               j1, t, half_strength);
+      }
+    });
     ed::report(ctx, double(it + 1) / double(params.iterations));
-  }
-  for (int j = 0; j < h; ++j) {
-    std::memcpy(heights.row(j).data(), &cur[(std::size_t(j) + 1) * pw + 1], sizeof(float) * w);
   }
 }
 
