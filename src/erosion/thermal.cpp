@@ -118,12 +118,12 @@ inline float excess(float a, float b, float t) {
 // rows j0 - 1 .. j1 go through a ring of three rows; a band recomputes those of the rows just
 // outside it with the same expression, so any split into bands gives the same bits. `ring`
 // holds 4 + 3 padded rows (old heights, factors).
-[[gnu::always_inline]] inline void band(float* hs, const float* halo, const float* pad,
-                                        float* ring, std::size_t pw, int w, int h, int j0, int j1,
-                                        Excess t, float half_strength) {
+[[gnu::always_inline]] inline void band(float* hs, const float* halo, const float* pad, float* ring,
+                                        std::size_t pw, int w, int h, int j0, int j1, Excess t,
+                                        float half_strength) {
   const std::size_t sw = std::size_t(w);
-  float* const rows = ring;             // old heights of row j at (j mod 4)
-  float* const frows = ring + 4 * pw;   // factors of row j at (j mod 3)
+  float* const rows = ring;            // old heights of row j at (j mod 4)
+  float* const frows = ring + 4 * pw;  // factors of row j at (j mod 3)
   const auto old = [&](int j) -> const float* {
     if (j < 0 || j >= h) return pad;
     if (j < j0) return halo + std::size_t(j - (j0 - 2)) * pw;
@@ -163,8 +163,8 @@ inline float excess(float a, float b, float t) {
 // The band kernel compiled for the baseline x86-64 target (SSE2), AVX2 and AVX-512, chosen by
 // terrane's SIMD setting. They are the same IEEE operations in the same order (no FMA: the
 // project builds with -ffp-contract=off), so all give the same bits; tests check it.
-using BandKernel = void (*)(float*, const float*, const float*, float*, std::size_t, int, int,
-                            int, int, Excess, float);
+using BandKernel = void (*)(float*, const float*, const float*, float*, std::size_t, int, int, int,
+                            int, Excess, float);
 
 void band_base(float* hs, const float* halo, const float* pad, float* ring, std::size_t pw, int w,
                int h, int j0, int j1, Excess t, float s) {
