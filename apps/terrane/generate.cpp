@@ -81,6 +81,7 @@ BakeRequest to_request(const GenerateOptions& opt) {
   r.river_area_m2 = opt.river_area_m2;
   r.max_memory_bytes = std::uint64_t(opt.max_memory_gib * double(std::uint64_t{1} << 30));
   r.whole_map_hydrology = opt.whole_map_hydrology;
+  r.stage_peaks = opt.timings;
   r.lod = opt.lod;
   if (opt.has_simplify) r.simplify_error_m = opt.simplify_error_m;
   r.tiles = opt.tiles;

@@ -215,6 +215,10 @@ struct BakeRequest {
   // The most memory the bake may need by its estimate (--max-memory, in GiB there)
   // [Units: bytes] [Limit: 64 MiB..4 TiB]; see "Budget" below.
   std::uint64_t max_memory_bytes = kDefaultBakeMemoryBytes;
+  // Measure each stage's peak resident memory into BakeReport::stages (`--timings`). On Linux
+  // this resets the process's peak counter at each stage's start (StageClock, terrane/core.hpp):
+  // afterwards the process's VmHWM and ru_maxrss are the last stage's peak, not the run's.
+  bool stage_peaks = false;
 };
 
 struct BakedFile {

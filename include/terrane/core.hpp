@@ -228,20 +228,22 @@ struct StageTiming {
 };
 
 // Times stages one after another: each stop(name) records the time since the last stop (or
-// construction) into `out`. Not thread-safe; one per pipeline. With a non-null `out` it also
-// measures each stage's peak resident memory: on Linux it resets the process's peak counter
-// (VmHWM, through /proc/self/clear_refs) at each stage's start, so a caller that reads VmHWM
-// itself sees the peak since the last stage began (the largest of the stages' peaks is the
-// whole pipeline's).
+// construction) into `out`. Not thread-safe; one per pipeline. With `peaks` (and a non-null
+// `out`) it also measures each stage's peak resident memory: on Linux it resets the process's
+// peak counter (VmHWM, through /proc/self/clear_refs) at each stage's start, so what the
+// process's own VmHWM and getrusage's ru_maxrss (time(1)'s maximum resident size) report
+// afterwards is the peak since the last stage began; the largest of the stages' peaks is the
+// whole pipeline's. Without `peaks`, peak_rss_bytes stays 0 and the counter is left alone.
 class StageClock {
  public:
-  explicit StageClock(std::vector<StageTiming>* out);
+  explicit StageClock(std::vector<StageTiming>* out, bool peaks = false);
   void stop(std::string name);
   // Starts the next stage now without recording the time since the last stop.
   void restart();
 
  private:
   std::vector<StageTiming>* out_;
+  bool peaks_ = false;
   double wall_ = 0.0, cpu_ = 0.0;
 };
 

@@ -59,8 +59,8 @@ struct ThermalParams {
 // per cell, h' = h - sum_k f * e_k(out) + sum_k f_n * e_k(in), recomputing every excess from
 // the old heights. Neighbours outside the field do not exist (closed boundary), so the total
 // volume is conserved up to float rounding. O(iterations * n), parallel over bands of rows
-// (both passes fused per band, vectorised: SSE2/AVX2/AVX-512 give the same bits); scratch: two
-// float fields plus three rows per band.
+// (both passes fused per band, vectorised: SSE2/AVX2/AVX-512 give the same bits), in place:
+// scratch is seven rows per band and four rows of each band's neighbours, no second map.
 void thermal_erosion(Field2D& heights, const ThermalParams& params, const ExecContext& ctx = {});
 
 // ---------------------------------------------------------------------------------------------
@@ -472,8 +472,10 @@ RegionOpKind parse_region_op_kind(std::string_view name);
 // inputs; a non-finite output throws Error(invalid_argument) "<source>: post[i]: ..." naming the
 // sample. Progress runs from 0 to 1 over all operations. Deterministic like every function here.
 // `timings` (optional) receives one StageTiming per operation, named "post[i] <kind>" (a stream
-// power operation's uplift node evaluation is part of it).
+// power operation's uplift node evaluation is part of it); with `stage_peaks`, each with its
+// peak resident memory (StageClock: this resets the process's peak counter).
 void apply_region_ops(Field2D& heights, const GraphSource& generator, std::span<const RegionOp> ops,
-                      const ExecContext& ctx = {}, std::vector<StageTiming>* timings = nullptr);
+                      const ExecContext& ctx = {}, std::vector<StageTiming>* timings = nullptr,
+                      bool stage_peaks = false);
 
 }  // namespace terrane

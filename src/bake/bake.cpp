@@ -58,7 +58,7 @@ std::string published_names(std::string message, const fs::path& stage, const fs
 BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   const auto t0 = std::chrono::steady_clock::now();
   BakeReport report;
-  StageClock clock(&report.stages);
+  StageClock clock(&report.stages, request.stage_peaks);
 
   // 1. Everything is checked before any work and before the directory exists.
   check_request_values(request);
@@ -123,7 +123,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   clock.stop("graph");
   if (!post_ops.empty()) {
     apply_region_ops(heights, preset.generator(), post_ops, progress_range(ctx, 0.25, 1.0),
-                     &report.stages);
+                     &report.stages, request.stage_peaks);
     clock.restart();  // the operations timed themselves
   }
   Hydrology hydro;

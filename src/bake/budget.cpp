@@ -60,7 +60,7 @@ double format_bytes_per_sample(OutputFormat f) {
 double post_bytes_per_sample(const RegionOp& op) {
   switch (op.kind) {
     case RegionOpKind::thermal:
-      return 6.0;
+      return 1.0;  // in place: a few rows per band (8 before issue 18's round)
     case RegionOpKind::droplets:
       return 1.0;
     case RegionOpKind::stream_power:

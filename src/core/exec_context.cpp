@@ -68,14 +68,16 @@ void reset_peak_rss() {
 
 }  // namespace
 
-StageClock::StageClock(std::vector<StageTiming>* out) : out_(out) {
+StageClock::StageClock(std::vector<StageTiming>* out, bool peaks)
+    : out_(out), peaks_(peaks && out != nullptr) {
   restart();
 }
 
 void StageClock::stop(std::string name) {
   const double wall = wall_now(), cpu = cpu_now();
-  if (out_ != nullptr) {
-    out_->push_back({std::move(name), wall - wall_, cpu - cpu_, peak_rss()});
+  if (out_ != nullptr) out_->push_back({std::move(name), wall - wall_, cpu - cpu_});
+  if (peaks_) {
+    out_->back().peak_rss_bytes = peak_rss();
     reset_peak_rss();
   }
   wall_ = wall;
@@ -83,7 +85,7 @@ void StageClock::stop(std::string name) {
 }
 
 void StageClock::restart() {
-  if (out_ != nullptr) reset_peak_rss();
+  if (peaks_) reset_peak_rss();
   wall_ = wall_now();
   cpu_ = cpu_now();
 }

@@ -200,9 +200,10 @@ void RegionOp::validate(std::string_view path) const {
 }
 
 void apply_region_ops(Field2D& heights, const GraphSource& gen, std::span<const RegionOp> ops,
-                      const ExecContext& ctx, std::vector<StageTiming>* timings) {
+                      const ExecContext& ctx, std::vector<StageTiming>* timings,
+                      bool stage_peaks) {
   const double n = double(ops.size());
-  StageClock clock(timings);
+  StageClock clock(timings, stage_peaks);
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const RegionOp& op = ops[k];
     ExecContext sub = ed::quiet(ctx);

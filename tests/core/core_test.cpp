@@ -232,7 +232,7 @@ TEST(ExecContext, LogSinkGetsMessagesAndEmptySinkDropsThem) {
 // peak, not the first one's nor the third's.
 TEST(StageClock, EachStageRecordsItsOwnPeakMemory) {
   std::vector<StageTiming> stages;
-  StageClock clock(&stages);
+  StageClock clock(&stages, true);
   clock.stop("before");
   constexpr std::size_t kBytes = std::size_t(96) << 20;
   void* p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -246,8 +246,13 @@ TEST(StageClock, EachStageRecordsItsOwnPeakMemory) {
   if (stages[0].peak_rss_bytes == 0) GTEST_SKIP() << "no VmHWM on this system";
   EXPECT_GE(stages[1].peak_rss_bytes, stages[0].peak_rss_bytes + (std::size_t(80) << 20));
   EXPECT_LE(stages[2].peak_rss_bytes + (std::size_t(64) << 20), stages[1].peak_rss_bytes);
-  // Without a place to record them, nothing is measured (and the counter is left alone).
-  StageClock silent(nullptr);
+  // Not asked for, nothing is measured (and the counter is left alone).
+  std::vector<StageTiming> times;
+  StageClock plain(&times);
+  plain.stop("timed");
+  ASSERT_EQ(times.size(), 1u);
+  EXPECT_EQ(times[0].peak_rss_bytes, 0u);
+  StageClock silent(nullptr, true);
   silent.stop("nowhere");
 }
 
