@@ -181,6 +181,10 @@ struct FlowRouting {
     bool order = true;
     bool levels = true;
     bool levels_only_with_pits = false;
+    // Without the order, the receivers all the same (the same as with it: each pit's catchment
+    // routed across its spill link), for a caller that walks them by other means (breaching's
+    // cut); part_begin and the order stay empty.
+    bool receivers_without_order = false;
   } parts;
   // Working memory of compute_flow_routing, kept with the result so that repeated calls on one
   // FlowRouting (a stream-power run's steps) reuse it instead of allocating, zeroing and

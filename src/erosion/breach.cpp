@@ -41,7 +41,6 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
   routing.parts = {.order = false, .levels = true};  // the partial fill reads the levels alone
   compute_flow_routing(heights, params.routing, routing, ctx);
   const ExecContext inner = ed::quiet(ctx);
-  const std::size_t n = heights.data.size();
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / w);
   // Per row: cells raised and volume added, summed over the rows in row order afterwards.
   std::vector<std::int64_t> row_cells(std::size_t(h), 0);
@@ -66,59 +65,69 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
   }
   throw_if_cancelled(ctx);
 
-  // (2) Routing of the filled surface; (3) cut along it, sources first, each part of the order
-  //     (FlowRouting::part_begin: no receiver in another part) on its own, in parallel. A cell
-  //     is lowered to the lowest target of its donors, whatever their order; the volumes are
-  //     summed per part, then over the parts in their order.
-  routing.parts = {.order = true, .levels = false};  // the cut reads the receivers and the order
+  // (2) Routing of the filled surface, its receivers alone; (3) cut along it, sources first: a
+  //     depth-first walk from each outlet over the donors (the neighbours whose receiver is the
+  //     cell) comes back to a cell once its donors are cut, and lowers it to the lowest target
+  //     of its donors, which the order of the donors does not change. The walks from different
+  //     outlets touch different cells and run in parallel; the cells and volumes are summed per
+  //     row of outlets, then over the rows in their order.
+  routing.parts = {.order = false, .levels = false, .receivers_without_order = true};
   compute_flow_routing(heights, params.routing, routing, ctx);
   const double axial = heights.grid.spacing_m, diagonal = axial * std::sqrt(2.0);
+  const double drop[2] = {params.gradient * axial, params.gradient * diagonal};
   const float lowest = -std::numeric_limits<float>::infinity();
-  std::vector<std::uint8_t> carved;  // a cell may be lowered by several donors
-  core_detail::assign_huge(carved, n, std::uint8_t(0), &ctx);
   const std::uint32_t* receiver = routing.receiver.data();
-  const std::vector<std::size_t>& part_begin = routing.part_begin;
-  const std::size_t parts = part_begin.size() - 1;
-  std::vector<std::int64_t> part_cells(parts, 0);
-  std::vector<double> part_m3(parts, 0.0);
-  parallel_for(
-      inner, std::int64_t(parts), ed::part_grain(parts), [&](std::int64_t p0, std::int64_t p1) {
-        for (std::int64_t p = p0; p < p1; ++p) {
-          const std::uint32_t* order = routing.order.data() + part_begin[std::size_t(p)];
-          const std::size_t count = part_begin[std::size_t(p) + 1] - part_begin[std::size_t(p)];
-          std::int64_t cells = 0;
-          double m3 = 0.0;
-          for (std::size_t k = count; k-- > 0;) {
-            if (k >= ed::kAhead) {
-              const std::uint32_t far = order[k - ed::kAhead];
-              ed::prefetch(&receiver[far]);
-              ed::prefetch(&z[far]);
-              const std::uint32_t near_r = receiver[order[k - ed::kAhead / 2]];
-              ed::prefetch(&z[near_r]);
-              ed::prefetch(&carved[near_r]);
+  const std::ptrdiff_t sw = w;
+  // The neighbours in ascending cell index, and which are diagonal.
+  const std::ptrdiff_t offset[8] = {-sw - 1, -sw, -sw + 1, -1, 1, sw - 1, sw, sw + 1};
+  const int di[8] = {-1, 0, 1, -1, 1, -1, 0, 1}, dj[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
+  constexpr std::uint64_t kDone = std::uint64_t(1) << 32;  // its donors are on the stack
+  std::fill(row_cells.begin(), row_cells.end(), 0);
+  std::fill(row_m3.begin(), row_m3.end(), 0.0);
+  parallel_for(inner, h, grain, [&](std::int64_t j0, std::int64_t j1) {
+    std::vector<std::uint64_t> stack;
+    for (std::int64_t j = j0; j < j1; ++j) {
+      std::int64_t cells = 0;
+      double m3 = 0.0;
+      for (std::size_t root = std::size_t(j) * std::size_t(w);
+           root < std::size_t(j + 1) * std::size_t(w); ++root) {
+        if (receiver[root] != root) continue;
+        stack.assign(1, root);
+        while (!stack.empty()) {
+          const std::uint64_t top = stack.back();
+          const auto x = std::uint32_t(top);
+          const int xi = int(x % std::uint32_t(w)), xj = int(x / std::uint32_t(w));
+          const bool done = (top & kDone) != 0;
+          if (!done) stack.back() |= kDone;
+          else stack.pop_back();
+          float target = z[x];
+          for (int k = 0; k < 8; ++k) {
+            const int ni = xi + di[k], nj = xj + dj[k];
+            if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
+            const auto d = std::uint32_t(std::ptrdiff_t(x) + offset[k]);
+            if (receiver[d] != x) continue;
+            if (!done) {
+              stack.push_back(d);
+              continue;
             }
-            const std::uint32_t c = order[k];
-            const std::uint32_t r = receiver[c];
-            if (r == c) continue;
-            const bool diag = (c % std::uint32_t(w)) != (r % std::uint32_t(w)) &&
-                              (c / std::uint32_t(w)) != (r / std::uint32_t(w));
-            const double drop = params.gradient * (diag ? diagonal : axial);
-            float target = float(double(z[c]) - drop);
-            if (!(target < z[c])) target = std::nextafter(z[c], lowest);
-            if (z[r] > target) {
-              m3 += (double(z[r]) - double(target)) * cell_area;
-              z[r] = target;
-              if (carved[r] == 0) ++cells;
-              carved[r] = 1;
-            }
+            float t = float(double(z[d]) - drop[di[k] != 0 && dj[k] != 0 ? 1 : 0]);
+            if (!(t < z[d])) t = std::nextafter(z[d], lowest);
+            target = t < target ? t : target;
           }
-          part_cells[std::size_t(p)] = cells;
-          part_m3[std::size_t(p)] = m3;
+          if (done && target < z[x]) {
+            m3 += (double(z[x]) - double(target)) * cell_area;
+            z[x] = target;
+            ++cells;
+          }
         }
-      });
-  for (std::size_t p = 0; p < parts; ++p) {
-    stats.carved_cells += part_cells[p];
-    stats.carved_m3 += part_m3[p];
+      }
+      row_cells[std::size_t(j)] = cells;
+      row_m3[std::size_t(j)] = m3;
+    }
+  });
+  for (std::size_t j = 0; j < std::size_t(h); ++j) {
+    stats.carved_cells += row_cells[j];
+    stats.carved_m3 += row_m3[j];
   }
   return stats;
 }

@@ -314,7 +314,8 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   };
   // Without the order the receivers are not read again (the labels, the basin graph and the
   // levels come from the donor masks, the roots and the heights): they go before the walks.
-  if (!out.parts.order) std::vector<std::uint32_t>().swap(out.receiver);
+  const bool receivers_only = !out.parts.order && out.parts.receivers_without_order;
+  if (!out.parts.order && !receivers_only) std::vector<std::uint32_t>().swap(out.receiver);
   // A depth-first walk over the donor masks from roots [t0, t1): counts the cells it reaches
   // and, with `labels`, gives each the label `tag`. A small stack instead of a map-sized queue.
   const auto count_reached = [&](std::size_t t0, std::size_t t1, std::uint32_t* labels,
@@ -348,7 +349,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     // A one-off routing with its order drops the receivers while the cells are labelled and the
     // basin graph is searched (nothing reads them there) and forms them again, the same bits,
     // before its walks: a row pass, against 4 bytes per cell beside the labels and the graph.
-    const bool reform = !out.keep_scratch && out.parts.order;
+    const bool reform = !out.keep_scratch && (out.parts.order || receivers_only);
     if (reform) std::vector<std::uint32_t>().swap(out.receiver);
     std::vector<std::uint32_t> count(std::size_t(pits) + 1 + groups, 0);
     const std::size_t units = groups + pits;
@@ -380,6 +381,29 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     }
   } else if (!out.parts.order && out.parts.levels) {
     copy_heights_as_levels(out, hs, n, ctx);
+  }
+  if (receivers_only) {
+    // The receivers without the order: each pit's catchment drains across its spill link, the
+    // path from its exit cell down to the pit reversed, as the walks below do. The paths lie in
+    // their own basins, so they are reversed in parallel.
+    release(donor_mask);
+    release(roots);
+    parallel_for(inner, std::int64_t(pits), 4096, [&](std::int64_t k0, std::int64_t k1) {
+      for (auto k = std::uint32_t(k0) + 1; k <= std::uint32_t(k1); ++k) {
+        std::uint32_t prev = across[k], x = exit_cell[k];
+        for (;;) {
+          const std::uint32_t next = rcv[x];
+          rcv[x] = prev;
+          if (next == x) break;  // the pit
+          prev = x;
+          x = next;
+        }
+      }
+    });
+    std::vector<std::uint32_t>().swap(out.order);
+    std::vector<std::size_t>().swap(out.part_begin);
+    if (!out.keep_scratch) out.scratch = {};
+    return;
   }
   if (!out.parts.order) {  // the filled levels alone: no receivers, order or parts
     std::vector<std::uint32_t>().swap(out.receiver);
