@@ -98,8 +98,10 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
           const auto x = std::uint32_t(top);
           const int xi = int(x % std::uint32_t(w)), xj = int(x / std::uint32_t(w));
           const bool done = (top & kDone) != 0;
-          if (!done) stack.back() |= kDone;
-          else stack.pop_back();
+          if (!done)
+            stack.back() |= kDone;
+          else
+            stack.pop_back();
           float target = z[x];
           for (int k = 0; k < 8; ++k) {
             const int ni = xi + di[k], nj = xj + dj[k];

@@ -608,6 +608,12 @@ TEST(Routing, PartsLeftOutAreEmptyAndTheOthersUnchanged) {
         EXPECT_EQ(part.part_begin, all.part_begin);
         EXPECT_TRUE(part.filled_m.empty());
         EXPECT_EQ(part.scratch.donor_mask.empty(), !keep);
+        // The receivers without the order (breaching's cut): the same, spill paths reversed.
+        part.parts = {.order = false, .levels = false, .receivers_without_order = true};
+        compute_flow_routing(*map, rp, part, ExecContext{.threads = 2});
+        EXPECT_EQ(part.receiver, all.receiver);
+        EXPECT_TRUE(part.order.empty() && part.part_begin.empty() && part.filled_m.empty());
+        EXPECT_EQ(part.depressions, all.depressions);
         // Every part, with the scratch kept or released as it goes (a one-off routing re-forms
         // its receivers after the basin graph, and walks a map without pits in place).
         part.parts = {};
@@ -1605,7 +1611,7 @@ TEST(Breach, SeaCellsAreOutletsAndResultIsThreadIndependent) {
           float(20.0 * std::sin(0.31 * i) * std::cos(0.27 * j) + 0.05 * i);
     }
   }
-  Field2D b = a;
+  Field2D b = a, c = a, d = a;
   BreachParams p;
   p.routing.use_sea_level = true;
   p.routing.sea_level_m = -5.0;
@@ -1616,6 +1622,18 @@ TEST(Breach, SeaCellsAreOutletsAndResultIsThreadIndependent) {
   breach_depressions(b, p, two);
   EXPECT_EQ(a.data, b.data);
   EXPECT_EQ(cells_without_lower_neighbour(a, -5.0), 0);
+  // Without the sea every bowl is a pit, filled and cut: the same heights and statistics (summed
+  // per row of outlets, then in row order) on one thread and two.
+  p.routing.use_sea_level = false;
+  const BreachStats sc = breach_depressions(c, p, one);
+  const BreachStats sd = breach_depressions(d, p, two);
+  EXPECT_EQ(c.data, d.data);
+  EXPECT_GT(sc.carved_cells, 0);
+  EXPECT_GT(sc.filled_cells, 0);
+  EXPECT_EQ(sc.carved_cells, sd.carved_cells);
+  EXPECT_EQ(sc.carved_m3, sd.carved_m3);
+  EXPECT_EQ(sc.filled_cells, sd.filled_cells);
+  EXPECT_EQ(sc.filled_m3, sd.filled_m3);
 }
 
 }  // namespace
