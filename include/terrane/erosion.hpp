@@ -193,12 +193,14 @@ struct FlowRouting {
   // unspecified. With keep_scratch false, each part of it is released as soon as the call no
   // longer needs it, and it is empty afterwards: a one-off routing then peaks at 13 bytes per
   // cell beside the heights (receivers, order, filled levels and donor masks; the result alone
-  // is 12), and at 9 while the roots are listed (receivers, donor masks, labels). With pits it
-  // then drops its receivers while the cells are labelled and the basin graph is searched (5
-  // plus the graph's links) and forms them again, the same bits, before its walks; a map
-  // without pits is counted first and walked straight into the order (no walk buffers).
-  // Without the order: 9, then 5 plus the links, and 8 while the levels are written (labels and
-  // levels); without the levels: 9.
+  // is 12), and at 5 while the roots are listed (receivers, donor masks; the labels are
+  // allocated after the receivers are dropped). With pits it drops its receivers while the
+  // cells are labelled and the basin graph is searched (5 plus the graph's links) and forms
+  // them again, the same bits, before its walks; a map without pits is counted first and
+  // walked straight into the order (no walk buffers). Without the order: 5, then 5 plus the
+  // links, and 8 while the levels are written (labels and levels); without the levels: 9; the
+  // receivers alone (Parts::receivers_without_order): 5 plus the links, then 5 (receivers,
+  // donor masks).
   bool keep_scratch = true;
   struct Scratch {
     std::vector<std::uint8_t> donor_mask;

@@ -279,31 +279,26 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   std::uint8_t* const mask = donor_mask.data();
   // The roots, in cell order: the outlets into roots[0, outlets), the pits after them (pit k,
   // k = 1..pits, at outlets + k - 1), per row in parallel from the rows' first indices. With
-  // pits, each root is labelled: a pit with its number, an outlet with pits + 1 + its group
-  // (groups of kRoutingPartOutlets consecutive outlets); every other cell gets 0, no label yet.
+  // pits, each root is labelled below (a pit with its number, an outlet with pits + 1 + its
+  // group of kRoutingPartOutlets consecutive outlets), once the receivers have gone where they
+  // go: every other cell gets 0, no label yet.
   const std::uint32_t pits = std::uint32_t(pit_total);
   const std::size_t groups = (outlets + kRoutingPartOutlets - 1) / kRoutingPartOutlets;
   std::vector<std::uint32_t>& roots = out.scratch.roots;
   cd::resize_huge(roots, outlets + pits, &ctx);
   std::vector<std::uint32_t>& label = out.scratch.label;
-  if (pits > 0) cd::resize_huge(label, n, &ctx);
   std::uint32_t* const root_cell = roots.data();
-  std::uint32_t* const lab = pits > 0 ? label.data() : nullptr;
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t j = b; j < e; ++j) {
       std::size_t o = std::size_t(row_outlets[std::size_t(j)]);
       std::size_t p = outlets + std::size_t(row_pits[std::size_t(j)]);
       for (int i = 0; i < w; ++i) {
         const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
-        std::uint32_t tag = 0;
         if (is_outlet(c, i, int(j))) {
-          tag = pits + 1 + std::uint32_t(o / kRoutingPartOutlets);
           root_cell[o++] = std::uint32_t(c);
         } else if (rcv[c] == c) {
-          tag = std::uint32_t(p - outlets + 1);
           root_cell[p++] = std::uint32_t(c);
         }
-        if (lab != nullptr) lab[c] = tag;
       }
     }
   });
@@ -351,6 +346,16 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     // before its walks: a row pass, against 4 bytes per cell beside the labels and the graph.
     const bool reform = !out.keep_scratch && (out.parts.order || receivers_only);
     if (reform) std::vector<std::uint32_t>().swap(out.receiver);
+    // The labels, allocated once the receivers are gone where they go: each root's tag (an
+    // outlet pits + 1 + its group, pit k k), 0 for every other cell.
+    cd::assign_huge(label, n, 0u, &ctx);
+    std::uint32_t* const lab = label.data();
+    parallel_for(inner, std::int64_t(outlets + pits), 65536, [&](std::int64_t b, std::int64_t e) {
+      for (auto t = std::size_t(b); t < std::size_t(e); ++t) {
+        lab[root_cell[t]] = t < outlets ? pits + 1 + std::uint32_t(t / kRoutingPartOutlets)
+                                        : std::uint32_t(t - outlets + 1);
+      }
+    });
     std::vector<std::uint32_t> count(std::size_t(pits) + 1 + groups, 0);
     const std::size_t units = groups + pits;
     parallel_for(
