@@ -170,6 +170,14 @@ struct FlowRouting {
   // parts can be walked in parallel; the parts come in the order of their outlets.
   std::vector<std::size_t> part_begin;
   std::vector<float> filled_m;          // depression-filled surface (>= heights) [Units: m]
+  // With Parts::basins, on a map with pits: basin[c] is k (1..depressions) for a cell whose
+  // water gathers in pit k's depression, and a number above `depressions` for a cell that
+  // drains to an outlet without one; spill_m[k] is pit k's spill level (spill_m[0] unused). A
+  // cell's filled level is then max(height, spill_m[basin[c]]) for basin[c] <= depressions, else
+  // its height: the filled surface at 4 bytes per cell and 4 per pit, without filled_m. Both
+  // are empty without Parts::basins and on a map without pits.
+  std::vector<std::uint32_t> basin;
+  std::vector<float> spill_m;
   std::int64_t depressions = 0;         // interior cells without a lower neighbour (pits)
   // What compute_flow_routing gives besides `depressions`: without the order, receiver, order
   // and part_begin are left empty and no order is built (a caller that needs the filled surface
@@ -185,6 +193,7 @@ struct FlowRouting {
     // routed across its spill link), for a caller that walks them by other means (breaching's
     // cut); part_begin and the order stay empty.
     bool receivers_without_order = false;
+    bool basins = false;  // basin and spill_m (breaching's partial fill)
   } parts;
   // Working memory of compute_flow_routing, kept with the result so that repeated calls on one
   // FlowRouting (a stream-power run's steps) reuse it instead of allocating, zeroing and

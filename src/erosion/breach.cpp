@@ -38,7 +38,8 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
   // (1) Partial fill of what lies deeper than max_depth_m below the spill level.
   FlowRouting routing;
   routing.keep_scratch = false;  // each part of the working memory goes once it is read
-  routing.parts = {.order = false, .levels = true};  // the partial fill reads the levels alone
+  // The partial fill reads the filled levels alone, from each cell's basin and its spill level.
+  routing.parts = {.order = false, .levels = false, .basins = true};
   compute_flow_routing(heights, params.routing, routing, ctx);
   const ExecContext inner = ed::quiet(ctx);
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / w);
@@ -49,7 +50,10 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
     for (std::int64_t j = j0; j < j1; ++j) {
       for (std::size_t c = std::size_t(j) * std::size_t(w); c < std::size_t(j + 1) * std::size_t(w);
            ++c) {
-        const double floor_m = double(routing.filled_m[c]) - params.max_depth_m;
+        const std::uint32_t basin = routing.basin.empty() ? 0 : routing.basin[c];
+        const bool in_pit = basin != 0 && basin <= std::uint32_t(routing.depressions);
+        const float level = in_pit ? std::max(z[c], routing.spill_m[basin]) : z[c];
+        const double floor_m = double(level) - params.max_depth_m;
         if (double(z[c]) < floor_m) {
           const float raised = float(floor_m);
           row_m3[std::size_t(j)] += (double(raised) - double(z[c])) * cell_area;

@@ -181,6 +181,8 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   out.height = h;
   // The last call's filled levels are rewritten at the end: a one-off routing does not hold
   // them beside its working memory, nor does a routing without them.
+  std::vector<std::uint32_t>().swap(out.basin);
+  std::vector<float>().swap(out.spill_m);
   if (!out.keep_scratch || !out.parts.levels) std::vector<float>().swap(out.filled_m);
   cd::resize_huge(out.receiver, n, &ctx);
   const float sea = float(params.sea_level_m);
@@ -369,11 +371,17 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
             count[tag] = count_reached(t0, t1, lab, tag, stack);
           }
         });
+    // Without the order nothing walks the donor masks again: they go before the basin graph.
+    if (!out.parts.order) release(donor_mask);
     ed::route_depressions(hs, w, h, lab, pits, count, out.part_begin, at, exit_cell, across, spill,
                           inner);
     if (!out.parts.order && out.parts.levels) {
-      release(donor_mask);
       ed::fill_levels(hs, w, h, lab, pits, spill, out.filled_m, inner);
+    }
+    if (out.parts.basins) {
+      out.basin.swap(label);
+      std::vector<std::uint32_t>().swap(label);
+      out.spill_m = std::move(spill);
     }
     release(label);
     if (reform) {

@@ -614,10 +614,29 @@ TEST(Routing, PartsLeftOutAreEmptyAndTheOthersUnchanged) {
         EXPECT_EQ(part.receiver, all.receiver);
         EXPECT_TRUE(part.order.empty() && part.part_begin.empty() && part.filled_m.empty());
         EXPECT_EQ(part.depressions, all.depressions);
+        // The basins and spill levels (breaching's partial fill): the filled levels, bit for bit.
+        part.parts = {.order = false, .levels = false, .basins = true};
+        compute_flow_routing(*map, rp, part, ExecContext{.threads = 2});
+        EXPECT_TRUE(part.filled_m.empty() && part.receiver.empty() && part.order.empty());
+        if (all.depressions == 0) {
+          EXPECT_TRUE(part.basin.empty() && part.spill_m.empty());
+        } else {
+          ASSERT_EQ(part.basin.size(), map->data.size());
+          ASSERT_EQ(part.spill_m.size(), std::size_t(all.depressions) + 1);
+          std::vector<float> filled(map->data.size());
+          for (std::size_t c = 0; c < filled.size(); ++c) {
+            const std::uint32_t b = part.basin[c];
+            ASSERT_GE(b, 1u);
+            filled[c] = b <= std::uint32_t(all.depressions) ? std::max(map->data[c], part.spill_m[b])
+                                                            : map->data[c];
+          }
+          EXPECT_EQ(filled, all.filled_m);
+        }
         // Every part, with the scratch kept or released as it goes (a one-off routing re-forms
         // its receivers after the basin graph, and walks a map without pits in place).
         part.parts = {};
         compute_flow_routing(*map, rp, part, ExecContext{.threads = 2});
+        EXPECT_TRUE(part.basin.empty() && part.spill_m.empty());  // not left from the last call
         EXPECT_EQ(part.receiver, all.receiver);
         EXPECT_EQ(part.order, all.order);
         EXPECT_EQ(part.part_begin, all.part_begin);
