@@ -412,13 +412,14 @@ struct BreachStats {
 // (hybrid breaching in the manner of Lindsay 2016, "Efficient hybrid breaching-filling sink
 // removal methods for flow path enforcement in digital elevation models"): (1) routing
 // (compute_flow_routing); each cell more than max_depth_m below its Priority-Flood level is
-// raised to that level minus max_depth_m; (2) routing of the result; (3) along the routing's
-// order from the sources down (donors before receivers), every receiver is lowered to at most
-// its donor's height minus gradient * step length (and at least one float step below it). Only
-// the outflow paths of depressions and flats change: elsewhere the receiver is already lower.
-// Afterwards every non-outlet cell has a strictly lower receiver: no depression remains.
-// Deterministic on any thread count (the cut walks the routing's parts in parallel). O(n);
-// scratch: two routings.
+// raised to that level minus max_depth_m; (2) routing of the result; (3) from the sources down
+// (each cell once all its donors are done), every receiver is lowered to at most its donor's
+// height minus gradient * step length (and at least one float step below it). Only the outflow
+// paths of depressions and flats change: elsewhere the receiver is already lower. Afterwards
+// every non-outlet cell has a strictly lower receiver: no depression remains. Deterministic on
+// any thread count, statistics included (the cut walks from the outlets in parallel, and sums
+// per row of outlets). O(n); scratch: the first routing's basins (4 bytes per cell, the labels,
+// and the basin graph), then the second's receivers (4; 5 plus the graph while it is formed).
 BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
                                const ExecContext& ctx = {});
 
