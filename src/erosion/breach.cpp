@@ -85,46 +85,53 @@ BreachStats breach_depressions(Field2D& heights, const BreachParams& params,
   // The neighbours in ascending cell index, and which are diagonal.
   const std::ptrdiff_t offset[8] = {-sw - 1, -sw, -sw + 1, -1, 1, sw - 1, sw, sw + 1};
   const int di[8] = {-1, 0, 1, -1, 1, -1, 0, 1}, dj[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
-  constexpr std::uint64_t kDone = std::uint64_t(1) << 32;  // its donors are on the stack
+  // A cell on a walk's stack: `done` once its donors are on the stack above it, with the height
+  // it had then (before any donor lowered it).
+  struct Visit {
+    std::uint32_t cell;
+    bool done;
+    float before;
+  };
   std::fill(row_cells.begin(), row_cells.end(), 0);
   std::fill(row_m3.begin(), row_m3.end(), 0.0);
+  const auto uw = std::uint32_t(w);
   parallel_for(inner, h, grain, [&](std::int64_t j0, std::int64_t j1) {
-    std::vector<std::uint64_t> stack;
+    std::vector<Visit> stack;
     for (std::int64_t j = j0; j < j1; ++j) {
       std::int64_t cells = 0;
       double m3 = 0.0;
       for (std::size_t root = std::size_t(j) * std::size_t(w);
            root < std::size_t(j + 1) * std::size_t(w); ++root) {
         if (receiver[root] != root) continue;
-        stack.assign(1, root);
+        stack.assign(1, Visit{std::uint32_t(root), false, 0.0f});
         while (!stack.empty()) {
-          const std::uint64_t top = stack.back();
-          const auto x = std::uint32_t(top);
-          const int xi = int(x % std::uint32_t(w)), xj = int(x / std::uint32_t(w));
-          const bool done = (top & kDone) != 0;
-          if (!done)
-            stack.back() |= kDone;
-          else
-            stack.pop_back();
-          float target = z[x];
-          for (int k = 0; k < 8; ++k) {
-            const int ni = xi + di[k], nj = xj + dj[k];
-            if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
-            const auto d = std::uint32_t(std::ptrdiff_t(x) + offset[k]);
-            if (receiver[d] != x) continue;
-            if (!done) {
-              stack.push_back(d);
-              continue;
+          const std::uint32_t x = stack.back().cell;
+          if (!stack.back().done) {
+            stack.back().done = true;
+            stack.back().before = z[x];
+            const int xi = int(x % uw), xj = int(x / uw);
+            for (int k = 0; k < 8; ++k) {
+              const int ni = xi + di[k], nj = xj + dj[k];
+              if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
+              const auto d = std::uint32_t(std::ptrdiff_t(x) + offset[k]);
+              if (receiver[d] == x) stack.push_back(Visit{d, false, 0.0f});
             }
-            float t = float(double(z[d]) - drop[di[k] != 0 && dj[k] != 0 ? 1 : 0]);
-            if (!(t < z[d])) t = std::nextafter(z[d], lowest);
-            target = t < target ? t : target;
+            continue;
           }
-          if (done && target < z[x]) {
-            m3 += (double(z[x]) - double(target)) * cell_area;
-            z[x] = target;
+          // Every donor has lowered x as far as it lowers it: its height is final, and it
+          // lowers its receiver in turn.
+          const float before = stack.back().before;
+          stack.pop_back();
+          if (z[x] < before) {
+            m3 += (double(before) - double(z[x])) * cell_area;
             ++cells;
           }
+          const std::uint32_t r = receiver[x];
+          if (r == x) continue;
+          const bool diag = (x % uw) != (r % uw) && (x / uw) != (r / uw);
+          float target = float(double(z[x]) - drop[diag ? 1 : 0]);
+          if (!(target < z[x])) target = std::nextafter(z[x], lowest);
+          if (z[r] > target) z[r] = target;
         }
       }
       row_cells[std::size_t(j)] = cells;
