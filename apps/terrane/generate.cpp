@@ -23,25 +23,12 @@ std::string format_bytes(std::uintmax_t n) {
   return buf;
 }
 
-// The process's peak resident memory in bytes (Linux: VmHWM), or 0 where it cannot be read.
-// The stage clock resets it at each stage's start: it is then the last stage's peak.
-std::uint64_t peak_rss_bytes() {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  unsigned long long kib = 0;
-  while (std::fgets(line, sizeof line, f) != nullptr) {
-    if (std::sscanf(line, "VmHWM: %llu kB", &kib) == 1) break;
-  }
-  std::fclose(f);
-  return std::uint64_t(kib) * 1024u;
-}
-
 // --timings: one line per stage (with its peak memory), then the total and the whole run's
 // peak memory per sample.
 void print_timings(const std::vector<StageTiming>& stages, std::size_t samples) {
   double wall = 0.0, cpu = 0.0;
-  std::uint64_t peak = peak_rss_bytes();
+  // The kernel's counter holds the last stage's peak (the stage clock resets it).
+  std::uint64_t peak = peak_resident_bytes();
   const double mib = double(1u << 20);
   std::printf("%-28s %10s %10s %6s %10s\n", "stage", "wall s", "cpu s", "cores", "peak MiB");
   for (const StageTiming& s : stages) {

@@ -227,6 +227,10 @@ struct StageTiming {
   std::uint64_t peak_rss_bytes = 0;  // [Units: bytes]
 };
 
+// The process's peak resident memory in bytes (Linux: VmHWM): since it began, or since a
+// StageClock measuring peaks last reset it; 0 where the system does not tell it.
+std::uint64_t peak_resident_bytes();
+
 // Times stages one after another: each stop(name) records the time since the last stop (or
 // construction) into `out`. Not thread-safe; one per pipeline. With `peaks` (and a non-null
 // `out`) it also measures each stage's peak resident memory: on Linux it resets the process's

@@ -44,9 +44,17 @@ double cpu_now() {
   return double(std::clock()) / double(CLOCKS_PER_SEC);
 }
 
-// The process's peak resident memory since it began or since the last reset_peak_rss, in
-// bytes (Linux: VmHWM), or 0 where the system does not tell it.
-std::uint64_t peak_rss() {
+// Sets the peak counter to the memory resident now (Linux >= 4.0; elsewhere nothing).
+void reset_peak_rss() {
+  if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
+    std::fputs("5", f);
+    std::fclose(f);
+  }
+}
+
+}  // namespace
+
+std::uint64_t peak_resident_bytes() {
   std::FILE* f = std::fopen("/proc/self/status", "r");
   if (f == nullptr) return 0;
   char line[256];
@@ -58,16 +66,6 @@ std::uint64_t peak_rss() {
   return std::uint64_t(kib) * 1024u;
 }
 
-// Sets the peak counter to the memory resident now (Linux >= 4.0; elsewhere nothing).
-void reset_peak_rss() {
-  if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
-    std::fputs("5", f);
-    std::fclose(f);
-  }
-}
-
-}  // namespace
-
 StageClock::StageClock(std::vector<StageTiming>* out, bool peaks)
     : out_(out), peaks_(peaks && out != nullptr) {
   restart();
@@ -77,7 +75,7 @@ void StageClock::stop(std::string name) {
   const double wall = wall_now(), cpu = cpu_now();
   if (out_ != nullptr) out_->push_back({std::move(name), wall - wall_, cpu - cpu_});
   if (peaks_) {
-    out_->back().peak_rss_bytes = peak_rss();
+    out_->back().peak_rss_bytes = peak_resident_bytes();
     reset_peak_rss();
   }
   wall_ = wall;
