@@ -200,8 +200,7 @@ void RegionOp::validate(std::string_view path) const {
 }
 
 void apply_region_ops(Field2D& heights, const GraphSource& gen, std::span<const RegionOp> ops,
-                      const ExecContext& ctx, std::vector<StageTiming>* timings,
-                      bool stage_peaks) {
+                      const ExecContext& ctx, std::vector<StageTiming>* timings, bool stage_peaks) {
   const double n = double(ops.size());
   StageClock clock(timings, stage_peaks);
   for (std::size_t k = 0; k < ops.size(); ++k) {

@@ -627,8 +627,9 @@ TEST(Routing, PartsLeftOutAreEmptyAndTheOthersUnchanged) {
           for (std::size_t c = 0; c < filled.size(); ++c) {
             const std::uint32_t b = part.basin[c];
             ASSERT_GE(b, 1u);
-            filled[c] = b <= std::uint32_t(all.depressions) ? std::max(map->data[c], part.spill_m[b])
-                                                            : map->data[c];
+            filled[c] = b <= std::uint32_t(all.depressions)
+                            ? std::max(map->data[c], part.spill_m[b])
+                            : map->data[c];
           }
           EXPECT_EQ(filled, all.filled_m);
         }
