@@ -99,7 +99,8 @@ void route_depressions(const float* heights, int width, int height, const std::u
                        std::uint32_t pits, std::span<const std::uint32_t> count,
                        std::vector<std::size_t>& part_begin, std::vector<std::size_t>& at,
                        std::vector<std::uint32_t>& exit_cell, std::vector<std::uint32_t>& across,
-                       std::vector<float>& spill, const ExecContext& ctx) {
+                       std::vector<float>& spill, std::vector<std::uint32_t>* release_labels,
+                       const ExecContext& ctx) {
   const std::size_t w = std::size_t(width);
   const std::uint32_t basins = pits + 1;
   // Basin 0 is the ocean: every drained cell, whatever its outlet group.
@@ -162,6 +163,11 @@ void route_depressions(const float* heights, int width, int height, const std::u
   // range in parallel, then concatenated in range order. Each list is released once it has been
   // read: a map that breaching has left with many flat cells has hundreds of thousands of pits,
   // and its links would otherwise be held twice over, by the blocks and by the ranges.
+  // The links are all the rest reads of the labels when the order's parts are not laid out.
+  if (release_labels != nullptr) {
+    std::vector<std::uint32_t>().swap(*release_labels);
+    label = nullptr;
+  }
   std::vector<std::vector<Link>> ranges(static_cast<std::size_t>(kMergeRanges));
   parallel_for(ctx, kMergeRanges, 1, [&](std::int64_t q0, std::int64_t q1) {
     for (std::int64_t q = q0; q < q1; ++q) {
@@ -246,13 +252,24 @@ void route_depressions(const float* heights, int width, int height, const std::u
   //    then its other cells in their breadth-first order from the pit). Restricted to the cells
   //    that drain to one outlet, this is the order of a single breadth-first walk from all the
   //    outlets followed by the basins in the Dijkstra order, whatever the grouping.
+  exit_cell.assign(basins, 0);
+  across.assign(basins, 0);
+  if (label == nullptr) {  // the spill links alone
+    part_begin.clear();
+    at.clear();
+    for (std::uint32_t b = 1; b < basins; ++b) {
+      const Link& l = links[via[b]];
+      const bool b_is_lo = l.lo == b;
+      exit_cell[b] = b_is_lo ? l.cell_lo : l.cell_hi;
+      across[b] = b_is_lo ? l.cell_hi : l.cell_lo;
+    }
+    return;
+  }
   const std::size_t parts = count.size() - basins;
   std::vector<std::uint32_t> part_of(basins, 0);
   std::vector<std::size_t> cursor(parts);
   part_begin.assign(parts + 1, 0);
   for (std::size_t p = 0; p < parts; ++p) part_begin[p + 1] = count[basins + p];
-  exit_cell.assign(basins, 0);
-  across.assign(basins, 0);
   for (std::uint32_t b : pop_order) {
     if (b == 0) continue;
     const Link& l = links[via[b]];

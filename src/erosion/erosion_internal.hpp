@@ -112,12 +112,15 @@ bool drainage_without_pits(const Field2D& heights, const RoutingParams& params, 
 // layout of the order in parts (`part_begin`, see FlowRouting): part p is group p's drained
 // cells, then the basins that drain into it, basin k's count[k] cells from `at[k]` on, in the
 // order their spill levels were settled. The basin graph's working memory is released on
-// return.
+// return. With `release_labels` (the vector that holds `label`), the labels are released as soon
+// as the graph's links are gathered and the parts are not laid out: `part_begin` and `at` are
+// left empty.
 void route_depressions(const float* heights, int width, int height, const std::uint32_t* label,
                        std::uint32_t pits, std::span<const std::uint32_t> count,
                        std::vector<std::size_t>& part_begin, std::vector<std::size_t>& at,
                        std::vector<std::uint32_t>& exit_cell, std::vector<std::uint32_t>& across,
-                       std::vector<float>& spill, const ExecContext& ctx);
+                       std::vector<float>& spill, std::vector<std::uint32_t>* release_labels,
+                       const ExecContext& ctx);
 
 // The Priority-Flood surface: filled(c) = max(h(c), spill(pit of c)) for the cells of a pit's
 // catchment (label 1..pits), h(c) for the drained cells (label > pits).

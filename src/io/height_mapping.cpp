@@ -36,13 +36,7 @@ float u16_to_height(std::uint16_t v, const HeightRange& range) {
 Image16 heights_to_image16(const Field2D& heights, const HeightRange& range,
                            const ExecContext& ctx) {
   range.validate();
-  heights.grid.validate("height field");
-  if (heights.data.size() != heights.grid.sample_count()) {
-    throw Error(ErrorCategory::invalid_argument,
-                "height field: data size " + std::to_string(heights.data.size()) +
-                    " does not match its grid " + std::to_string(heights.grid.width) + " x " +
-                    std::to_string(heights.grid.height));
-  }
+  io_detail::check_height_field(heights);
   Image16 img{heights.grid.width, heights.grid.height, {}};
   img.samples.resize(heights.data.size());
   const std::int64_t n = std::int64_t(heights.data.size());
@@ -68,6 +62,16 @@ Field2D image16_to_heights(const Image16& image, const HeightRange& range, doubl
 }
 
 namespace io_detail {
+
+void check_height_field(const Field2D& heights) {
+  heights.grid.validate("height field");
+  if (heights.data.size() != heights.grid.sample_count()) {
+    throw Error(ErrorCategory::invalid_argument,
+                "height field: data size " + std::to_string(heights.data.size()) +
+                    " does not match its grid " + std::to_string(heights.grid.width) + " x " +
+                    std::to_string(heights.grid.height));
+  }
+}
 
 void check_image16(const std::filesystem::path& path, const Image16& image) {
   check_image_size(path, image.width, image.height, ErrorCategory::invalid_argument);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,18 +52,39 @@ inline std::string errno_text(int err) {
 // accepts (1..kMaxGridSide per side, at most kMaxGridSamples in all).
 void check_image_size(const std::filesystem::path& path, std::int64_t width, std::int64_t height,
                       ErrorCategory too_small_category);
+// Throws Error(invalid_argument) for a height field whose grid is invalid or whose data does
+// not match its grid.
+void check_height_field(const Field2D& heights);
 // check_image_size for an image about to be written, plus its sample count.
 void check_image16(const std::filesystem::path& path, const Image16& image);
 
-// The bytes of an 8- or 16-bit PNG file (png_encode.cpp), compressed in blocks on ctx's
-// workers; the same bytes on any thread count. pixels: rows of samples, 16-bit ones
-// host-endian. color_type: 0 greyscale, 2 RGB, 4 greyscale + alpha, 6 RGBA. `fast` picks zlib
-// level 1 and a single (Paeth) row filter instead of level 6 and trying every filter per row.
-// Throws Error(internal) for a layout it does not write or a pixel_bytes that does not match.
+// PNG files of 8- or 16-bit samples (png_encode.cpp), compressed in blocks on ctx's workers;
+// the same bytes on any thread count. color_type: 0 greyscale, 2 RGB, 4 greyscale + alpha,
+// 6 RGBA. `fast` picks zlib level 1 and a single (Paeth) row filter instead of level 6 and
+// trying every filter per row. Throws Error(internal) for a layout it does not write.
+//
+// The image comes a row at a time: rows(j, out) writes row j's samples (16-bit ones
+// host-endian, width * channels * bit_depth / 8 bytes) to out. It is called from several
+// workers at once for different rows, and more than once for some rows (each block re-forms the
+// rows of its dictionary), so the whole image never has to exist at once.
+using PngRows = std::function<void(int row, std::uint8_t* out)>;
+// The file's bytes, handed to `sink` in order, in pieces of about 1 MiB; the encoder holds a few
+// compressed blocks per worker at a time.
+void encode_png(int width, int height, int color_type, int bit_depth, const PngRows& rows,
+                bool fast, const ExecContext& ctx,
+                const std::function<void(std::span<const std::uint8_t>)>& sink);
+// The rows of an image held whole: `pixel_bytes` of rows of samples. Throws Error(internal)
+// where pixel_bytes does not match the layout.
+PngRows pixel_rows(int width, int height, int color_type, int bit_depth, const void* pixels,
+                   std::size_t pixel_bytes);
+// The whole file's bytes, from an image held whole.
 std::vector<std::uint8_t> encode_png(int width, int height, int color_type, int bit_depth,
                                      const void* pixels, std::size_t pixel_bytes, bool fast,
                                      const ExecContext& ctx);
-// encode_png, written atomically to `path` after its size is checked (check_image_size).
+// encode_png written atomically to `path` as it is encoded, after its size is checked
+// (check_image_size); nothing is published where a row, the encoder or a write fails.
+void write_png_atomic(const std::filesystem::path& path, int width, int height, int color_type,
+                      int bit_depth, const PngRows& rows, bool fast, const ExecContext& ctx);
 void write_png_atomic(const std::filesystem::path& path, int width, int height, int color_type,
                       int bit_depth, const void* pixels, std::size_t pixel_bytes, bool fast,
                       const ExecContext& ctx);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -55,12 +56,23 @@ constexpr std::uint64_t kMaxDeflateRatio = 1032;
 namespace io_detail {
 
 void write_png_atomic(const fs::path& path, int width, int height, int color_type, int bit_depth,
+                      const PngRows& rows, bool fast, const ExecContext& ctx) {
+  check_image_size(path, width, height, ErrorCategory::invalid_argument);
+  write_file_atomic(path, [&](int fd) {
+    encode_png(width, height, color_type, bit_depth, rows, fast, ctx,
+               [&](std::span<const std::uint8_t> bytes) {
+                 write_to_descriptor(fd, path, std::as_bytes(bytes));
+               });
+  });
+}
+
+void write_png_atomic(const fs::path& path, int width, int height, int color_type, int bit_depth,
                       const void* pixels, std::size_t pixel_bytes, bool fast,
                       const ExecContext& ctx) {
   check_image_size(path, width, height, ErrorCategory::invalid_argument);
-  const std::vector<std::uint8_t> file =
-      encode_png(width, height, color_type, bit_depth, pixels, pixel_bytes, fast, ctx);
-  write_file_atomic(path, std::as_bytes(std::span(file)));
+  write_png_atomic(path, width, height, color_type, bit_depth,
+                   pixel_rows(width, height, color_type, bit_depth, pixels, pixel_bytes), fast,
+                   ctx);
 }
 
 }  // namespace io_detail
@@ -103,7 +115,18 @@ void write_png8(const fs::path& path, int width, int height, int channels,
 void write_png16(const fs::path& path, const Field2D& heights, const HeightRange& range,
                  const ExecContext& ctx) {
   range.validate(path.string() + ": height range");
-  write_png16(path, heights_to_image16(heights, range, ctx), ctx);
+  io_detail::check_height_field(heights);
+  // Converted a row at a time as the encoder asks for them: the 16-bit image is never whole.
+  io_detail::write_png_atomic(
+      path, heights.grid.width, heights.grid.height, SPNG_COLOR_TYPE_GRAYSCALE, 16,
+      [&](int j, std::uint8_t* out) {
+        const std::span<const float> row = heights.row(j);
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          const std::uint16_t v = height_to_u16(row[i], range);
+          std::memcpy(out + 2 * i, &v, 2);
+        }
+      },
+      true, ctx);
 }
 
 Image16 read_png16(const fs::path& path) {

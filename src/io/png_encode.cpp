@@ -8,7 +8,9 @@
 // block, as they would in one stream) and ends with a sync flush (an empty stored block, which
 // byte-aligns it), the last one with the final block. The blocks' Adler-32 checksums are
 // combined in order. The split depends only on the image's width, so the bytes are the same on
-// any thread count. An image of one block is one ordinary deflate stream, the same bytes as a
+// any thread count. The blocks are compressed a wave at a time (four per worker) and each wave
+// goes to the sink, cut into IDAT chunks, before the next one is formed: the encoder reads the
+// image a row at a time from its source and holds neither the image nor the whole stream. An image of one block is one ordinary deflate stream, the same bytes as a
 // row-by-row encoder with the same settings (libspng 0.7's, which terrane used before: its
 // goldens did not change).
 //
@@ -22,10 +24,11 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "core/huge_pages.hpp"
 #include "io/io_internal.hpp"
 #include "terrane/io.hpp"
 
@@ -38,8 +41,6 @@ constexpr std::size_t kBlockBytes = std::size_t(1) << 20;
 constexpr std::size_t kWindow = 32768;
 // Data bytes per IDAT chunk (the last one may hold fewer).
 constexpr std::size_t kIdatBytes = 8192;
-constexpr std::size_t kChunkOverhead = 12;  // length, type, CRC
-constexpr std::size_t kSignatureAndIhdr = 8 + kChunkOverhead + 13;
 
 struct Layout {
   int width = 0, height = 0;
@@ -64,19 +65,30 @@ int channels_of(int color_type) {
   }
 }
 
-// Row j in the file's byte order: 16-bit samples big-endian (§7.1).
-void png_row(const Layout& l, const std::uint8_t* pixels, int j, std::uint8_t* out) {
-  const std::uint8_t* src = pixels + std::size_t(j) * l.row_bytes;
-  if (l.bytes_per_sample == 1) {
-    std::memcpy(out, src, l.row_bytes);
-    return;
+// Throws Error(internal) for a layout the encoder does not write.
+Layout layout_of(int width, int height, int color_type, int bit_depth) {
+  const int channels = channels_of(color_type);
+  if (channels == 0 || (bit_depth != 8 && bit_depth != 16) || width < 1 || height < 1) {
+    throw Error(ErrorCategory::internal, "PNG encoding: colour type " + std::to_string(color_type) +
+                                             ", bit depth " + std::to_string(bit_depth) + ", " +
+                                             std::to_string(width) + " x " +
+                                             std::to_string(height) + " is not supported");
   }
-  for (std::size_t k = 0; k < l.row_bytes; k += 2) {
-    std::uint16_t v;
-    std::memcpy(&v, src + k, 2);
-    out[k] = std::uint8_t(v >> 8);
-    out[k + 1] = std::uint8_t(v & 0xff);
-  }
+  Layout l;
+  l.width = width;
+  l.height = height;
+  l.bytes_per_sample = bit_depth / 8;
+  l.bpp = std::size_t(channels) * std::size_t(l.bytes_per_sample);
+  l.row_bytes = std::size_t(width) * l.bpp;
+  return l;
+}
+
+// Row j in the file's byte order: the source's row, 16-bit samples swapped to big-endian
+// (§7.1).
+void png_row(const Layout& l, const PngRows& rows, int j, std::uint8_t* out) {
+  rows(j, out);
+  if (l.bytes_per_sample == 1) return;
+  for (std::size_t k = 0; k < l.row_bytes; k += 2) std::swap(out[k], out[k + 1]);
 }
 
 inline std::uint8_t paeth(std::uint8_t a, std::uint8_t b, std::uint8_t c) {
@@ -145,17 +157,17 @@ struct Block {
   std::size_t filtered_bytes = 0;
 };
 
-void compress_block(const Layout& l, bool fast, const std::uint8_t* pixels, int r0, int r1,
-                    bool last, Block& out) {
+void compress_block(const Layout& l, bool fast, const PngRows& rows, int r0, int r1, bool last,
+                    Block& out) {
   const std::size_t scan = l.scanline();
   // The rows before r0 whose filtered bytes make the dictionary.
   const int dict_rows = r0 == 0 ? 0 : std::min(r0, int((kWindow + scan - 1) / scan));
   const int d0 = r0 - dict_rows;
   std::vector<std::uint8_t> filtered(std::size_t(r1 - d0) * scan);
   std::vector<std::uint8_t> prev(l.row_bytes, 0), cur(l.row_bytes), trial;
-  if (d0 > 0) png_row(l, pixels, d0 - 1, prev.data());
+  if (d0 > 0) png_row(l, rows, d0 - 1, prev.data());
   for (int j = d0; j < r1; ++j) {
-    png_row(l, pixels, j, cur.data());
+    png_row(l, rows, j, cur.data());
     filtered_scanline(l, fast, prev.data(), cur.data(), trial,
                       filtered.data() + std::size_t(j - d0) * scan);
     std::swap(prev, cur);
@@ -214,121 +226,148 @@ void put_u32(std::uint8_t* p, std::uint32_t v) {
   p[3] = std::uint8_t(v);
 }
 
-// Writes a chunk's length and type at p and its CRC after `length` data bytes (already there).
-void seal_chunk(std::uint8_t* p, const char* type, std::size_t length) {
-  put_u32(p, std::uint32_t(length));
-  std::memcpy(p + 4, type, 4);
-  const auto crc = std::uint32_t(crc32(crc32(0, nullptr, 0), p + 4, uInt(4 + length)));
-  put_u32(p + 8 + length, crc);
-}
+// The file's bytes in order: chunks (§5.3) formed as their data comes, the zlib stream cut
+// into IDAT chunks of kIdatBytes (the last one may hold fewer), handed to the sink about
+// kFlushBytes at a time.
+class Chunks {
+ public:
+  explicit Chunks(const std::function<void(std::span<const std::uint8_t>)>& sink) : sink_(sink) {}
+  // Bytes outside any chunk: the signature.
+  void raw(const std::uint8_t* p, std::size_t n) { buf_.insert(buf_.end(), p, p + n); }
+  // A whole chunk.
+  void chunk(const char* type, const std::uint8_t* data, std::size_t n) {
+    open(type);
+    buf_.insert(buf_.end(), data, data + n);
+    seal();
+  }
+  // Bytes of the zlib stream.
+  void stream(const std::uint8_t* p, std::size_t n) {
+    while (n > 0) {
+      if (!open_) open("IDAT");
+      const std::size_t take = std::min(n, kIdatBytes - (buf_.size() - chunk_ - 8));
+      buf_.insert(buf_.end(), p, p + take);
+      p += take;
+      n -= take;
+      if (buf_.size() - chunk_ - 8 == kIdatBytes) seal();
+    }
+  }
+  // The last IDAT and IEND, and whatever is left handed on.
+  void finish() {
+    if (open_) seal();
+    chunk("IEND", nullptr, 0);
+    flush();
+  }
+
+ private:
+  static constexpr std::size_t kFlushBytes = std::size_t(1) << 20;
+  void open(const char* type) {
+    chunk_ = buf_.size();
+    buf_.resize(chunk_ + 8);
+    std::memcpy(buf_.data() + chunk_ + 4, type, 4);
+    open_ = true;
+  }
+  // The open chunk's length and CRC (over its type and data).
+  void seal() {
+    const std::size_t length = buf_.size() - chunk_ - 8;
+    put_u32(buf_.data() + chunk_, std::uint32_t(length));
+    const auto crc =
+        std::uint32_t(crc32(crc32(0, nullptr, 0), buf_.data() + chunk_ + 4, uInt(4 + length)));
+    buf_.resize(buf_.size() + 4);
+    put_u32(buf_.data() + buf_.size() - 4, crc);
+    open_ = false;
+    if (buf_.size() >= kFlushBytes) flush();
+  }
+  void flush() {
+    if (!buf_.empty()) sink_(buf_);
+    buf_.clear();
+  }
+  const std::function<void(std::span<const std::uint8_t>)>& sink_;
+  std::vector<std::uint8_t> buf_;
+  std::size_t chunk_ = 0;  // where the open chunk starts in buf_
+  bool open_ = false;
+};
 
 }  // namespace
+
+void encode_png(int width, int height, int color_type, int bit_depth, const PngRows& rows,
+                bool fast, const ExecContext& ctx,
+                const std::function<void(std::span<const std::uint8_t>)>& sink) {
+  const Layout l = layout_of(width, height, color_type, bit_depth);
+  const int rows_per_block = int(std::max<std::size_t>(1, kBlockBytes / l.scanline()));
+  const int blocks = (height + rows_per_block - 1) / rows_per_block;
+
+  Chunks out(sink);
+  static constexpr std::array<std::uint8_t, 8> kSignature = {0x89, 'P',  'N',  'G',
+                                                             '\r', '\n', 0x1a, '\n'};
+  std::array<std::uint8_t, 13> ihdr{};
+  put_u32(ihdr.data(), std::uint32_t(width));
+  put_u32(ihdr.data() + 4, std::uint32_t(height));
+  ihdr[8] = std::uint8_t(bit_depth);
+  ihdr[9] = std::uint8_t(color_type);
+  ihdr[10] = 0;  // deflate
+  ihdr[11] = 0;  // adaptive filtering
+  ihdr[12] = 0;  // not interlaced
+  out.raw(kSignature.data(), kSignature.size());
+  out.chunk("IHDR", ihdr.data(), ihdr.size());
+
+  // The zlib stream (RFC 1950 §2.2): the header (32 KiB window, the level's FLEVEL, FCHECK), the
+  // blocks, the Adler-32 of all filtered bytes. The blocks are compressed a wave at a time, in
+  // parallel, and each wave is handed on in order before the next is formed, so that only a
+  // wave's blocks are held, never the image or the whole stream.
+  const unsigned flevel = fast ? 0 : 2;
+  unsigned header = (0x78u << 8) | (flevel << 6);
+  header += 31 - header % 31;
+  const std::array<std::uint8_t, 2> head = {std::uint8_t(header >> 8), std::uint8_t(header & 0xff)};
+  out.stream(head.data(), head.size());
+  std::uint32_t adler = 1;
+  const int wave = 4 * worker_count(ctx);
+  std::vector<Block> block(static_cast<std::size_t>(std::min(wave, blocks)));
+  for (int w0 = 0; w0 < blocks; w0 += wave) {
+    const int w1 = std::min(blocks, w0 + wave);
+    parallel_for(ctx, w1 - w0, 1, [&](std::int64_t b0, std::int64_t b1) {
+      for (auto b = int(b0); b < int(b1); ++b) {
+        const int r0 = (w0 + b) * rows_per_block, r1 = std::min(height, r0 + rows_per_block);
+        compress_block(l, fast, rows, r0, r1, w0 + b + 1 == blocks, block[std::size_t(b)]);
+      }
+    });
+    for (int b = 0; b < w1 - w0; ++b) {
+      Block& k = block[std::size_t(b)];
+      adler = w0 + b == 0 ? k.adler
+                          : std::uint32_t(adler32_combine(adler, k.adler, z_off_t(k.filtered_bytes)));
+      out.stream(k.data.data(), k.data.size());
+      std::vector<std::uint8_t>().swap(k.data);
+    }
+  }
+  std::array<std::uint8_t, 4> tail;
+  put_u32(tail.data(), adler);
+  out.stream(tail.data(), tail.size());
+  out.finish();
+}
 
 std::vector<std::uint8_t> encode_png(int width, int height, int color_type, int bit_depth,
                                      const void* pixels, std::size_t pixel_bytes, bool fast,
                                      const ExecContext& ctx) {
-  const int channels = channels_of(color_type);
-  if (channels == 0 || (bit_depth != 8 && bit_depth != 16) || width < 1 || height < 1) {
-    throw Error(ErrorCategory::internal, "PNG encoding: colour type " + std::to_string(color_type) +
-                                             ", bit depth " + std::to_string(bit_depth) + ", " +
-                                             std::to_string(width) + " x " +
-                                             std::to_string(height) + " is not supported");
-  }
-  Layout l;
-  l.width = width;
-  l.height = height;
-  l.bytes_per_sample = bit_depth / 8;
-  l.bpp = std::size_t(channels) * std::size_t(l.bytes_per_sample);
-  l.row_bytes = std::size_t(width) * l.bpp;
-  if (pixel_bytes != l.row_bytes * std::size_t(height)) {
+  std::vector<std::uint8_t> file;
+  encode_png(width, height, color_type, bit_depth,
+             pixel_rows(width, height, color_type, bit_depth, pixels, pixel_bytes), fast, ctx,
+             [&](std::span<const std::uint8_t> bytes) {
+               file.insert(file.end(), bytes.begin(), bytes.end());
+             });
+  return file;
+}
+
+PngRows pixel_rows(int width, int height, int color_type, int bit_depth, const void* pixels,
+                   std::size_t pixel_bytes) {
+  const std::size_t row_bytes = layout_of(width, height, color_type, bit_depth).row_bytes;
+  if (pixel_bytes != row_bytes * std::size_t(height)) {
     throw Error(ErrorCategory::internal, "PNG encoding: " + std::to_string(pixel_bytes) +
                                              " bytes of pixels for " + std::to_string(width) +
-                                             " x " + std::to_string(height) + " x " +
-                                             std::to_string(l.bpp) + " bytes");
+                                             " x " + std::to_string(height) + " with " +
+                                             std::to_string(row_bytes) + " bytes a row");
   }
-  const auto* px = static_cast<const std::uint8_t*>(pixels);
-  const int rows_per_block = int(std::max<std::size_t>(1, kBlockBytes / l.scanline()));
-  const int blocks = (height + rows_per_block - 1) / rows_per_block;
-  std::vector<Block> block(static_cast<std::size_t>(blocks));
-  parallel_for(ctx, blocks, 1, [&](std::int64_t b0, std::int64_t b1) {
-    for (auto b = int(b0); b < int(b1); ++b) {
-      const int r0 = b * rows_per_block, r1 = std::min(height, r0 + rows_per_block);
-      compress_block(l, fast, px, r0, r1, b + 1 == blocks, block[std::size_t(b)]);
-    }
-  });
-
-  // The zlib stream: header (RFC 1950 §2.2: 32 KiB window, the level's FLEVEL, FCHECK), the
-  // blocks, the Adler-32 of all filtered bytes.
-  const unsigned flevel = fast ? 0 : 2;
-  unsigned header = (0x78u << 8) | (flevel << 6);
-  header += 31 - header % 31;
-  std::uint32_t adler = block[0].adler;
-  std::size_t stream_bytes = 2 + 4;
-  for (std::size_t b = 0; b < block.size(); ++b) {
-    if (b > 0) {
-      adler =
-          std::uint32_t(adler32_combine(adler, block[b].adler, z_off_t(block[b].filtered_bytes)));
-    }
-    stream_bytes += block[b].data.size();
-  }
-
-  // The file: signature, IHDR, the stream in IDAT chunks of kIdatBytes, IEND.
-  const std::size_t idats = (stream_bytes + kIdatBytes - 1) / kIdatBytes;
-  const std::size_t idat_begin = kSignatureAndIhdr;
-  const std::size_t file_bytes =
-      idat_begin + stream_bytes + idats * kChunkOverhead + kChunkOverhead;
-  std::vector<std::uint8_t> file;
-  core_detail::resize_huge(file, file_bytes, &ctx);
-  static constexpr std::array<std::uint8_t, 8> kSignature = {0x89, 'P',  'N',  'G',
-                                                             '\r', '\n', 0x1a, '\n'};
-  std::memcpy(file.data(), kSignature.data(), kSignature.size());
-  std::uint8_t* ihdr = file.data() + 8;
-  put_u32(ihdr + 8, std::uint32_t(width));
-  put_u32(ihdr + 12, std::uint32_t(height));
-  ihdr[16] = std::uint8_t(bit_depth);
-  ihdr[17] = std::uint8_t(color_type);
-  ihdr[18] = 0;  // deflate
-  ihdr[19] = 0;  // adaptive filtering
-  ihdr[20] = 0;  // not interlaced
-  seal_chunk(ihdr, "IHDR", 13);
-  // Stream byte s lies in IDAT s / kIdatBytes, at s % kIdatBytes into its data.
-  auto at = [&](std::size_t s) {
-    return file.data() + idat_begin + (s / kIdatBytes) * (kIdatBytes + kChunkOverhead) + 8 +
-           s % kIdatBytes;
+  return [px = static_cast<const std::uint8_t*>(pixels), row_bytes](int j, std::uint8_t* out) {
+    std::memcpy(out, px + std::size_t(j) * row_bytes, row_bytes);
   };
-  auto copy_stream = [&](std::size_t s, const std::uint8_t* from, std::size_t n) {
-    while (n > 0) {
-      const std::size_t take = std::min(n, kIdatBytes - s % kIdatBytes);
-      std::memcpy(at(s), from, take);
-      s += take;
-      from += take;
-      n -= take;
-    }
-  };
-  const std::array<std::uint8_t, 2> head = {std::uint8_t(header >> 8), std::uint8_t(header & 0xff)};
-  copy_stream(0, head.data(), 2);
-  std::vector<std::size_t> offset(block.size());
-  std::size_t s = 2;
-  for (std::size_t b = 0; b < block.size(); ++b) {
-    offset[b] = s;
-    s += block[b].data.size();
-  }
-  std::array<std::uint8_t, 4> tail;
-  put_u32(tail.data(), adler);
-  copy_stream(s, tail.data(), 4);
-  parallel_for(ctx, std::int64_t(block.size()), 1, [&](std::int64_t b0, std::int64_t b1) {
-    for (auto b = std::size_t(b0); b < std::size_t(b1); ++b) {
-      copy_stream(offset[b], block[b].data.data(), block[b].data.size());
-    }
-  });
-  parallel_for(ctx, std::int64_t(idats), 64, [&](std::int64_t c0, std::int64_t c1) {
-    for (auto c = std::size_t(c0); c < std::size_t(c1); ++c) {
-      const std::size_t n = std::min(kIdatBytes, stream_bytes - c * kIdatBytes);
-      seal_chunk(file.data() + idat_begin + c * (kIdatBytes + kChunkOverhead), "IDAT", n);
-    }
-  });
-  seal_chunk(file.data() + file_bytes - kChunkOverhead, "IEND", 0);
-  return file;
 }
 
 }  // namespace terrane::io_detail

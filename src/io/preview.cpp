@@ -140,11 +140,103 @@ void render_preview(const Field2D& heights, const PreviewParams& params,
   render_preview(heights, params, PreviewWater{}, rgb, ctx);
 }
 
+namespace {
+
+// The preview a row at a time: the colour tables formed once, each row from the heights of its
+// own and its two neighbouring rows, so rows can be formed in any order and on any worker.
+class PreviewRows {
+ public:
+  // Throws Error(invalid_argument) for bad parameters or water spans of the wrong size.
+  PreviewRows(const Field2D& heights, const PreviewParams& params, const PreviewWater& water)
+      : heights_(heights), water_(water) {
+    params.validate();
+    heights.grid.validate("preview height field");
+    if (heights.data.size() != heights.grid.sample_count()) {
+      throw Error(ErrorCategory::invalid_argument,
+                  "preview: need " + std::to_string(heights.grid.sample_count()) +
+                      " heights, got " + std::to_string(heights.data.size()));
+    }
+    water.validate(heights.grid.sample_count(), "preview");
+    const double lo = params.range.height_min_m, hi = params.range.height_max_m;
+    table_.resize(kTable);
+    for (int k = 0; k < kTable; ++k) {
+      const auto c = preview_albedo(params, lo + (hi - lo) * double(k) / double(kTable - 1));
+      table_[std::size_t(k)] = {c[0], c[1], c[2]};
+    }
+    // Lakes by depth over [0, 200 m]: the same ramp as the sea.
+    lake_table_.resize(kLakeTable);
+    for (int k = 0; k < kLakeTable; ++k) {
+      const auto c = preview_water_albedo(kLakeDepthMax * double(k) / double(kLakeTable - 1));
+      lake_table_[std::size_t(k)] = {c[0], c[1], c[2]};
+    }
+    to_index_ = float(double(kTable - 1) / (hi - lo));
+    to_lake_index_ = float(double(kLakeTable - 1) / kLakeDepthMax);
+    lo_f_ = float(lo);
+    sea_f_ = float(params.sea_level_m);
+    ambient_ = float(params.ambient);
+    gscale_ = float(params.vertical_exaggeration / (2.0 * heights.grid.spacing_m));
+  }
+
+  // Row j's RGB bytes (3 * width) into out.
+  void row(int j, std::uint8_t* out) const {
+    const int w = heights_.grid.width, h = heights_.grid.height;
+    const auto up = heights_.row(std::max(j - 1, 0)), row = heights_.row(j),
+               down = heights_.row(std::min(j + 1, h - 1));
+    const std::size_t row0 = std::size_t(j) * std::size_t(w);
+    const std::span<const float> level = water_.water_level_m;
+    const std::span<const std::uint8_t> river = water_.river;
+    // Light towards the north-west (-X, -Z) at 45 degrees: L = (-cos45 sin45, sin45, ...).
+    const float lx = -0.5f, ly = 0.70710678f, lz = -0.5f;
+    for (int i = 0; i < w; ++i) {
+      const float hv = row[std::size_t(i)];
+      const float gx =
+          (row[std::size_t(std::min(i + 1, w - 1))] - row[std::size_t(std::max(i - 1, 0))]) *
+          gscale_;
+      const float gz = (down[std::size_t(i)] - up[std::size_t(i)]) * gscale_;
+      // n = (-gx, 1, -gz) / |.|; Lambert term normalised so flat ground gives 1.
+      const float ndotl = (-gx * lx + ly - gz * lz) / std::sqrt(gx * gx + 1.0f + gz * gz);
+      const float lambert = std::max(ndotl, 0.0f) * (1.0f / 0.70710678f);
+      float shade = ambient_ + (1.0f - ambient_) * lambert;
+      Rgb c;
+      bool wet = hv < sea_f_;
+      if (wet) {
+        float t = (hv - lo_f_) * to_index_;
+        t = t > 0.0f ? t : 0.0f;  // also maps NaN to 0
+        c = table_[std::size_t(std::min(int(t + 0.5f), kTable - 1))];
+      } else if (!level.empty() && level[row0 + std::size_t(i)] > hv) {
+        wet = true;
+        const float t = (level[row0 + std::size_t(i)] - hv) * to_lake_index_;
+        c = lake_table_[std::size_t(std::min(int(t + 0.5f), kLakeTable - 1))];
+      } else if (!river.empty() && river[row0 + std::size_t(i)] != 0) {
+        wet = true;
+        c = lake_table_[0];
+      } else {
+        float t = (hv - lo_f_) * to_index_;
+        t = t > 0.0f ? t : 0.0f;  // also maps NaN to 0
+        c = table_[std::size_t(std::min(int(t + 0.5f), kTable - 1))];
+      }
+      if (wet) shade = 1.0f + 0.25f * (shade - 1.0f);
+      out[3 * i + 0] = to_byte(c.r * shade);
+      out[3 * i + 1] = to_byte(c.g * shade);
+      out[3 * i + 2] = to_byte(c.b * shade);
+    }
+  }
+
+ private:
+  static constexpr int kLakeTable = 1024;
+  static constexpr double kLakeDepthMax = 200.0;
+  const Field2D& heights_;
+  const PreviewWater& water_;
+  std::vector<Rgb> table_, lake_table_;
+  float to_index_ = 0, to_lake_index_ = 0, lo_f_ = 0, sea_f_ = 0, ambient_ = 0, gscale_ = 0;
+};
+
+}  // namespace
+
 void render_preview(const Field2D& heights, const PreviewParams& params, const PreviewWater& water,
                     std::span<std::uint8_t> rgb, const ExecContext& ctx) {
   params.validate();
   heights.grid.validate("preview height field");
-  const int w = heights.grid.width, h = heights.grid.height;
   if (heights.data.size() != heights.grid.sample_count() ||
       rgb.size() != heights.grid.sample_count() * 3) {
     throw Error(ErrorCategory::invalid_argument,
@@ -152,69 +244,12 @@ void render_preview(const Field2D& heights, const PreviewParams& params, const P
                     std::to_string(heights.grid.sample_count() * 3) + " RGB bytes, got " +
                     std::to_string(heights.data.size()) + " and " + std::to_string(rgb.size()));
   }
-  water.validate(heights.grid.sample_count(), "preview");
-  const double lo = params.range.height_min_m, hi = params.range.height_max_m;
-  std::vector<Rgb> table(kTable);
-  for (int k = 0; k < kTable; ++k) {
-    const auto c = preview_albedo(params, lo + (hi - lo) * double(k) / double(kTable - 1));
-    table[std::size_t(k)] = {c[0], c[1], c[2]};
-  }
-  // Lakes by depth over [0, 200 m]: the same ramp as the sea.
-  constexpr int kLakeTable = 1024;
-  constexpr double kLakeDepthMax = 200.0;
-  std::vector<Rgb> lake_table(kLakeTable);
-  for (int k = 0; k < kLakeTable; ++k) {
-    const auto c = preview_water_albedo(kLakeDepthMax * double(k) / double(kLakeTable - 1));
-    lake_table[std::size_t(k)] = {c[0], c[1], c[2]};
-  }
-  const auto to_index = float(double(kTable - 1) / (hi - lo));
-  const auto to_lake_index = float(double(kLakeTable - 1) / kLakeDepthMax);
-  const auto lo_f = float(lo), sea_f = float(params.sea_level_m);
-  // Light towards the north-west (-X, -Z) at 45 degrees: L = (-cos45 sin45, sin45, ...).
-  const float lx = -0.5f, ly = 0.70710678f, lz = -0.5f;
-  const auto ambient = float(params.ambient);
-  const auto gscale = float(params.vertical_exaggeration / (2.0 * heights.grid.spacing_m));
+  const PreviewRows rows(heights, params, water);
+  const int w = heights.grid.width;
   const int grain = std::max(1, 16384 / w);
-  parallel_for(ctx, h, grain, [&](std::int64_t jb, std::int64_t je) {
+  parallel_for(ctx, heights.grid.height, grain, [&](std::int64_t jb, std::int64_t je) {
     for (auto j = int(jb); j < int(je); ++j) {
-      const auto up = heights.row(std::max(j - 1, 0)), row = heights.row(j),
-                 down = heights.row(std::min(j + 1, h - 1));
-      std::uint8_t* out = rgb.data() + std::size_t(j) * std::size_t(w) * 3;
-      const std::size_t row0 = std::size_t(j) * std::size_t(w);
-      for (int i = 0; i < w; ++i) {
-        const float hv = row[std::size_t(i)];
-        const float gx =
-            (row[std::size_t(std::min(i + 1, w - 1))] - row[std::size_t(std::max(i - 1, 0))]) *
-            gscale;
-        const float gz = (down[std::size_t(i)] - up[std::size_t(i)]) * gscale;
-        // n = (-gx, 1, -gz) / |.|; Lambert term normalised so flat ground gives 1.
-        const float ndotl = (-gx * lx + ly - gz * lz) / std::sqrt(gx * gx + 1.0f + gz * gz);
-        const float lambert = std::max(ndotl, 0.0f) * (1.0f / 0.70710678f);
-        float shade = ambient + (1.0f - ambient) * lambert;
-        Rgb c;
-        bool wet = hv < sea_f;
-        if (wet) {
-          float t = (hv - lo_f) * to_index;
-          t = t > 0.0f ? t : 0.0f;  // also maps NaN to 0
-          c = table[std::size_t(std::min(int(t + 0.5f), kTable - 1))];
-        } else if (!water.water_level_m.empty() &&
-                   water.water_level_m[row0 + std::size_t(i)] > hv) {
-          wet = true;
-          const float t = (water.water_level_m[row0 + std::size_t(i)] - hv) * to_lake_index;
-          c = lake_table[std::size_t(std::min(int(t + 0.5f), kLakeTable - 1))];
-        } else if (!water.river.empty() && water.river[row0 + std::size_t(i)] != 0) {
-          wet = true;
-          c = lake_table[0];
-        } else {
-          float t = (hv - lo_f) * to_index;
-          t = t > 0.0f ? t : 0.0f;  // also maps NaN to 0
-          c = table[std::size_t(std::min(int(t + 0.5f), kTable - 1))];
-        }
-        if (wet) shade = 1.0f + 0.25f * (shade - 1.0f);
-        out[3 * i + 0] = to_byte(c.r * shade);
-        out[3 * i + 1] = to_byte(c.g * shade);
-        out[3 * i + 2] = to_byte(c.b * shade);
-      }
+      rows.row(j, rgb.data() + std::size_t(j) * std::size_t(w) * 3);
     }
   });
 }
@@ -229,11 +264,12 @@ void write_preview_png(const std::filesystem::path& path, const Field2D& heights
                        const ExecContext& ctx) {
   io_detail::check_image_size(path, heights.grid.width, heights.grid.height,
                               ErrorCategory::invalid_argument);
-  std::vector<std::uint8_t> rgb(heights.grid.sample_count() * 3);
-  render_preview(heights, params, water, rgb, ctx);
+  // Rendered a row at a time as the encoder asks for them: the RGB image is never whole.
+  const PreviewRows rows(heights, params, water);
   // Fast encoding: a preview is written often and looked at once; time matters more than size.
-  io_detail::write_png_atomic(path, heights.grid.width, heights.grid.height, 2, 8, rgb.data(),
-                              rgb.size(), true, ctx);
+  io_detail::write_png_atomic(
+      path, heights.grid.width, heights.grid.height, 2, 8,
+      [&](int j, std::uint8_t* out) { rows.row(j, out); }, true, ctx);
 }
 
 }  // namespace terrane

@@ -568,6 +568,48 @@ TEST_F(IoTest, NormalMapEncodesNormals) {
   EXPECT_EQ(px(12, 1, 2), 218);
 }
 
+// An 8-bit RGB PNG decoded by libspng (its CRCs and Adler-32 checked).
+std::vector<unsigned char> decode_rgb8(const std::vector<unsigned char>& bytes, int w, int h) {
+  spng_ctx* ctx = spng_ctx_new(0);
+  spng_set_png_buffer(ctx, bytes.data(), bytes.size());
+  spng_ihdr ihdr{};
+  EXPECT_EQ(spng_get_ihdr(ctx, &ihdr), 0);
+  EXPECT_EQ(ihdr.width, std::uint32_t(w));
+  EXPECT_EQ(ihdr.height, std::uint32_t(h));
+  EXPECT_EQ(ihdr.color_type, SPNG_COLOR_TYPE_TRUECOLOR);
+  std::vector<unsigned char> rgb(std::size_t(w) * std::size_t(h) * 3);
+  EXPECT_EQ(spng_decode_image(ctx, rgb.data(), rgb.size(), SPNG_FMT_RGB8, 0), 0);
+  spng_ctx_free(ctx);
+  return rgb;
+}
+
+TEST_F(IoTest, PreviewAndHeightFilesHoldTheirWholeImages) {
+  // 1500^2: the preview is 7 blocks of the encoder and the PNG16 5, more than one worker's wave
+  // of 4, so the files are formed from rows asked for as they are encoded.
+  const int w = 1500, h = 1500;
+  const HeightRange range{-200.0, 1200.0};
+  Field2D f = test_heights(w, h, -250.0, 1250.0);
+  std::vector<float> level(f.data.begin(), f.data.end());
+  std::vector<std::uint8_t> river(f.data.size(), 0);
+  for (std::size_t c = 0; c < level.size(); c += 5) level[c] += 12.0f;  // lakes
+  for (std::size_t c = 1; c < river.size(); c += 7) river[c] = 1;
+  PreviewParams params;
+  params.range = range;
+  const PreviewWater water{level, river};
+  std::vector<std::uint8_t> rgb(f.data.size() * 3);
+  render_preview(f, params, water, rgb);
+  for (const int threads : {1, 2}) {
+    const ExecContext ctx{.threads = threads};
+    const fs::path pp = dir_ / "preview.png", hp = dir_ / "heights.png";
+    write_preview_png(pp, f, params, water, ctx);
+    EXPECT_TRUE(decode_rgb8(read_bytes(pp), w, h) == rgb) << threads << " threads";
+    write_png16(hp, f, range, ctx);
+    EXPECT_EQ(read_png16(hp).samples, heights_to_image16(f, range).samples)
+        << threads << " threads";
+  }
+  EXPECT_EQ(entries(dir_).size(), 2u);  // no temporaries left behind
+}
+
 TEST_F(IoTest, PreviewColoursArePlausible) {
   // Columns: -200 m .. 1200 m along X, flat along Z (so no hillshade except at column steps).
   const int w = 1401, h = 8;

@@ -3,10 +3,16 @@
 // the bytes do not depend on the thread count.
 #include <gtest/gtest.h>
 #include <spng.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "io/io_internal.hpp"
@@ -144,6 +150,72 @@ TEST(PngEncode, SameBytesOnAnyThreadCount) {
           << threads << " threads, fast " << fast;
     }
   }
+}
+
+// A directory of the test's own, removed with everything in it at the end.
+struct ScratchDir {
+  explicit ScratchDir(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() /
+            ("terrane_png_encode_" + name + "_" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(dir); }
+  const std::filesystem::path& path() const { return dir; }
+  std::filesystem::path dir;
+};
+
+std::vector<std::uint8_t> file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(PngEncode, RowsAskedForAsTheyAreEncodedAreWrittenAsTheWholeImage) {
+  // 4 MiB of RGB: 5 blocks; one worker compresses them in two waves of at most 4.
+  const Layout l{2, 8, 3};
+  const int w = 700, h = 2000;
+  const std::vector<std::uint8_t> px = test_image(w, h, l, 9);
+  const std::size_t row = std::size_t(w) * 3;
+  const ScratchDir dir("png_rows");
+  for (const int threads : {1, 2}) {
+    std::vector<std::atomic<int>> asked(static_cast<std::size_t>(h));
+    const io_detail::PngRows rows = [&](int j, std::uint8_t* out) {
+      ++asked[std::size_t(j)];
+      std::memcpy(out, px.data() + std::size_t(j) * row, row);
+    };
+    const std::filesystem::path p = dir.path() / ("rows" + std::to_string(threads) + ".png");
+    io_detail::write_png_atomic(p, w, h, l.color_type, l.bit_depth, rows, true,
+                                ExecContext{.threads = threads});
+    EXPECT_TRUE(file_bytes(p) == io_detail::encode_png(w, h, l.color_type, l.bit_depth, px.data(),
+                                                       px.size(), true, ExecContext{}))
+        << threads << " threads";
+    // Every row at least once; only the few before each block's start (its dictionary and the
+    // row its first filter reads) more than once.
+    int again = 0;
+    for (const std::atomic<int>& a : asked) {
+      EXPECT_GE(a.load(), 1);
+      again += a.load() - 1;
+    }
+    EXPECT_LE(again, 4 * (32768 / int(row + 1) + 2));
+  }
+}
+
+TEST(PngEncode, ARowThatFailsPublishesNothing) {
+  const Layout l{0, 16, 1};
+  const int w = 1000, h = 3000;  // 6 MB of samples: blocks in more than one wave
+  const ScratchDir dir("png_fail");
+  const std::filesystem::path p = dir.path() / "fails.png";
+  const io_detail::PngRows rows = [&](int j, std::uint8_t* out) {
+    if (j == 2500) throw Error(ErrorCategory::io, "row 2500 is not there");
+    std::memset(out, j & 0xff, std::size_t(w) * 2);
+  };
+  test::expect_error(
+      [&] {
+        io_detail::write_png_atomic(p, w, h, l.color_type, l.bit_depth, rows, false,
+                                    ExecContext{.threads = 1});
+      },
+      ErrorCategory::io, {"row 2500 is not there"});
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "neither the file nor a temporary";
 }
 
 TEST(PngEncode, RefusesWhatItDoesNotWrite) {
