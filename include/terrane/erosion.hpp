@@ -198,7 +198,8 @@ struct FlowRouting {
   // Working memory of compute_flow_routing, kept with the result so that repeated calls on one
   // FlowRouting (a stream-power run's steps) reuse it instead of allocating, zeroing and
   // faulting in fresh pages each time: 5 bytes per cell (donor masks, labels), 4 more once a
-  // map without pits has been routed (the walks' buffers), and 4 per outlet or pit. Contents
+  // map without pits has been routed (the walks' buffers), and 4 per pit and per group of
+  // kRoutingPartOutlets outlets (the outlets themselves are told from the heights). Contents
   // unspecified. With keep_scratch false, each part of it is released as soon as the call no
   // longer needs it, and it is empty afterwards: a one-off routing then peaks at 13 bytes per
   // cell beside the heights (receivers, order, filled levels and donor masks; the result alone

@@ -279,31 +279,57 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     }
   });
   std::uint8_t* const mask = donor_mask.data();
-  // The roots, in cell order: the outlets into roots[0, outlets), the pits after them (pit k,
-  // k = 1..pits, at outlets + k - 1), per row in parallel from the rows' first indices. With
-  // pits, each root is labelled below (a pit with its number, an outlet with pits + 1 + its
-  // group of kRoutingPartOutlets consecutive outlets), once the receivers have gone where they
-  // go: every other cell gets 0, no label yet.
+  // The roots, in cell order: the first outlet of each group of kRoutingPartOutlets
+  // consecutive outlets into roots[0, groups), the pits after them (pit k, k = 1..pits, at
+  // groups + k - 1), per row in parallel from the rows' first indices. The outlets themselves
+  // are not listed (where the sea's cells are outlets they can be most of the map): a group's
+  // are the outlets in cell order from its first, told from the heights. With pits, each root is
+  // labelled below (a pit with its number, an outlet with pits + 1 + its group), once the
+  // receivers have gone where they go: every other cell gets 0, no label yet.
   const std::uint32_t pits = std::uint32_t(pit_total);
   const std::size_t groups = (outlets + kRoutingPartOutlets - 1) / kRoutingPartOutlets;
   std::vector<std::uint32_t>& roots = out.scratch.roots;
-  cd::resize_huge(roots, outlets + pits, &ctx);
+  cd::resize_huge(roots, groups + pits, &ctx);
   std::vector<std::uint32_t>& label = out.scratch.label;
   std::uint32_t* const root_cell = roots.data();
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t j = b; j < e; ++j) {
       std::size_t o = std::size_t(row_outlets[std::size_t(j)]);
-      std::size_t p = outlets + std::size_t(row_pits[std::size_t(j)]);
+      std::size_t p = groups + std::size_t(row_pits[std::size_t(j)]);
       for (int i = 0; i < w; ++i) {
         const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
         if (is_outlet(c, i, int(j))) {
-          root_cell[o++] = std::uint32_t(c);
+          if (o % kRoutingPartOutlets == 0) root_cell[o / kRoutingPartOutlets] = std::uint32_t(c);
+          ++o;
         } else if (rcv[c] == c) {
           root_cell[p++] = std::uint32_t(c);
         }
       }
     }
   });
+  // Calls f(c) for the `count` outlets from cell c0 (an outlet) on, in cell order.
+  const bool sea_outlets = params.use_sea_level;
+  const auto for_outlets = [&](std::size_t c0, std::size_t count, auto&& f) {
+    std::size_t j = c0 / std::size_t(w), i = c0 % std::size_t(w);
+    while (count > 0) {
+      const std::size_t c = j * std::size_t(w) + i;
+      if (is_outlet(c, int(i), int(j))) {
+        f(c);
+        --count;
+      }
+      if (!sea_outlets && i == 0 && w > 2 && j > 0 && j + 1 < std::size_t(h)) {
+        i = std::size_t(w) - 1;  // an inner row's outlets are its two ends
+      } else if (++i == std::size_t(w)) {
+        i = 0;
+        ++j;
+      }
+    }
+  };
+  // Calls f(c) for the outlets of group u.
+  const auto for_group = [&](std::size_t u, auto&& f) {
+    const std::size_t t0 = u * kRoutingPartOutlets;
+    for_outlets(root_cell[u], std::min(outlets - t0, kRoutingPartOutlets), f);
+  };
   // A one-off routing (keep_scratch false) releases each part of its working memory once it is
   // no longer read, so that the order is not allocated beside the labels.
   const auto release = [&out](auto& v) {
@@ -313,13 +339,14 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   // levels come from the donor masks, the roots and the heights): they go before the walks.
   const bool receivers_only = !out.parts.order && out.parts.receivers_without_order;
   if (!out.parts.order && !receivers_only) std::vector<std::uint32_t>().swap(out.receiver);
-  // A depth-first walk over the donor masks from roots [t0, t1): counts the cells it reaches
-  // and, with `labels`, gives each the label `tag`. A small stack instead of a map-sized queue.
-  const auto count_reached = [&](std::size_t t0, std::size_t t1, std::uint32_t* labels,
-                                 std::uint32_t tag, std::vector<std::uint32_t>& stack) {
+  // A depth-first walk over the donor masks from group u's outlets (u < groups) or from pit
+  // u - groups + 1: counts the cells it reaches and, with `labels`, gives each the label `tag`.
+  // A small stack instead of a map-sized queue.
+  const auto count_reached = [&](std::size_t u, std::uint32_t* labels, std::uint32_t tag,
+                                 std::vector<std::uint32_t>& stack) {
     std::uint32_t cells = 0;
-    for (std::size_t t = t0; t < t1; ++t) {
-      stack.assign(1, root_cell[t]);
+    const auto from = [&](std::size_t root) {
+      stack.assign(1, std::uint32_t(root));
       while (!stack.empty()) {
         const std::uint32_t c = stack.back();
         stack.pop_back();
@@ -330,6 +357,11 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
           stack.push_back(d);
         }
       }
+    };
+    if (u < groups) {
+      for_group(u, from);
+    } else {
+      from(root_cell[u]);
     }
     return cells;
   };
@@ -352,10 +384,22 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     // outlet pits + 1 + its group, pit k k), 0 for every other cell.
     cd::assign_huge(label, n, 0u, &ctx);
     std::uint32_t* const lab = label.data();
-    parallel_for(inner, std::int64_t(outlets + pits), 65536, [&](std::int64_t b, std::int64_t e) {
-      for (auto t = std::size_t(b); t < std::size_t(e); ++t) {
-        lab[root_cell[t]] = t < outlets ? pits + 1 + std::uint32_t(t / kRoutingPartOutlets)
-                                        : std::uint32_t(t - outlets + 1);
+    parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
+      for (auto j = std::size_t(b); j < std::size_t(e); ++j) {
+        auto t = std::size_t(row_outlets[j]);
+        const std::size_t next = j + 1 < std::size_t(h) ? std::size_t(row_outlets[j + 1]) : outlets;
+        if (t == next) continue;
+        // The row's first outlet: its first cell, or (with the sea) the first found from there.
+        std::size_t first = j * std::size_t(w);
+        while (!is_outlet(first, int(first % std::size_t(w)), int(j))) ++first;
+        for_outlets(first, next - t, [&](std::size_t c) {
+          lab[c] = pits + 1 + std::uint32_t(t++ / kRoutingPartOutlets);
+        });
+      }
+    });
+    parallel_for(inner, std::int64_t(pits), 65536, [&](std::int64_t k0, std::int64_t k1) {
+      for (auto k = std::size_t(k0); k < std::size_t(k1); ++k) {
+        lab[root_cell[groups + k]] = std::uint32_t(k + 1);
       }
     });
     std::vector<std::uint32_t> count(std::size_t(pits) + 1 + groups, 0);
@@ -364,15 +408,16 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
         inner, std::int64_t(units), ed::part_grain(units), [&](std::int64_t u0, std::int64_t u1) {
           std::vector<std::uint32_t> stack;
           for (auto u = std::size_t(u0); u < std::size_t(u1); ++u) {
-            const bool group = u < groups;
-            const std::size_t t0 = group ? u * kRoutingPartOutlets : outlets + (u - groups);
-            const std::size_t t1 = group ? std::min(outlets, t0 + kRoutingPartOutlets) : t0 + 1;
-            const std::uint32_t tag = lab[root_cell[t0]];
-            count[tag] = count_reached(t0, t1, lab, tag, stack);
+            const auto tag = std::uint32_t(u < groups ? pits + 1 + u : u - groups + 1);
+            count[tag] = count_reached(u, lab, tag, stack);
           }
         });
-    // Without the order nothing walks the donor masks again: they go before the basin graph.
-    if (!out.parts.order) release(donor_mask);
+    // Without the order nothing walks the donor masks or the roots again: they go before the
+    // basin graph (the roots are a tenth of the map or more where the sea's cells are outlets).
+    if (!out.parts.order) {
+      release(donor_mask);
+      release(roots);
+    }
     // The receivers alone read no labels after the basin graph's links are gathered: a one-off
     // routing lets them go there, before the graph is searched.
     const bool labels_go = !out.keep_scratch && receivers_only && !out.parts.levels &&
@@ -475,10 +520,9 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     return end;
   };
   const auto walk_group = [&](const auto& buf, std::size_t u, std::size_t end) {
-    const std::size_t t1 = std::min(outlets, (u + 1) * kRoutingPartOutlets);
-    for (std::size_t t = u * kRoutingPartOutlets; t < t1; ++t) {
-      end = walk(buf, root_cell[t], end, -std::numeric_limits<float>::infinity(), false);
-    }
+    for_group(u, [&](std::size_t c) {
+      end = walk(buf, std::uint32_t(c), end, -std::numeric_limits<float>::infinity(), false);
+    });
     return end;  // max(h, -inf) is h, bit for bit
   };
   if (pits == 0 && !out.keep_scratch) {
@@ -490,9 +534,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
                  [&](std::int64_t u0, std::int64_t u1) {
                    std::vector<std::uint32_t> stack;
                    for (auto u = std::size_t(u0); u < std::size_t(u1); ++u) {
-                     const std::size_t t0 = u * kRoutingPartOutlets;
-                     const std::size_t t1 = std::min(outlets, t0 + kRoutingPartOutlets);
-                     count[u] = count_reached(t0, t1, nullptr, 0, stack);
+                     count[u] = count_reached(u, nullptr, 0, stack);
                    }
                  });
     out.part_begin.assign(groups + 1, 0);
@@ -577,7 +619,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
                    const std::uint32_t k = std::uint32_t(u - groups) + 1;
                    const std::size_t begin = at[k];
                    const std::size_t end =
-                       walk(InPlace{ord}, root_cell[outlets + k - 1], begin, spill[k], true);
+                       walk(InPlace{ord}, root_cell[groups + k - 1], begin, spill[k], true);
                    for (std::uint32_t x = exit_cell[k];; x = rcv[x]) {
                      mask[x] = 1;
                      if (rcv[x] == x) break;
