@@ -244,6 +244,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   StreamPowerScratch own;
   StreamPowerScratch& sc = scratch != nullptr ? *scratch : own;
   FlowRouting& routing = sc.routing;
+  routing.parts.levels = false;  // the steps read the receivers and the order, never the levels
   std::vector<double>& area = sc.area;
   std::vector<double>& row_sum = sc.row_sum;
   std::vector<float>& tmp = sc.tmp;
