@@ -56,4 +56,19 @@ void prefault_pages(void* p, std::size_t bytes, const ExecContext& ctx) noexcept
 #endif
 }
 
+void release_pages(void* p, std::size_t bytes) noexcept {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+  constexpr std::uintptr_t kPage = 4096;
+  if (p == nullptr) return;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kPage - 1);
+  if (end <= begin) return;
+  // Refusal leaves the pages resident: only the peak depends on it.
+  (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 }  // namespace terrane::core_detail

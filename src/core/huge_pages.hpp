@@ -31,6 +31,12 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept;
 // pages to be faulted on first touch as before: only speed depends on it.
 void prefault_pages(void* p, std::size_t bytes, const ExecContext& ctx) noexcept;
 
+// Gives the whole 4 KiB pages inside [p, p + bytes) back to the kernel (MADV_DONTNEED) while
+// they stay mapped: for a map-sized buffer read once from front to back, released as it is
+// read rather than when it is freed. Anything read there afterwards is zero. A no-op where the
+// kernel refuses (only the peak memory depends on it).
+void release_pages(void* p, std::size_t bytes) noexcept;
+
 // v.reserve(n), with the new block marked for huge pages before anything touches it (elements
 // already in v are copied into it first, as reserve does). Nothing happens when v already holds
 // capacity for n. With a context, the new block's pages are also faulted in on its workers

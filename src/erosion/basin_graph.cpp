@@ -17,8 +17,10 @@
 // Cost: O(n) in parallel passes (over rows, over outlet groups, over basins) plus serial work
 // on the links and the basins only.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <functional>
+#include <mutex>
 #include <queue>
 #include <vector>
 
@@ -119,9 +121,31 @@ void route_depressions(const float* heights, int width, int height, const std::u
   const int blocks = (height + kBlockRows - 1) / kBlockRows;
   // block_links[blk * kMergeRanges + q]: block blk's links whose lo is in range q.
   std::vector<std::vector<Link>> block_links(static_cast<std::size_t>(blocks) * kMergeRanges);
-  parallel_for(ctx, blocks, 1, [&](std::int64_t blk0, std::int64_t blk1) {
+  // The workers take the blocks in ascending order. Where the labels are to be released, the
+  // rows above the lowest block not yet read go as the blocks are read: the labels and the links
+  // are not held whole at the same time (a map that breaching has left with many flats has
+  // links of more than the labels' size).
+  std::atomic<int> next_block{0};
+  std::mutex frontier_mutex;
+  std::vector<std::uint8_t> block_read(release_labels != nullptr ? std::size_t(blocks) : 0);
+  int frontier = 0;  // every block before it has been read
+  const auto mark_read = [&](int blk) {
+    if (release_labels == nullptr) return;
+    const std::lock_guard<std::mutex> lock(frontier_mutex);
+    const int before = frontier;
+    block_read[std::size_t(blk)] = 1;
+    while (frontier < blocks && block_read[std::size_t(frontier)] != 0) ++frontier;
+    if (frontier == before) return;
+    // Block b reads rows [b * kBlockRows, (b + 1) * kBlockRows]: the rows above the frontier's
+    // first are read by no block still to come.
+    const std::size_t from = std::size_t(before) * kBlockRows * w;
+    const std::size_t to = std::min(std::size_t(frontier) * kBlockRows, std::size_t(height)) * w;
+    core_detail::release_pages(release_labels->data() + from, (to - from) * sizeof(std::uint32_t));
+  };
+  parallel_for(ctx, worker_count(ctx), 1, [&](std::int64_t, std::int64_t) {
     std::vector<Link> sorted;
-    for (std::int64_t blk = blk0; blk < blk1; ++blk) {
+    for (int blk = next_block++; blk < blocks; blk = next_block++) {
+      throw_if_cancelled(ctx);
       LinkMap map;
       const int j0 = int(blk) * kBlockRows, j1 = std::min(height, j0 + kBlockRows);
       const auto offer = [&](std::size_t c, std::size_t nc) {
@@ -157,6 +181,7 @@ void route_depressions(const float* heights, int width, int height, const std::u
         block_links[std::size_t(blk * kMergeRanges + q)].assign(from, to);
         from = to;
       }
+      mark_read(blk);
     }
   });
   // The blocks' links merged (the best per pair of basins) and sorted by (lo, hi), range by

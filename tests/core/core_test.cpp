@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -63,6 +64,38 @@ TEST(HugePages, LargeBuffersAreMarkedForTransparentHugePages) {
   std::vector<float> small;
   core_detail::reserve_huge(small, 1000);
   EXPECT_EQ(vm_flags_at(small.data()).find(" hg"), std::string::npos);
+}
+
+// Resident memory of the process, from /proc/self/statm (0 where it cannot be read).
+std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return resident * 4096;
+}
+
+// Pages given back by release_pages leave the resident set while the buffer stays usable: they
+// read as zero, the pages around them keep their contents.
+TEST(HugePages, ReleasedPagesLeaveTheResidentSetAndReadAsZero) {
+  std::vector<std::uint32_t> v;
+  core_detail::resize_huge(v, std::size_t(16) << 20);  // 64 MiB
+  std::fill(v.begin(), v.end(), 7u);
+  const std::size_t before = resident_bytes();
+  if (before == 0) GTEST_SKIP() << "no /proc/self/statm here";
+  // The middle half, from an odd offset: only the whole pages inside it go.
+  const std::size_t from = (std::size_t(4) << 20) + 3, count = std::size_t(8) << 20;
+  core_detail::release_pages(v.data() + from, count * sizeof(std::uint32_t));
+  const std::size_t after = resident_bytes();
+  EXPECT_LE(after + (std::size_t(28) << 20), before) << before << " -> " << after << " bytes";
+  EXPECT_EQ(v[from - 1], 7u);
+  EXPECT_EQ(v[from + count], 7u);
+  EXPECT_EQ(v[from + count / 2], 0u);
+  std::size_t sevens = 0;
+  for (const std::uint32_t x : v) sevens += x == 7u ? 1 : 0;
+  // Whole 4 KiB pages (1024 values) of the range are zero; at most a page's worth at each end
+  // keeps its value.
+  EXPECT_GE(sevens, v.size() - count);
+  EXPECT_LE(sevens, v.size() - count + 2048);
 }
 
 TEST(GridSpec, SubGridKeepsWorldPositions) {
