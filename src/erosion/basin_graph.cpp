@@ -20,8 +20,9 @@
 #include <atomic>
 #include <bit>
 #include <functional>
+#include <memory>
 #include <mutex>
-#include <queue>
+#include <span>
 #include <vector>
 
 #include "core/huge_pages.hpp"
@@ -37,10 +38,11 @@ inline std::uint32_t order_key(float v) {  // a < b <=> key(a) < key(b) (not NaN
 
 // The lowest pass between basins lo < hi: pass = max(h(cell_lo), h(cell_hi)); ties go to the
 // lower (cell_lo, cell_hi), so the result does not depend on the scan order.
+// No member initialisers: the map-sized array of them is not written before it is filled.
 struct Link {
-  std::uint32_t lo = 0, hi = 0;
-  std::uint32_t pass_key = 0;  // order_key of the pass level
-  std::uint32_t cell_lo = 0, cell_hi = 0;
+  std::uint32_t lo, hi;
+  std::uint32_t pass_key;  // order_key of the pass level
+  std::uint32_t cell_lo, cell_hi;
 };
 
 inline bool better(const Link& a, const Link& b) {
@@ -95,6 +97,65 @@ class LinkMap {
   std::size_t size_ = 0;
 };
 
+// A binary heap of basins by key (level key << 32 | basin), each basin in it at most once: a
+// basin offered a lower level moves up in place. Its pops are those of a heap of every offer
+// whose stale entries are skipped (the keys are unique, and a basin's entry is its lowest
+// offer), but it holds one entry per basin instead of one per offer: millions fewer on a map
+// of many pits.
+class BasinHeap {
+ public:
+  explicit BasinHeap(std::uint32_t basins) : at_(basins, kNone) {}
+  bool empty() const { return keys_.empty(); }
+  // Adds the basin of `key`, or lowers its key (never raises it).
+  void offer(std::uint64_t key) {
+    const auto b = std::uint32_t(key);
+    std::uint32_t i = at_[b];
+    if (i == kNone) {
+      i = std::uint32_t(keys_.size());
+      keys_.push_back(key);
+    }
+    up(i, key);
+  }
+  std::uint64_t pop() {
+    const std::uint64_t top = keys_.front();
+    at_[std::uint32_t(top)] = kNone;
+    const std::uint64_t last = keys_.back();
+    keys_.pop_back();
+    if (!keys_.empty()) down(0, last);
+    return top;
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  void put(std::uint32_t i, std::uint64_t key) {
+    keys_[i] = key;
+    at_[std::uint32_t(key)] = i;
+  }
+  void up(std::uint32_t i, std::uint64_t key) {
+    while (i > 0) {
+      const std::uint32_t parent = (i - 1) / 2;
+      if (keys_[parent] <= key) break;
+      put(i, keys_[parent]);
+      i = parent;
+    }
+    put(i, key);
+  }
+  void down(std::uint32_t i, std::uint64_t key) {
+    const auto n = std::uint32_t(keys_.size());
+    for (;;) {
+      std::uint32_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && keys_[child + 1] < keys_[child]) ++child;
+      if (keys_[child] >= key) break;
+      put(i, keys_[child]);
+      i = child;
+    }
+    put(i, key);
+  }
+  std::vector<std::uint64_t> keys_;
+  std::vector<std::uint32_t> at_;  // where each basin's key is in keys_, or kNone
+};
+
 }  // namespace
 
 void route_depressions(const float* heights, int width, int height, const std::uint32_t* label,
@@ -109,7 +170,7 @@ void route_depressions(const float* heights, int width, int height, const std::u
   const auto basin_of = [pits](std::uint32_t lb) { return lb > pits ? 0u : lb; };
   // 1. The lowest link between each pair of adjacent basins: fixed blocks of rows (so the
   //    blocks, not the threads, decide what each local map sees), each block's links sorted by
-  //    (lo, hi) and cut into kMergeRanges ranges of `lo`, one list per range.
+  //    (lo, hi), with where each of kMergeRanges ranges of `lo` starts in them.
   constexpr int kBlockRows = 32;
   constexpr std::int64_t kMergeRanges = 16;
   const auto range_bound = [basins](std::int64_t q) {
@@ -119,8 +180,10 @@ void route_depressions(const float* heights, int width, int height, const std::u
     return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
   };
   const int blocks = (height + kBlockRows - 1) / kBlockRows;
-  // block_links[blk * kMergeRanges + q]: block blk's links whose lo is in range q.
-  std::vector<std::vector<Link>> block_links(static_cast<std::size_t>(blocks) * kMergeRanges);
+  // block_links[blk]: block blk's links; those whose lo is in range q are
+  // [range_at[blk * (kMergeRanges + 1) + q], range_at[blk * (kMergeRanges + 1) + q + 1]).
+  std::vector<std::vector<Link>> block_links(static_cast<std::size_t>(blocks));
+  std::vector<std::size_t> range_at(static_cast<std::size_t>(blocks) * (kMergeRanges + 1));
   // The workers take the blocks in ascending order. Where the labels are to be released, the
   // rows above the lowest block not yet read go as the blocks are read: the labels and the links
   // are not held whole at the same time (a map that breaching has left with many flats has
@@ -143,7 +206,6 @@ void route_depressions(const float* heights, int width, int height, const std::u
     core_detail::release_pages(release_labels->data() + from, (to - from) * sizeof(std::uint32_t));
   };
   parallel_for(ctx, worker_count(ctx), 1, [&](std::int64_t, std::int64_t) {
-    std::vector<Link> sorted;
     for (int blk = next_block++; blk < blocks; blk = next_block++) {
       throw_if_cancelled(ctx);
       LinkMap map;
@@ -170,65 +232,105 @@ void route_depressions(const float* heights, int width, int height, const std::u
           if (i + 1 < w) offer(c, c + w + 1);
         }
       }
-      sorted.clear();
+      std::vector<Link>& sorted = block_links[std::size_t(blk)];
       sorted.reserve(map.size());
       map.for_each([&](const Link& l) { sorted.push_back(l); });
       std::sort(sorted.begin(), sorted.end(), by_pair);
-      auto from = sorted.begin();
-      for (std::int64_t q = 0; q < kMergeRanges; ++q) {
-        const auto to = std::lower_bound(from, sorted.end(), range_bound(q + 1),
-                                         [](const Link& l, std::uint32_t lo) { return l.lo < lo; });
-        block_links[std::size_t(blk * kMergeRanges + q)].assign(from, to);
-        from = to;
+      std::size_t* at_q = range_at.data() + std::size_t(blk) * (kMergeRanges + 1);
+      for (std::int64_t q = 0; q <= kMergeRanges; ++q) {
+        at_q[q] = std::size_t(std::lower_bound(sorted.begin(), sorted.end(), range_bound(q),
+                                               [](const Link& l, std::uint32_t lo) {
+                                                 return l.lo < lo;
+                                               }) -
+                              sorted.begin());
       }
+      at_q[kMergeRanges] = sorted.size();
       mark_read(blk);
     }
   });
-  // The blocks' links merged (the best per pair of basins) and sorted by (lo, hi), range by
-  // range in parallel, then concatenated in range order. Each list is released once it has been
-  // read: a map that breaching has left with many flat cells has hundreds of thousands of pits,
-  // and its links would otherwise be held twice over, by the blocks and by the ranges.
   // The links are all the rest reads of the labels when the order's parts are not laid out.
   if (release_labels != nullptr) {
     std::vector<std::uint32_t>().swap(*release_labels);
     label = nullptr;
   }
-  std::vector<std::vector<Link>> ranges(static_cast<std::size_t>(kMergeRanges));
-  parallel_for(ctx, kMergeRanges, 1, [&](std::int64_t q0, std::int64_t q1) {
-    for (std::int64_t q = q0; q < q1; ++q) {
-      LinkMap map;
-      for (int blk = 0; blk < blocks; ++blk) {
-        std::vector<Link>& bl = block_links[std::size_t(blk * kMergeRanges + q)];
-        for (const Link& l : bl) map.offer(l);
-        std::vector<Link>().swap(bl);
+  // The blocks' links gathered into one array, range by range (range q's from every block,
+  // in block order), each block's given back to the kernel once copied; then each range sorted
+  // by (lo, hi) and, among the links of one pair of basins, by `better`, keeping the first (the
+  // best) of each pair, in parallel; then the ranges moved together in their order. The links
+  // are held once, plus one block's: a map that breaching has left with many flats has
+  // millions of them.
+  std::vector<std::size_t> slot(static_cast<std::size_t>(blocks) * kMergeRanges + 1, 0);
+  for (std::int64_t q = 0; q < kMergeRanges; ++q) {
+    for (int blk = 0; blk < blocks; ++blk) {
+      const std::size_t* at_q = range_at.data() + std::size_t(blk) * (kMergeRanges + 1);
+      const std::size_t k = std::size_t(q) * std::size_t(blocks) + std::size_t(blk);
+      slot[k + 1] = slot[k] + (at_q[q + 1] - at_q[q]);
+    }
+  }
+  // Left uninitialised: its pages are touched as the blocks' links come in, while the blocks'
+  // own go.
+  const std::unique_ptr<Link[]> link_store(new Link[std::max<std::size_t>(slot.back(), 1)]);
+  core_detail::advise_huge_pages(link_store.get(), slot.back() * sizeof(Link));
+  std::span<Link> links(link_store.get(), slot.back());
+  parallel_for(ctx, blocks, 1, [&](std::int64_t blk0, std::int64_t blk1) {
+    for (std::int64_t blk = blk0; blk < blk1; ++blk) {
+      std::vector<Link>& bl = block_links[std::size_t(blk)];
+      const std::size_t* at_q = range_at.data() + std::size_t(blk) * (kMergeRanges + 1);
+      for (std::int64_t q = 0; q < kMergeRanges; ++q) {
+        std::copy(bl.begin() + std::ptrdiff_t(at_q[q]), bl.begin() + std::ptrdiff_t(at_q[q + 1]),
+                  links.begin() +
+                      std::ptrdiff_t(slot[std::size_t(q) * std::size_t(blocks) + std::size_t(blk)]));
       }
-      std::vector<Link>& out = ranges[std::size_t(q)];
-      out.reserve(map.size());
-      map.for_each([&](const Link& l) { out.push_back(l); });
-      std::sort(out.begin(), out.end(), by_pair);
+      // Freed small blocks stay in the C library's heaps, resident: their pages go first.
+      core_detail::release_pages(bl.data(), bl.size() * sizeof(Link));
+      std::vector<Link>().swap(bl);
     }
   });
   std::vector<std::vector<Link>>().swap(block_links);
-  std::vector<Link> links;
-  {
-    std::size_t total = 0;
-    for (const std::vector<Link>& r : ranges) total += r.size();
-    links.reserve(total);
-    for (std::vector<Link>& r : ranges) {
-      links.insert(links.end(), r.begin(), r.end());
-      std::vector<Link>().swap(r);
+  std::vector<std::size_t> kept(static_cast<std::size_t>(kMergeRanges), 0);
+  parallel_for(ctx, kMergeRanges, 1, [&](std::int64_t q0, std::int64_t q1) {
+    for (std::int64_t q = q0; q < q1; ++q) {
+      const auto b = links.begin() + std::ptrdiff_t(slot[std::size_t(q) * std::size_t(blocks)]);
+      const auto e =
+          links.begin() + std::ptrdiff_t(slot[std::size_t(q + 1) * std::size_t(blocks)]);
+      std::sort(b, e, [&](const Link& x, const Link& y) {
+        return by_pair(x, y) || (!by_pair(y, x) && better(x, y));
+      });
+      const auto last = std::unique(
+          b, e, [](const Link& x, const Link& y) { return x.lo == y.lo && x.hi == y.hi; });
+      kept[std::size_t(q)] = std::size_t(last - b);
     }
+  });
+  {
+    std::size_t to = 0;
+    for (std::int64_t q = 0; q < kMergeRanges; ++q) {
+      const std::size_t from = slot[std::size_t(q) * std::size_t(blocks)];
+      if (from != to) {
+        std::copy(links.begin() + std::ptrdiff_t(from),
+                  links.begin() + std::ptrdiff_t(from + kept[std::size_t(q)]),
+                  links.begin() + std::ptrdiff_t(to));
+      }
+      to += kept[std::size_t(q)];
+    }
+    links = links.first(to);
   }
-  // Links per basin (CSR of link indices).
-  std::vector<std::uint32_t> first(std::size_t(basins) + 1, 0), adj(2 * links.size());
-  for (const Link& l : links) ++first[l.lo + 1], ++first[l.hi + 1];
-  for (std::uint32_t b = 0; b < basins; ++b) first[b + 1] += first[b];
+  // Links per basin: those where it is `lo` are links[first_lo[b], first_lo[b + 1]) (sorted by
+  // lo); those where it is `hi`, by_hi[first_hi[b], first_hi[b + 1]) (their indices). A
+  // basin's links are relaxed in any order: a pair has one link, so each neighbour is offered
+  // one level by it, and the heap's keys are unique.
+  if (links.size() >= std::size_t(0xFFFFFFFFu)) {
+    throw Error(ErrorCategory::limit, "flow routing: more than 2^32 - 1 links between basins");
+  }
+  std::vector<std::uint32_t> first_lo(std::size_t(basins) + 1, 0),
+      first_hi(std::size_t(basins) + 1, 0), by_hi(links.size());
+  for (const Link& l : links) ++first_lo[l.lo + 1], ++first_hi[l.hi + 1];
+  for (std::uint32_t b = 0; b < basins; ++b) {
+    first_lo[b + 1] += first_lo[b];
+    first_hi[b + 1] += first_hi[b];
+  }
   {
-    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
-    for (std::uint32_t k = 0; k < links.size(); ++k) {
-      adj[fill[links[k].lo]++] = k;
-      adj[fill[links[k].hi]++] = k;
-    }
+    std::vector<std::uint32_t> fill(first_hi.begin(), first_hi.end() - 1);
+    for (std::uint32_t k = 0; k < links.size(); ++k) by_hi[fill[links[k].hi]++] = k;
   }
   // 2. Minimax Dijkstra from the ocean. Heap keys (level key, basin) are unique.
   constexpr std::uint32_t kUnreached = 0xFFFFFFFFu;
@@ -236,27 +338,26 @@ void route_depressions(const float* heights, int width, int height, const std::u
   std::vector<std::uint8_t> done(basins, 0);
   std::vector<std::uint32_t> pop_order;
   pop_order.reserve(basins);
-  std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> heap;
+  BasinHeap heap(basins);
   level[0] = 0;
-  heap.push(0);
+  heap.offer(0);
   while (!heap.empty()) {
-    const std::uint64_t key = heap.top();
-    heap.pop();
+    const std::uint64_t key = heap.pop();
     const std::uint32_t u = std::uint32_t(key & 0xFFFFFFFFu);
     if (done[u] != 0) continue;
     done[u] = 1;
     pop_order.push_back(u);
-    for (std::uint32_t k = first[u]; k < first[u + 1]; ++k) {
-      const Link& l = links[adj[k]];
-      const std::uint32_t v = l.lo == u ? l.hi : l.lo;
-      if (done[v] != 0) continue;
-      const std::uint32_t cand = std::max(level[u], l.pass_key);
+    const auto relax = [&](std::uint32_t k, std::uint32_t v) {
+      if (done[v] != 0) return;
+      const std::uint32_t cand = std::max(level[u], links[k].pass_key);
       if (cand < level[v]) {
         level[v] = cand;
-        via[v] = adj[k];
-        heap.push((std::uint64_t(cand) << 32) | v);
+        via[v] = k;
+        heap.offer((std::uint64_t(cand) << 32) | v);
       }
-    }
+    };
+    for (std::uint32_t k = first_lo[u]; k < first_lo[u + 1]; ++k) relax(k, links[k].hi);
+    for (std::uint32_t k = first_hi[u]; k < first_hi[u + 1]; ++k) relax(by_hi[k], links[by_hi[k]].lo);
   }
   // The spill levels, from their keys; then the search's working memory goes (the links and
   // the Dijkstra order are still read below).
@@ -266,10 +367,11 @@ void route_depressions(const float* heights, int width, int height, const std::u
     spill[b] = std::bit_cast<float>((u & 0x80000000u) != 0 ? (u & 0x7FFFFFFFu) : ~u);
   }
   std::vector<std::uint32_t>().swap(level);
-  std::vector<std::uint32_t>().swap(first);
-  std::vector<std::uint32_t>().swap(adj);
+  std::vector<std::uint32_t>().swap(first_lo);
+  std::vector<std::uint32_t>().swap(first_hi);
+  std::vector<std::uint32_t>().swap(by_hi);
   std::vector<std::uint8_t>().swap(done);
-  decltype(heap)().swap(heap);
+  heap = BasinHeap(0);
   // 3. The parts of the order. Each basin drains across its link into a basin reached before
   //    it, so it joins the outlet group of the cell across (for a drained cell, its label
   //    says which). Part p: the drained cells of group p, then the basins that joined p in the
