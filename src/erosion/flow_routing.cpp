@@ -160,6 +160,70 @@ void copy_heights_as_levels(FlowRouting& out, const float* hs, std::size_t n,
   out.filled_m.assign(hs, hs + n);
 }
 
+// Which cells are outlets: the border cells and, with the sea level, the cells below it (told
+// from the heights wherever they are needed, not stored).
+struct Outlets {
+  const float* hs;
+  int w, h;
+  bool use_sea;
+  float sea;
+  bool operator()(std::size_t c, int i, int j) const {
+    return i == 0 || j == 0 || i == w - 1 || j == h - 1 || (use_sea && hs[c] < sea);
+  }
+};
+
+// Row j's receivers into r (steepest descent; outlets drain to themselves); adds its outlets
+// and pits to the counts.
+void receivers_row(const RowKernels& kernels, const Outlets& outlet, std::uint32_t* r, int j,
+                   std::int64_t& pits, std::int64_t& outlets) {
+  const int w = outlet.w;
+  if (j > 0 && j < outlet.h - 1) kernels.steepest(outlet.hs, r, w, j);
+  for (int i = 0; i < w; ++i) {
+    const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+    const bool o = outlet(c, i, j);
+    if (o) r[i] = std::uint32_t(c);
+    outlets += o ? 1 : 0;
+    pits += !o && r[i] == c ? 1 : 0;
+  }
+}
+
+// Row j's donor masks (bit k: the k-th neighbour in ascending cell index drains here) into
+// mask[j * w, ...), from the receivers of rows j - 1 .. j + 1 (receivers_of(row) points at a
+// row's): the row kernel inside, each neighbour tested on the map's border.
+template <class ReceiversOf>
+void donor_masks_row(const RowKernels& kernels, int w, int h, int j,
+                     const ReceiversOf& receivers_of, std::uint8_t* mask) {
+  const std::size_t row = std::size_t(j) * std::size_t(w);
+  const bool inner_row = j > 0 && j < h - 1;
+  if (inner_row) {
+    kernels.donors(receivers_of(j - 1), receivers_of(j), receivers_of(j + 1), mask + row, w,
+                   std::uint32_t(row));
+  }
+  // The cells on the map's border: whole rows at the top and bottom, both ends elsewhere.
+  const int step = inner_row ? std::max(1, w - 1) : 1;
+  for (int i = 0; i < w; i += step) {
+    const std::size_t c = row + std::size_t(i);
+    unsigned m = 0;
+    for (int k = 0; k < 8; ++k) {
+      const int ni = i + (k == 0 || k == 3 || k == 5 ? -1 : k == 1 || k == 6 ? 0 : 1);
+      const int nj = j + (k < 3 ? -1 : k < 5 ? 0 : 1);
+      if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
+      const std::size_t nc = std::size_t(nj) * std::size_t(w) + std::size_t(ni);
+      m |= unsigned(receivers_of(nj)[ni] == c && nc != c) << k;
+    }
+    mask[c] = std::uint8_t(m);
+  }
+}
+
+// The first NaN of row j, as -1 - its column, or 0 without one.
+std::int64_t row_nan(const float* hs, int w, int j) {
+  const float* row = hs + std::size_t(j) * std::size_t(w);
+  for (int i = 0; i < w; ++i) {
+    if (std::isnan(row[i])) return -1 - std::int64_t(i);
+  }
+  return 0;
+}
+
 }  // namespace
 
 void compute_flow_routing(const Field2D& heights, const RoutingParams& params, FlowRouting& out,
@@ -185,13 +249,8 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   std::vector<float>().swap(out.spill_m);
   if (!out.keep_scratch || !out.parts.levels) std::vector<float>().swap(out.filled_m);
   cd::resize_huge(out.receiver, n, &ctx);
-  const float sea = float(params.sea_level_m);
   // Scratch from the last call: donor_mask, label and row_pits are overwritten whole.
-  // Outlets are the border cells and, with the sea level, the cells below it: told from the
-  // heights wherever they are needed, not stored.
-  const auto is_outlet = [&](std::size_t c, int i, int j) {
-    return i == 0 || j == 0 || i == w - 1 || j == h - 1 || (params.use_sea_level && hs[c] < sea);
-  };
+  const Outlets is_outlet{hs, w, h, params.use_sea_level, float(params.sea_level_m)};
   std::vector<std::int64_t>& row_pits = out.scratch.row_pits;
   std::vector<std::int64_t>& row_outlets = out.scratch.row_outlets;
   row_pits.resize(std::size_t(h));
@@ -199,35 +258,20 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const ExecContext inner = ed::quiet(ctx);
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
   const RowKernels kernels = row_kernels(resolved_simd_target(ctx));
-  // Row j's receivers (steepest descent; outlets drain to themselves); counts its outlets and
-  // pits.
-  const auto receivers_row = [&](int j, std::int64_t& pits, std::int64_t& outlets) {
-    if (j > 0 && j < h - 1) {
-      kernels.steepest(hs, out.receiver.data() + std::size_t(j) * std::size_t(w), w, j);
-    }
-    for (int i = 0; i < w; ++i) {
-      const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
-      const bool o = is_outlet(c, i, j);
-      if (o) out.receiver[c] = std::uint32_t(c);
-      outlets += o ? 1 : 0;
-      pits += !o && out.receiver[c] == c ? 1 : 0;
-    }
+  const auto own_receivers_row = [&](int j, std::int64_t& pits, std::int64_t& outlets) {
+    receivers_row(kernels, is_outlet, out.receiver.data() + std::size_t(j) * std::size_t(w), j,
+                  pits, outlets);
   };
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t jj = b; jj < e; ++jj) {
       const int j = int(jj);
       std::int64_t pits = 0, outlets = 0;
-      receivers_row(j, pits, outlets);
-      row_pits[std::size_t(j)] = pits;
+      own_receivers_row(j, pits, outlets);
       row_outlets[std::size_t(j)] = outlets;
       // A NaN is found here, in parallel, and reported below (the first in cell order), before
       // anything reads these receivers; a NaN compares false, so the loop above stays defined.
-      for (int i = 0; i < w; ++i) {
-        if (std::isnan(hs[std::size_t(j) * std::size_t(w) + std::size_t(i)])) {
-          row_pits[std::size_t(j)] = -1 - std::int64_t(i);
-          break;
-        }
-      }
+      const std::int64_t nan = row_nan(hs, w, j);
+      row_pits[std::size_t(j)] = nan < 0 ? nan : pits;
     }
   });
   // Row counts become each row's first outlet and pit (exclusive prefix sums).
@@ -253,29 +297,10 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const std::ptrdiff_t up_offset[8] = {-sw - 1, -sw, -sw + 1, -1, 1, sw - 1, sw, sw + 1};
   std::vector<std::uint8_t>& donor_mask = out.scratch.donor_mask;
   cd::resize_huge(donor_mask, n, &ctx);
+  const auto map_row = [&rcv, w](int j) { return rcv + std::size_t(j) * std::size_t(w); };
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t jj = b; jj < e; ++jj) {
-      const int j = int(jj);
-      const bool inner_row = j > 0 && j < h - 1;
-      if (inner_row) {
-        const std::size_t row = std::size_t(j) * std::size_t(w);
-        kernels.donors(rcv + row - std::size_t(w), rcv + row, rcv + row + std::size_t(w),
-                       donor_mask.data() + row, w, std::uint32_t(row));
-      }
-      // The cells on the map's border: whole rows at the top and bottom, both ends elsewhere.
-      const int step = inner_row ? std::max(1, w - 1) : 1;
-      for (int i = 0; i < w; i += step) {
-        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
-        unsigned m = 0;
-        for (int k = 0; k < 8; ++k) {
-          const int ni = i + (k == 0 || k == 3 || k == 5 ? -1 : k == 1 || k == 6 ? 0 : 1);
-          const int nj = j + (k < 3 ? -1 : k < 5 ? 0 : 1);
-          if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
-          const std::size_t nc = std::size_t(nj) * std::size_t(w) + std::size_t(ni);
-          m |= unsigned(rcv[nc] == c && nc != c) << k;
-        }
-        donor_mask[c] = std::uint8_t(m);
-      }
+    for (std::int64_t j = b; j < e; ++j) {
+      donor_masks_row(kernels, w, h, int(j), map_row, donor_mask.data());
     }
   });
   std::uint8_t* const mask = donor_mask.data();
@@ -438,7 +463,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       rcv = out.receiver.data();
       parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
         std::int64_t unused_pits = 0, unused_outlets = 0;
-        for (std::int64_t j = b; j < e; ++j) receivers_row(int(j), unused_pits, unused_outlets);
+        for (std::int64_t j = b; j < e; ++j) own_receivers_row(int(j), unused_pits, unused_outlets);
       });
     }
   } else if (!out.parts.order && out.parts.levels) {
@@ -665,11 +690,7 @@ bool erosion_detail::drainage_without_pits(const Field2D& heights, const Routing
   const int w = g.width, h = g.height;
   const std::size_t sw = std::size_t(w);
   const float* hs = heights.data.data();
-  const float sea = float(params.sea_level_m);
-  const bool use_sea = params.use_sea_level;
-  const auto is_outlet = [&](std::size_t c, int i, int j) {
-    return i == 0 || j == 0 || i == w - 1 || j == h - 1 || (use_sea && hs[c] < sea);
-  };
+  const Outlets is_outlet{hs, w, h, params.use_sea_level, float(params.sea_level_m)};
   const ExecContext inner = quiet(ctx);
   const RowKernels kernels = row_kernels(resolved_simd_target(ctx));
   // Donor masks (as compute_flow_routing's), from receivers formed per block of rows in a
@@ -679,43 +700,21 @@ bool erosion_detail::drainage_without_pits(const Field2D& heights, const Routing
   std::atomic<bool> pit{false};
   const std::int64_t rows = std::max<std::int64_t>(8, 262144 / std::max(1, w));
   parallel_for(inner, h, rows, [&](std::int64_t b, std::int64_t e) {
+    // A pit or a NaN found by any block ends every block that has not begun.
+    if (pit.load(std::memory_order_relaxed)) return;
     const int lo = int(std::max<std::int64_t>(b - 1, 0));
     const int hi = int(std::min<std::int64_t>(e + 1, h));  // rows [lo, hi) in the buffer
     std::vector<std::uint32_t> buf(std::size_t(hi - lo) * sw);
     const auto rcv_row = [&](int j) { return buf.data() + std::size_t(j - lo) * sw; };
-    bool stop = false;
+    std::int64_t pits = 0, outlets = 0;
     for (int j = lo; j < hi; ++j) {
-      std::uint32_t* r = rcv_row(j);
-      if (j > 0 && j < h - 1) kernels.steepest(hs, r, w, j);
-      for (int i = 0; i < w; ++i) {
-        const std::size_t c = std::size_t(j) * sw + std::size_t(i);
-        const bool o = is_outlet(c, i, j);
-        if (o) r[i] = std::uint32_t(c);
-        stop = stop || std::isnan(hs[c]) || (!o && r[i] == c);
+      receivers_row(kernels, is_outlet, rcv_row(j), j, pits, outlets);
+      if (pits > 0 || row_nan(hs, w, j) < 0) {
+        pit.store(true, std::memory_order_relaxed);
+        return;
       }
     }
-    for (int j = int(b); j < int(e); ++j) {
-      const std::size_t row = std::size_t(j) * sw;
-      const bool inner_row = j > 0 && j < h - 1;
-      if (inner_row) {
-        kernels.donors(rcv_row(j - 1), rcv_row(j), rcv_row(j + 1), mask.data() + row, w,
-                       std::uint32_t(row));
-      }
-      const int step = inner_row ? std::max(1, w - 1) : 1;
-      for (int i = 0; i < w; i += step) {
-        const std::size_t c = row + std::size_t(i);
-        unsigned m = 0;
-        for (int k = 0; k < 8; ++k) {
-          const int ni = i + (k == 0 || k == 3 || k == 5 ? -1 : k == 1 || k == 6 ? 0 : 1);
-          const int nj = j + (k < 3 ? -1 : k < 5 ? 0 : 1);
-          if (ni < 0 || nj < 0 || ni >= w || nj >= h) continue;
-          const std::uint32_t nc = std::uint32_t(std::size_t(nj) * sw + std::size_t(ni));
-          m |= unsigned(rcv_row(nj)[ni] == c && nc != c) << k;
-        }
-        mask[c] = std::uint8_t(m);
-      }
-    }
-    if (stop) pit.store(true, std::memory_order_relaxed);
+    for (int j = int(b); j < int(e); ++j) donor_masks_row(kernels, w, h, j, rcv_row, mask.data());
   });
   if (pit.load()) return false;
   // Each cell's count of the cells that drain through it (itself included), from the outlets
