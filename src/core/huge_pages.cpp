@@ -11,13 +11,24 @@
 #endif
 
 namespace terrane::core_detail {
+namespace {
+
+// The whole pages of `align` bytes inside [p, p + bytes): [begin, end), empty when end <= begin.
+struct Pages {
+  std::uintptr_t begin, end;
+};
+[[maybe_unused]] Pages pages_inside(const void* p, std::size_t bytes, std::uintptr_t align) {
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  return {(at + align - 1) & ~(align - 1), (at + bytes) & ~(align - 1)};
+}
+
+}  // namespace
 
 void advise_huge_pages(void* p, std::size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
   if (p == nullptr || bytes < 2 * kHuge) return;
-  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  const auto [begin, end] = pages_inside(p, bytes, kHuge);
   if (end <= begin) return;
   // Refusal (EINVAL without THP support, ...) leaves the memory as it is: nothing to report.
   (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
@@ -32,8 +43,7 @@ void prefault_pages(void* p, std::size_t bytes, const ExecContext& ctx) noexcept
   constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
   constexpr std::uintptr_t kSlice = 4 * kHuge;
   if (p == nullptr || bytes < kSlice || worker_count(ctx) < 2) return;
-  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  const auto [begin, end] = pages_inside(p, bytes, kHuge);
   if (end <= begin) return;
   const auto slices = std::int64_t((end - begin + kSlice - 1) / kSlice);
   try {
@@ -58,10 +68,8 @@ void prefault_pages(void* p, std::size_t bytes, const ExecContext& ctx) noexcept
 
 void release_pages(void* p, std::size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_DONTNEED)
-  constexpr std::uintptr_t kPage = 4096;
   if (p == nullptr) return;
-  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
-  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kPage - 1);
+  const auto [begin, end] = pages_inside(p, bytes, 4096);
   if (end <= begin) return;
   // Refusal leaves the pages resident: only the peak depends on it.
   (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
