@@ -209,8 +209,9 @@ struct FlowRouting {
   // them again, the same bits, before its walks; a map without pits is counted first and
   // walked straight into the order (no walk buffers). Without the order: 5, then 5 plus the
   // links, and 8 while the levels are written (labels and levels); without the levels: 9; the
-  // receivers alone (Parts::receivers_without_order): 5 plus the links, then 5 (receivers,
-  // donor masks).
+  // receivers alone (Parts::receivers_without_order): 5 while the links are gathered (the
+  // labels given back as they are read), the links alone while the graph is searched, then 4
+  // (receivers).
   bool keep_scratch = true;
   struct Scratch {
     std::vector<std::uint8_t> donor_mask;
