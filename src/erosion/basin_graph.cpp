@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -192,6 +193,9 @@ void route_depressions(const float* heights, int width, int height, const std::u
   std::mutex frontier_mutex;
   std::vector<std::uint8_t> block_read(release_labels != nullptr ? std::size_t(blocks) : 0);
   int frontier = 0;  // every block before it has been read
+  // Where the labels released so far end (a page boundary, after the first release).
+  auto* released = reinterpret_cast<std::byte*>(release_labels != nullptr ? release_labels->data()
+                                                                          : nullptr);
   const auto mark_read = [&](int blk) {
     if (release_labels == nullptr) return;
     const std::lock_guard<std::mutex> lock(frontier_mutex);
@@ -201,9 +205,10 @@ void route_depressions(const float* heights, int width, int height, const std::u
     if (frontier == before) return;
     // Block b reads rows [b * kBlockRows, (b + 1) * kBlockRows]: the rows above the frontier's
     // first are read by no block still to come.
-    const std::size_t from = std::size_t(before) * kBlockRows * w;
-    const std::size_t to = std::min(std::size_t(frontier) * kBlockRows, std::size_t(height)) * w;
-    core_detail::release_pages(release_labels->data() + from, (to - from) * sizeof(std::uint32_t));
+    const std::size_t rows = std::min(std::size_t(frontier) * kBlockRows, std::size_t(height));
+    auto* to = reinterpret_cast<std::byte*>(release_labels->data() + rows * w);
+    core_detail::release_pages(released, std::size_t(to - released));
+    released = to - reinterpret_cast<std::uintptr_t>(to) % 4096;
   };
   parallel_for(ctx, worker_count(ctx), 1, [&](std::int64_t, std::int64_t) {
     for (int blk = next_block++; blk < blocks; blk = next_block++) {
