@@ -355,15 +355,14 @@ struct StreamPowerStats {
   std::int64_t depressions = 0;  // pits found over all steps (routing.depressions summed)
 };
 // Working memory of stream_power(): the routing (13 to 17 bytes per cell with its own scratch:
-// its receivers and order, without the filled levels), the drainage area (8), the diffusion's
-// buffer (4) and outlet flags (1), 26 to 30 bytes per cell in all.
+// its receivers and order, without the filled levels), the drainage area (8) and outlet flags
+// (1), 22 to 26 bytes per cell in all; the diffusion works in place (a few rows per band).
 // A call without one allocates its own for its steps; a caller that steps the evolution itself
 // (one step per call, as the benchmark does) passes the same scratch to every call, so nothing
 // is allocated, zeroed or faulted in again. Any map size; contents unspecified between calls.
 struct StreamPowerScratch {
   FlowRouting routing;
   std::vector<double> area, row_sum;
-  std::vector<float> tmp;
   std::vector<std::uint8_t> fixed;
 };
 
@@ -380,7 +379,7 @@ struct StreamPowerScratch {
 // `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
 // in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) (plus a heap over the
 // pits' basins); the accumulation and the incision walk the routing's parts in parallel, the
-// heights coming out bit for bit as along the whole order; scratch 26 to 30 bytes per cell
+// heights coming out bit for bit as along the whole order; scratch 22 to 26 bytes per cell
 // (StreamPowerScratch, above: pass one to reuse it).
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map = nullptr, const ExecContext& ctx = {},

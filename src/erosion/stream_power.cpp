@@ -54,22 +54,13 @@ namespace {
 
 constexpr double kExplicitDiffusionLimit = 0.2;
 
-// One explicit diffusion step of row j: dst = src + alpha * laplacian(src), except where
-// `fixed` (outlets, which include the whole border). Branch-free so that it vectorises; the
-// border rows and columns are fixed, so the interior loop never reads outside the field.
-[[gnu::always_inline]] inline void diffuse_row_impl(const float* src, float* dst,
-                                                    const std::uint8_t* fixed, int w, int h, int j,
-                                                    double alpha) {
-  const std::size_t row = std::size_t(j) * std::size_t(w);
-  if (j == 0 || j == h - 1 || w < 3) {
-    std::copy(src + row, src + row + std::size_t(w), dst + row);
-    return;
-  }
-  const float* up = src + row - std::size_t(w);
-  const float* mid = src + row;
-  const float* dn = src + row + std::size_t(w);
-  const std::uint8_t* fx = fixed + row;
-  float* out = dst + row;
+// One explicit diffusion step of an inner row: out = mid + alpha * laplacian, from the row
+// (`mid`) and the rows above and below it, except where `fx` (outlets, which include the whole
+// border). Branch-free so that it vectorises; the border columns are fixed, so the loop never
+// reads outside the rows. `out` may not be any of the three rows.
+[[gnu::always_inline]] inline void diffuse_row_impl(const float* up, const float* mid,
+                                                    const float* dn, const std::uint8_t* fx,
+                                                    float* out, int w, double alpha) {
   out[0] = mid[0];
   out[w - 1] = mid[w - 1];
   for (int i = 1; i < w - 1; ++i) {
@@ -82,20 +73,22 @@ constexpr double kExplicitDiffusionLimit = 0.2;
 
 // The row kernel for the baseline target and, on x86-64, AVX2 and AVX-512 (chosen by terrane's
 // SIMD setting): the same IEEE double operations per cell, so the same bits.
-using DiffuseRow = void (*)(const float*, float*, const std::uint8_t*, int, int, int, double);
-void diffuse_row_base(const float* src, float* dst, const std::uint8_t* fixed, int w, int h, int j,
-                      double alpha) {
-  diffuse_row_impl(src, dst, fixed, w, h, j, alpha);
+using DiffuseRow = void (*)(const float*, const float*, const float*, const std::uint8_t*,
+                           float*, int, double);
+void diffuse_row_base(const float* up, const float* mid, const float* dn, const std::uint8_t* fx,
+                      float* out, int w, double alpha) {
+  diffuse_row_impl(up, mid, dn, fx, out, w, alpha);
 }
 #if defined(__x86_64__)
-[[gnu::target("avx2")]] void diffuse_row_avx2(const float* src, float* dst,
-                                              const std::uint8_t* fixed, int w, int h, int j,
+[[gnu::target("avx2")]] void diffuse_row_avx2(const float* up, const float* mid, const float* dn,
+                                              const std::uint8_t* fx, float* out, int w,
                                               double alpha) {
-  diffuse_row_impl(src, dst, fixed, w, h, j, alpha);
+  diffuse_row_impl(up, mid, dn, fx, out, w, alpha);
 }
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void diffuse_row_avx3(
-    const float* src, float* dst, const std::uint8_t* fixed, int w, int h, int j, double alpha) {
-  diffuse_row_impl(src, dst, fixed, w, h, j, alpha);
+    const float* up, const float* mid, const float* dn, const std::uint8_t* fx, float* out, int w,
+    double alpha) {
+  diffuse_row_impl(up, mid, dn, fx, out, w, alpha);
 }
 #endif
 
@@ -138,19 +131,59 @@ void implicit_lines(const float* src, float* dst, const std::uint8_t* fixed, std
   }
 }
 
+// One explicit diffusion step of d = D dt / spacing^2 <= 0.2, in place: bands of rows in
+// parallel, each row formed from the old heights of the rows above and below it. Each band keeps
+// the old row above the one it forms, and the rows just above and below every band are copied
+// before any band writes: a few rows per band instead of a copy of the map. The border rows are
+// fixed (and skipped); the same operations per cell as from a copy, so the same bits.
+void explicit_diffusion(float* hs, const std::uint8_t* fixed, int w, int h, double d,
+                        DiffuseRow diffuse_row, const ExecContext& ctx) {
+  if (h < 3 || w < 3) return;  // every cell is on the border
+  const std::size_t sw = std::size_t(w);
+  // Bands of inner rows [1 + k * rows, ...): a fixed split (any split gives the same heights).
+  const int rows = std::max(8, 65536 / w);
+  const int bands = (h - 2 + rows - 1) / rows;
+  const auto band_rows = [&](int k) {
+    return std::pair{1 + k * rows, std::min(h - 1, 1 + (k + 1) * rows)};
+  };
+  // Each band's old row above its first and below its last.
+  std::vector<float> halo(std::size_t(bands) * 2 * sw);
+  parallel_for(ctx, bands, 1, [&](std::int64_t k0, std::int64_t k1) {
+    for (auto k = int(k0); k < int(k1); ++k) {
+      const auto [b, e] = band_rows(k);
+      float* above = halo.data() + std::size_t(k) * 2 * sw;
+      std::copy(hs + std::size_t(b - 1) * sw, hs + std::size_t(b) * sw, above);
+      std::copy(hs + std::size_t(e) * sw, hs + std::size_t(e + 1) * sw, above + sw);
+    }
+  });
+  parallel_for(ctx, bands, 1, [&](std::int64_t k0, std::int64_t k1) {
+    std::vector<float> up(sw), out(sw);
+    for (auto k = int(k0); k < int(k1); ++k) {
+      const auto [b, e] = band_rows(k);
+      const float* below = halo.data() + (std::size_t(k) * 2 + 1) * sw;
+      std::copy_n(halo.data() + std::size_t(k) * 2 * sw, sw, up.data());
+      for (int j = b; j < e; ++j) {
+        float* mid = hs + std::size_t(j) * sw;
+        const float* dn = j + 1 == e ? below : mid + sw;
+        diffuse_row(up.data(), mid, dn, fixed + std::size_t(j) * sw, out.data(), w, d);
+        std::copy_n(mid, sw, up.data());  // the old row, above the next one
+        std::copy_n(out.data(), sw, mid);
+      }
+    }
+  });
+}
+
 // One implicit diffusion step of d = D dt / spacing^2, split by direction (locally
 // one-dimensional backward Euler: (I - d dxx) h* = h, then (I - d dzz) h' = h*): rows in
-// parallel into `tmp`, then blocks of kColumns columns (read and written row by row, so the
-// column sweep stays cache-friendly) back into `hs`. Unconditionally stable and monotone, two
-// O(n) passes whatever d is. The border rows and columns are fixed, so they are skipped. The
-// Thomas coefficients live in thread_local buffers (16 bytes per cell of a line or block), kept
-// by each worker for its next solve rather than allocated and faulted in per block.
-void implicit_diffusion(float* hs, float* tmp, const std::uint8_t* fixed, int w, int h, double d,
+// parallel, then blocks of kColumns columns (read and written row by row, so the column sweep
+// stays cache-friendly), each line solved in place (its forward sweep reads the whole line
+// before its back substitution writes it). Unconditionally stable and monotone, two O(n) passes
+// whatever d is. The border rows and columns are fixed, so they are skipped. The Thomas
+// coefficients live in thread_local buffers (16 bytes per cell of a line or block), kept by
+// each worker for its next solve rather than allocated and faulted in per block.
+void implicit_diffusion(float* hs, const std::uint8_t* fixed, int w, int h, double d,
                         const ExecContext& ctx) {
   constexpr int kColumns = 16;
-  const std::size_t n = std::size_t(w) * std::size_t(h);
-  std::copy(hs, hs + std::size_t(w), tmp);
-  std::copy(hs + n - std::size_t(w), hs + n, tmp + n - std::size_t(w));
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
   parallel_for(ctx, h, grain, [&](std::int64_t b, std::int64_t e) {
     thread_local std::vector<double> cp, dp;
@@ -159,7 +192,7 @@ void implicit_diffusion(float* hs, float* tmp, const std::uint8_t* fixed, int w,
     for (std::int64_t j = b; j < e; ++j) {
       const std::size_t row = std::size_t(j) * std::size_t(w);
       if (j == 0 || j == h - 1) continue;
-      implicit_lines(hs + row, tmp + row, fixed + row, 1, 0, w, 1, d, cp.data(), dp.data());
+      implicit_lines(hs + row, hs + row, fixed + row, 1, 0, w, 1, d, cp.data(), dp.data());
     }
   });
   const std::int64_t blocks = (std::int64_t(w) + kColumns - 1) / kColumns;
@@ -169,7 +202,7 @@ void implicit_diffusion(float* hs, float* tmp, const std::uint8_t* fixed, int w,
     dp.resize(std::size_t(h) * kColumns);
     for (std::int64_t blk = b; blk < e; ++blk) {
       const int i0 = int(blk) * kColumns, i1 = std::min(w, i0 + kColumns);
-      implicit_lines(tmp + i0, hs + i0, fixed + i0, w, 1, h, i1 - i0, d, cp.data(), dp.data());
+      implicit_lines(hs + i0, hs + i0, fixed + i0, w, 1, h, i1 - i0, d, cp.data(), dp.data());
     }
   });
 }
@@ -230,7 +263,6 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   if (params.steps == 0) return stats;
 
   const ExecContext inner = ed::quiet(ctx);
-  const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
   const double dt = params.dt_yr;
   const double cell_area = g.spacing_m * g.spacing_m;
   const double inv_axial = 1.0 / g.spacing_m, inv_diag = 1.0 / (g.spacing_m * std::numbers::sqrt2);
@@ -239,7 +271,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   // Diffusion: one explicit step where it is stable and accurate (D dt / spacing^2 <= 0.2),
   // else one implicit step.
   const double d_number = params.diffusivity_m2_per_yr * dt / cell_area;
-  const bool explicit_diffusion = d_number <= kExplicitDiffusionLimit;
+  const bool explicit_step = d_number <= kExplicitDiffusionLimit;
 
   StreamPowerScratch own;
   StreamPowerScratch& sc = scratch != nullptr ? *scratch : own;
@@ -247,7 +279,6 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   routing.parts.levels = false;  // the steps read the receivers and the order, never the levels
   std::vector<double>& area = sc.area;
   std::vector<double>& row_sum = sc.row_sum;
-  std::vector<float>& tmp = sc.tmp;
   std::vector<std::uint8_t>& fixed = sc.fixed;
   core_detail::resize_huge(area, n, &ctx);
   row_sum.resize(static_cast<std::size_t>(h));
@@ -329,24 +360,16 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
     // columns) are split over the workers; each cell is written by one.
     if (d_number > 0.0) {
       const double before = total_m(hs, w, h, row_sum, inner);
-      core_detail::resize_huge(tmp, n, &ctx);
       core_detail::resize_huge(fixed, n, &ctx);
       parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
         for (std::int64_t c = b; c < e; ++c) {
           fixed[std::size_t(c)] = routing.receiver[std::size_t(c)] == std::uint32_t(c) ? 1 : 0;
         }
       });
-      if (explicit_diffusion) {
-        const DiffuseRow diffuse_row = diffuse_row_kernel(simd);
-        parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
-          for (std::int64_t jj = b; jj < e; ++jj)
-            diffuse_row(hs, tmp.data(), fixed.data(), w, h, int(jj), d_number);
-        });
-        parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
-          std::copy(tmp.begin() + b, tmp.begin() + e, hs + b);
-        });
+      if (explicit_step) {
+        explicit_diffusion(hs, fixed.data(), w, h, d_number, diffuse_row_kernel(simd), inner);
       } else {
-        implicit_diffusion(hs, tmp.data(), fixed.data(), w, h, d_number, inner);
+        implicit_diffusion(hs, fixed.data(), w, h, d_number, inner);
       }
       const double after = total_m(hs, w, h, row_sum, inner);
       stats.diffusion_m3 += (after - before) * cell_area;
