@@ -194,8 +194,8 @@ void route_depressions(const float* heights, int width, int height, const std::u
   std::vector<std::uint8_t> block_read(release_labels != nullptr ? std::size_t(blocks) : 0);
   int frontier = 0;  // every block before it has been read
   // Where the labels released so far end (a page boundary, after the first release).
-  auto* released = reinterpret_cast<std::byte*>(release_labels != nullptr ? release_labels->data()
-                                                                          : nullptr);
+  auto* released =
+      reinterpret_cast<std::byte*>(release_labels != nullptr ? release_labels->data() : nullptr);
   const auto mark_read = [&](int blk) {
     if (release_labels == nullptr) return;
     const std::lock_guard<std::mutex> lock(frontier_mutex);
@@ -243,11 +243,10 @@ void route_depressions(const float* heights, int width, int height, const std::u
       std::sort(sorted.begin(), sorted.end(), by_pair);
       std::size_t* at_q = range_at.data() + std::size_t(blk) * (kMergeRanges + 1);
       for (std::int64_t q = 0; q <= kMergeRanges; ++q) {
-        at_q[q] = std::size_t(std::lower_bound(sorted.begin(), sorted.end(), range_bound(q),
-                                               [](const Link& l, std::uint32_t lo) {
-                                                 return l.lo < lo;
-                                               }) -
-                              sorted.begin());
+        at_q[q] = std::size_t(
+            std::lower_bound(sorted.begin(), sorted.end(), range_bound(q),
+                             [](const Link& l, std::uint32_t lo) { return l.lo < lo; }) -
+            sorted.begin());
       }
       at_q[kMergeRanges] = sorted.size();
       mark_read(blk);
@@ -282,9 +281,10 @@ void route_depressions(const float* heights, int width, int height, const std::u
       std::vector<Link>& bl = block_links[std::size_t(blk)];
       const std::size_t* at_q = range_at.data() + std::size_t(blk) * (kMergeRanges + 1);
       for (std::int64_t q = 0; q < kMergeRanges; ++q) {
-        std::copy(bl.begin() + std::ptrdiff_t(at_q[q]), bl.begin() + std::ptrdiff_t(at_q[q + 1]),
-                  links.begin() +
-                      std::ptrdiff_t(slot[std::size_t(q) * std::size_t(blocks) + std::size_t(blk)]));
+        std::copy(
+            bl.begin() + std::ptrdiff_t(at_q[q]), bl.begin() + std::ptrdiff_t(at_q[q + 1]),
+            links.begin() +
+                std::ptrdiff_t(slot[std::size_t(q) * std::size_t(blocks) + std::size_t(blk)]));
       }
       // Freed small blocks stay in the C library's heaps, resident: their pages go first.
       core_detail::release_pages(bl.data(), bl.size() * sizeof(Link));
@@ -296,8 +296,7 @@ void route_depressions(const float* heights, int width, int height, const std::u
   parallel_for(ctx, kMergeRanges, 1, [&](std::int64_t q0, std::int64_t q1) {
     for (std::int64_t q = q0; q < q1; ++q) {
       const auto b = links.begin() + std::ptrdiff_t(slot[std::size_t(q) * std::size_t(blocks)]);
-      const auto e =
-          links.begin() + std::ptrdiff_t(slot[std::size_t(q + 1) * std::size_t(blocks)]);
+      const auto e = links.begin() + std::ptrdiff_t(slot[std::size_t(q + 1) * std::size_t(blocks)]);
       std::sort(b, e, [&](const Link& x, const Link& y) {
         return by_pair(x, y) || (!by_pair(y, x) && better(x, y));
       });
@@ -362,7 +361,8 @@ void route_depressions(const float* heights, int width, int height, const std::u
       }
     };
     for (std::uint32_t k = first_lo[u]; k < first_lo[u + 1]; ++k) relax(k, links[k].hi);
-    for (std::uint32_t k = first_hi[u]; k < first_hi[u + 1]; ++k) relax(by_hi[k], links[by_hi[k]].lo);
+    for (std::uint32_t k = first_hi[u]; k < first_hi[u + 1]; ++k)
+      relax(by_hi[k], links[by_hi[k]].lo);
   }
   // The spill levels, from their keys; then the search's working memory goes (the links and
   // the Dijkstra order are still read below).

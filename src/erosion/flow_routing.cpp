@@ -445,8 +445,8 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     }
     // The receivers alone read no labels after the basin graph's links are gathered: a one-off
     // routing lets them go there, before the graph is searched.
-    const bool labels_go = !out.keep_scratch && receivers_only && !out.parts.levels &&
-                           !out.parts.basins;
+    const bool labels_go =
+        !out.keep_scratch && receivers_only && !out.parts.levels && !out.parts.basins;
     ed::route_depressions(hs, w, h, lab, pits, count, out.part_begin, at, exit_cell, across, spill,
                           labels_go ? &label : nullptr, inner);
     if (!out.parts.order && out.parts.levels) {

@@ -73,8 +73,8 @@ constexpr double kExplicitDiffusionLimit = 0.2;
 
 // The row kernel for the baseline target and, on x86-64, AVX2 and AVX-512 (chosen by terrane's
 // SIMD setting): the same IEEE double operations per cell, so the same bits.
-using DiffuseRow = void (*)(const float*, const float*, const float*, const std::uint8_t*,
-                           float*, int, double);
+using DiffuseRow = void (*)(const float*, const float*, const float*, const std::uint8_t*, float*,
+                            int, double);
 void diffuse_row_base(const float* up, const float* mid, const float* dn, const std::uint8_t* fx,
                       float* out, int w, double alpha) {
   diffuse_row_impl(up, mid, dn, fx, out, w, alpha);

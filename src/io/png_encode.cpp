@@ -10,9 +10,9 @@
 // combined in order. The split depends only on the image's width, so the bytes are the same on
 // any thread count. The blocks are compressed a wave at a time (four per worker) and each wave
 // goes to the sink, cut into IDAT chunks, before the next one is formed: the encoder reads the
-// image a row at a time from its source and holds neither the image nor the whole stream. An image of one block is one ordinary deflate stream, the same bytes as a
-// row-by-row encoder with the same settings (libspng 0.7's, which terrane used before: its
-// goldens did not change).
+// image a row at a time from its source and holds neither the image nor the whole stream. An image
+// of one block is one ordinary deflate stream, the same bytes as a row-by-row encoder with the same
+// settings (libspng 0.7's, which terrane used before: its goldens did not change).
 //
 // Filters: `fast` filters every row with Paeth (type 4) and compresses at zlib level 1; otherwise
 // each row takes the filter whose filtered bytes, read as signed, have the least sum of absolute
@@ -332,8 +332,9 @@ void encode_png(int width, int height, int color_type, int bit_depth, const PngR
     });
     for (int b = 0; b < w1 - w0; ++b) {
       Block& k = block[std::size_t(b)];
-      adler = w0 + b == 0 ? k.adler
-                          : std::uint32_t(adler32_combine(adler, k.adler, z_off_t(k.filtered_bytes)));
+      adler = w0 + b == 0
+                  ? k.adler
+                  : std::uint32_t(adler32_combine(adler, k.adler, z_off_t(k.filtered_bytes)));
       out.stream(k.data.data(), k.data.size());
       std::vector<std::uint8_t>().swap(k.data);
     }
