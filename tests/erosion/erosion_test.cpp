@@ -1055,6 +1055,17 @@ TEST(StreamPower, UpliftMapAndThreads) {
   EXPECT_LT(west, east);
 }
 
+// One stream-power step of hillslope diffusion alone: no uplift, no incision.
+StreamPowerParams diffusion_only(double diffusivity_m2_per_yr, double dt_yr) {
+  StreamPowerParams p;
+  p.uplift_m_per_yr = 0.0;
+  p.erodibility = 0.0;
+  p.diffusivity_m2_per_yr = diffusivity_m2_per_yr;
+  p.dt_yr = dt_yr;
+  p.steps = 1;
+  return p;
+}
+
 // Diffusion alone (no uplift, no incision): with d = D dt / spacing^2 above 0.2 one step is
 // implicit. A product of sine modes that vanishes on the fixed border is an eigenvector of both
 // directional solves, so one step must scale it by exactly 1 / ((1 + d lx) (1 + d lz)), with
@@ -1072,12 +1083,7 @@ TEST(StreamPower, ImplicitDiffusionDecaysASineModeAtTheDiscreteRate) {
   for (int i = 0; i < w; ++i) f.at(i, 0) = f.at(i, h - 1) = 0.0f;
   for (int j = 0; j < h; ++j) f.at(0, j) = f.at(w - 1, j) = 0.0f;
   const Field2D before = f;
-  StreamPowerParams p;
-  p.uplift_m_per_yr = 0.0;
-  p.erodibility = 0.0;
-  p.diffusivity_m2_per_yr = 1.0;
-  p.dt_yr = 5000.0;  // d = 50: 250 explicit sub-steps' worth
-  p.steps = 1;
+  const StreamPowerParams p = diffusion_only(1.0, 5000.0);  // d = 50: 250 explicit sub-steps
   const double d = p.diffusivity_m2_per_yr * p.dt_yr / (spacing * spacing);
   const auto eig = [](int n) {
     const double s = std::sin(std::numbers::pi / (2.0 * (n - 1)));
@@ -1103,12 +1109,7 @@ TEST(StreamPower, ExplicitDiffusionInPlaceIsTheStepFromACopy) {
   const int w = 2000, h = 100;
   const double spacing = 10.0;
   const Field2D src = noise_terrain(w, h, spacing, 300.0, 50.0, 57, 0.05);
-  StreamPowerParams p;
-  p.uplift_m_per_yr = 0.0;
-  p.erodibility = 0.0;
-  p.diffusivity_m2_per_yr = 1.0;
-  p.dt_yr = 15.0;  // d = 0.15
-  p.steps = 1;
+  const StreamPowerParams p = diffusion_only(1.0, 15.0);  // d = 0.15
   const double d = p.diffusivity_m2_per_yr * p.dt_yr / (spacing * spacing);
   Field2D want = src;
   for (int j = 1; j < h - 1; ++j) {
@@ -1131,12 +1132,7 @@ TEST(StreamPower, ExplicitDiffusionInPlaceIsTheStepFromACopy) {
 // balances, the surface gets smoother, and threads and SIMD targets give the same bytes.
 TEST(StreamPower, ImplicitDiffusionIsMonotoneConservingAndIdenticalEverywhere) {
   const Field2D src = noise_terrain(120, 90, 20.0, 300.0, 50.0, 23, 0.08);
-  StreamPowerParams p;
-  p.uplift_m_per_yr = 0.0;
-  p.erodibility = 0.0;
-  p.diffusivity_m2_per_yr = 40.0;
-  p.dt_yr = 1000.0;  // d = 100
-  p.steps = 1;
+  const StreamPowerParams p = diffusion_only(40.0, 1000.0);  // d = 100
   Field2D a = src;
   const StreamPowerStats st = stream_power(a, p, nullptr, ExecContext{.threads = 1});
   const auto [lo, hi] = std::minmax_element(src.data.begin(), src.data.end());
