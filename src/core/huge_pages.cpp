@@ -14,6 +14,7 @@ namespace terrane::core_detail {
 namespace {
 
 // The whole pages of `align` bytes inside [p, p + bytes): [begin, end), empty when end <= begin.
+// (Named members, not a structured binding: clang before 16 does not let a lambda capture one.)
 struct Pages {
   std::uintptr_t begin, end;
 };
@@ -28,7 +29,8 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
   if (p == nullptr || bytes < 2 * kHuge) return;
-  const auto [begin, end] = pages_inside(p, bytes, kHuge);
+  const Pages pages = pages_inside(p, bytes, kHuge);
+  const std::uintptr_t begin = pages.begin, end = pages.end;
   if (end <= begin) return;
   // Refusal (EINVAL without THP support, ...) leaves the memory as it is: nothing to report.
   (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
@@ -43,7 +45,8 @@ void prefault_pages(void* p, std::size_t bytes, const ExecContext& ctx) noexcept
   constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
   constexpr std::uintptr_t kSlice = 4 * kHuge;
   if (p == nullptr || bytes < kSlice || worker_count(ctx) < 2) return;
-  const auto [begin, end] = pages_inside(p, bytes, kHuge);
+  const Pages pages = pages_inside(p, bytes, kHuge);
+  const std::uintptr_t begin = pages.begin, end = pages.end;
   if (end <= begin) return;
   const auto slices = std::int64_t((end - begin + kSlice - 1) / kSlice);
   try {
@@ -69,7 +72,8 @@ void prefault_pages(void* p, std::size_t bytes, const ExecContext& ctx) noexcept
 void release_pages(void* p, std::size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_DONTNEED)
   if (p == nullptr) return;
-  const auto [begin, end] = pages_inside(p, bytes, 4096);
+  const Pages pages = pages_inside(p, bytes, 4096);
+  const std::uintptr_t begin = pages.begin, end = pages.end;
   if (end <= begin) return;
   // Refusal leaves the pages resident: only the peak depends on it.
   (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
