@@ -117,7 +117,7 @@ BakeReport bake(const BakeRequest& request, const ExecContext& ctx) {
   ExecContext quiet = ctx;  // stages that report no progress
   quiet.progress = nullptr;
   clock.stop("checks");
-  Field2D heights(grid);
+  Field2D heights(grid, quiet);
   evaluate(graph, grid, heights.data, progress_range(ctx, 0.0, post_ops.empty() ? 1.0 : 0.25));
   add_edits(request.edits.get(), grid, heights.data);
   clock.stop("graph");
@@ -257,7 +257,7 @@ Field2D bake_heights(const BakeRequest& request, const ExecContext& ctx, bool gr
   }
   const CompiledGraph graph = compile(preset);
   const bool post = !graph_only && !preset.post.empty();
-  Field2D heights(grid);
+  Field2D heights(grid, ctx);
   evaluate(graph, grid, heights.data, progress_range(ctx, 0.0, post ? 0.25 : 1.0));
   add_edits(request.edits.get(), grid, heights.data);
   if (post) {

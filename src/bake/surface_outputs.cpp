@@ -38,7 +38,7 @@ Expanded expand(const CompiledGraph& graph, const Field2D& heights, const Hydrol
   eg.index_x0 = g.index_x0 - margin_cells;
   eg.index_z0 = g.index_z0 - margin_cells;
   eg.validate("map size plus scatter margin");
-  e.heights = Field2D(eg);
+  e.heights = Field2D(eg, ctx);
   // Only the margin strips are evaluated (sub-grids give the same bits as the whole grid).
   const int m = margin_cells;
   const int strips[4][4] = {{0, 0, eg.width, m},             // top (smallest z)

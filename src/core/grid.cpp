@@ -72,4 +72,9 @@ Field2D::Field2D(const GridSpec& g) : grid(g) {
   core_detail::assign_huge(data, grid.sample_count(), 0.0f);
 }
 
+Field2D::Field2D(const GridSpec& g, const ExecContext& ctx) : grid(g) {
+  grid.validate("field");
+  core_detail::assign_huge(data, grid.sample_count(), 0.0f, &ctx);
+}
+
 }  // namespace terrane

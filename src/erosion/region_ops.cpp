@@ -112,7 +112,7 @@ void apply_post_graph(Field2D& heights, const GraphSource& gen, const RegionOp& 
     fill_post_graph_input(names[k], heights, hy, storage[k]);
     inputs.push_back(InputField{names[k], storage[k]});
   }
-  Field2D out(heights.grid);
+  Field2D out(heights.grid, ctx);
   evaluate(cg, heights.grid, out.data, ed::quiet(ctx), inputs);
   for (std::size_t c = 0; c < out.data.size(); ++c) {
     if (std::isfinite(out.data[c])) continue;
@@ -231,7 +231,7 @@ void apply_region_ops(Field2D& heights, const GraphSource& gen, std::span<const 
         const CompiledGraph cg = compile(g, gen.world, gen.seed, gen.source);
         // evaluate() maps the node's output v to world heights; undo that linear map to recover
         // (v + 1) / 2 in [0, 1].
-        Field2D uplift(heights.grid);
+        Field2D uplift(heights.grid, ctx);
         evaluate(cg, heights.grid, uplift.data, ed::quiet(ctx));
         const double lo = gen.world.height_min_m, span = gen.world.height_max_m - lo;
         for (float& u : uplift.data) u = float(std::clamp((double(u) - lo) / span, 0.0, 1.0));

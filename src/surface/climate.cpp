@@ -72,17 +72,17 @@ void compute_climate(const ClimateParams& params, std::uint64_t seed, const Fiel
   }
   Field2D t_node, m_node;
   if (t_graph != nullptr) {
-    t_node = Field2D(grid);
+    t_node = Field2D(grid, ctx);
     evaluate(*t_graph, grid, t_node.data, ctx);
   }
   if (m_graph != nullptr) {
-    m_node = Field2D(grid);
+    m_node = Field2D(grid, ctx);
     evaluate(*m_graph, grid, m_node.data, ctx);
   }
 
   Field2D boost;
   if (!water.empty() && params.water_boost_mm > 0.0) {
-    Field2D mask(grid);
+    Field2D mask(grid, ctx);
     for (std::size_t c = 0; c < mask.data.size(); ++c) mask.data[c] = water[c] != 0 ? 1.0f : 0.0f;
     gaussian_blur(mask, params.water_boost_distance_m, boost, ctx);
   }

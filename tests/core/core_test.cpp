@@ -98,6 +98,27 @@ TEST(HugePages, ReleasedPagesLeaveTheResidentSetAndReadAsZero) {
   EXPECT_LE(sevens, v.size() - count + 2048);
 }
 
+// A field built with a context holds the same zeros as one built without, on any thread count,
+// whether its pages are faulted in on the workers (a large field) or not (a small one); the
+// grid is checked first either way.
+TEST(Field2D, BuiltWithAContextHoldsItsGridsZeros) {
+  for (const int side : {3, 2049}) {  // 2049^2 floats: 16 MiB, faulted in on the workers
+    const GridSpec g{.width = side, .height = side, .spacing_m = 2.0};
+    for (const int threads : {1, 2}) {
+      const Field2D f(g, ExecContext{.threads = threads});
+      EXPECT_EQ(f.grid.width, side);
+      EXPECT_EQ(f.grid.spacing_m, 2.0);
+      ASSERT_EQ(f.data.size(), g.sample_count());
+      EXPECT_TRUE(std::all_of(f.data.begin(), f.data.end(), [](float v) {
+        return std::memcmp(&v, "\0\0\0\0", sizeof v) == 0;  // +0, not -0
+      })) << side << " on " << threads << " threads";
+    }
+  }
+  test::expect_error_eq([] { Field2D(GridSpec{.width = 0, .height = 4}, ExecContext{}); },
+                        ErrorCategory::invalid_argument,
+                        "field: width = 0 is outside the allowed range 1..65536");
+}
+
 TEST(GridSpec, SubGridKeepsWorldPositions) {
   GridSpec g{.width = 100, .height = 50, .spacing_m = 0.37, .origin_x_m = 1e8, .origin_z_m = -3.5};
   GridSpec s = g.sub(17, 9, 10, 10);
