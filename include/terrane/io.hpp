@@ -174,9 +174,11 @@ Image16 read_raw16(const std::filesystem::path& path, int width = 0, int height 
 
 // ---------------------------------------------------------------------------------------------
 // OpenEXR: scanline, ZIP compression, channels R, G, B of pixel type FLOAT, each equal to the
-// height in metres (Terrain3D and Blender read RGB). Data window (0,0)-(w-1,h-1).
+// height in metres (Terrain3D and Blender read RGB). Data window (0,0)-(w-1,h-1). The chunks
+// (16 scanlines each) are compressed on ctx's workers; the bytes do not depend on their count.
 
-void write_exr(const std::filesystem::path& path, const Field2D& heights);
+void write_exr(const std::filesystem::path& path, const Field2D& heights,
+               const ExecContext& ctx = {});
 // Reads channel R, or Y when there is no R (any pixel type, converted to float). The data
 // window size is checked against the caps before anything is allocated, and against the file's
 // size: a file of S bytes may declare at most 1376 * S bytes of samples (all channels; the

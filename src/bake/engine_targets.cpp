@@ -149,7 +149,7 @@ std::vector<WrittenFile> write_engine_target(Engine engine, const Field2D& heigh
     settings["height_m_per_value"] = span_m / 65535.0;
   } else if (engine == Engine::godot) {
     const std::string file = base + "_godot.exr";
-    write_exr(dir / file, heights);
+    write_exr(dir / file, heights, ctx);
     written.push_back({file, "godot_exr"});
     settings["files"] = {{{"path", file}}};
     settings["height_scale"] = 1.0;

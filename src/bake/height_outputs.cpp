@@ -77,7 +77,7 @@ std::vector<WrittenFile> write_height_outputs(const HeightOutputsPlan& plan, con
                     }});
   }
   if (wants(OutputFormat::exr)) {
-    jobs.push_back({base + ".exr", "exr", [&](const fs::path& p) { write_exr(p, heights); }});
+    jobs.push_back({base + ".exr", "exr", [&](const fs::path& p) { write_exr(p, heights, ctx); }});
   }
   if (wants(OutputFormat::normals)) {
     jobs.push_back({base + "_normals.png", "normal_png",

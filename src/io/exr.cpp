@@ -1,24 +1,24 @@
 // OpenEXR height maps (OpenEXR file layout: "OpenEXR File Layout", openexr.com). Files are
-// written with the C++ library and read with the core library (OpenEXRCore) alone: its parser
-// has image-size limits and validates what it reads, while the C++ reader allocates sizes it
-// reads from the file before checking them, and parses some headers differently from the core
-// library (fuzz_read_exr found both: a 1.5 GB line buffer, a 1.6 GB attribute). Before decoding,
-// every attribute's declared size is checked against the file and the data window against
-// what the file can hold. Errors are terrane::Error naming the file.
-#include <ImfChannelList.h>
-#include <ImfFrameBuffer.h>
-#include <ImfHeader.h>
-#include <ImfIO.h>
-#include <ImfOutputFile.h>
+// written by terrane itself (below: the chunks compressed on every core) and read with the core
+// library (OpenEXRCore) alone: its parser has image-size limits and validates what it reads,
+// while the C++ reader allocates sizes it reads from the file before checking them, and parses
+// some headers differently from the core library (fuzz_read_exr found both: a 1.5 GB line
+// buffer, a 1.6 GB attribute). Before decoding, every attribute's declared size is checked
+// against the file and the data window against what the file can hold. Errors are
+// terrane::Error naming the file.
 #include <openexr.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cerrno>
-#include <stdexcept>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
+#include <cstring>
+#include <iterator>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -250,34 +250,126 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
   return box;
 }
 
-// An OpenEXR output stream over a descriptor terrane created (write_file_atomic's temporary),
-// so the file written is the one opened exclusively, never a name reopened later.
-class DescriptorStream final : public Imf::OStream {
- public:
-  DescriptorStream(int fd, const fs::path& path) : Imf::OStream(path.c_str()), fd_(fd) {}
-  void write(const char c[], int n) override {
-    std::size_t done = 0;
-    while (done < std::size_t(n)) {
-      const ::ssize_t k = ::pwrite(fd_, c + done, std::size_t(n) - done, ::off_t(pos_ + done));
-      if (k < 0) {
-        if (errno == EINTR) continue;
-        throw std::runtime_error("write failed: " + io_detail::errno_text(errno));
-      }
-      done += std::size_t(k);
-    }
-    pos_ += done;
-  }
-  std::uint64_t tellp() override { return pos_; }
-  void seekp(std::uint64_t pos) override { pos_ = pos; }
+// ---- writing ----
+//
+// A single-part scanline file with ZIP compression, written from the file layout's description
+// ("OpenEXR File Layout", openexr.com; the ZIP codec as "Reading and Writing OpenEXR Image
+// Files" and the technical introduction describe it): the magic number and version 2, the header
+// (its attributes in name order, as OpenEXR writes them), the table of chunk offsets, then a
+// chunk per 16 scanlines. A chunk holds its first scanline's y, its data's size and the data:
+// each scanline's channels in name order (B, G, R), each a row of little-endian floats. ZIP
+// splits those bytes into the even-indexed ones followed by the odd-indexed ones, replaces each
+// byte after the first by its difference from the one before (plus 128, modulo 256), and
+// deflates the result as one zlib stream; a chunk whose compressed data would not be smaller
+// keeps its bytes as they are. The chunks are compressed on ctx's workers a wave at a time (four
+// per worker), each wave written in order before the next is formed, and the offsets are filled
+// in last. The bytes are those of OpenEXR 3.1's own writer (Imf::OutputFile, which terrane used
+// before and which compresses on one thread unless the process sets its global thread count),
+// on any thread count: tests/io compares them.
+constexpr int kZipScanlines = 16;
+constexpr int kZipLevel = 4;  // OpenEXR's default zipCompressionLevel
+constexpr const char* kChannels[] = {"B", "G", "R"};  // name order; each the height
 
- private:
-  int fd_;
-  std::uint64_t pos_ = 0;
-};
+static_assert(std::endian::native == std::endian::little,
+              "EXR chunks are written from the floats' own bytes");
+
+void put_i32(std::vector<std::uint8_t>& b, std::int32_t v) {
+  for (int k = 0; k < 4; ++k) b.push_back(std::uint8_t(std::uint32_t(v) >> (8 * k)));
+}
+void put_f32(std::vector<std::uint8_t>& b, float v) {
+  put_i32(b, std::bit_cast<std::int32_t>(v));
+}
+void put_attribute(std::vector<std::uint8_t>& b, const char* name, const char* type,
+                   const std::vector<std::uint8_t>& value) {
+  b.insert(b.end(), name, name + std::strlen(name) + 1);
+  b.insert(b.end(), type, type + std::strlen(type) + 1);
+  put_i32(b, std::int32_t(value.size()));
+  b.insert(b.end(), value.begin(), value.end());
+}
+
+// The magic number, the version field and the header of a w x h image.
+std::vector<std::uint8_t> exr_head(int w, int h) {
+  std::vector<std::uint8_t> b = {0x76, 0x2f, 0x31, 0x01, 2, 0, 0, 0};
+  std::vector<std::uint8_t> v;
+  for (const char* c : kChannels) {
+    v.insert(v.end(), c, c + std::strlen(c) + 1);
+    put_i32(v, 2);                  // pixel type FLOAT
+    v.insert(v.end(), {0, 0, 0, 0});  // pLinear, reserved
+    put_i32(v, 1);                  // x sampling
+    put_i32(v, 1);                  // y sampling
+  }
+  v.push_back(0);
+  put_attribute(b, "channels", "chlist", v);
+  put_attribute(b, "compression", "compression", {3});  // ZIP_COMPRESSION
+  v.clear();
+  for (const std::int32_t x : {0, 0, w - 1, h - 1}) put_i32(v, x);
+  put_attribute(b, "dataWindow", "box2i", v);
+  put_attribute(b, "displayWindow", "box2i", v);
+  put_attribute(b, "lineOrder", "lineOrder", {0});  // INCREASING_Y
+  v.clear();
+  put_f32(v, 1.0f);
+  put_attribute(b, "pixelAspectRatio", "float", v);
+  v.clear();
+  put_f32(v, 0.0f);
+  put_f32(v, 0.0f);
+  put_attribute(b, "screenWindowCenter", "v2f", v);
+  v.clear();
+  put_f32(v, 1.0f);
+  put_attribute(b, "screenWindowWidth", "float", v);
+  b.push_back(0);  // end of the header
+  return b;
+}
+
+// Chunk `k` (scanlines 16 k ..) of the heights: its y, size and data, in `out`. `raw` and `zip`
+// are the task's scratch.
+void encode_exr_chunk(const fs::path& path, const Field2D& heights, int k,
+                      std::vector<std::uint8_t>& raw, std::vector<std::uint8_t>& zip,
+                      std::vector<std::uint8_t>& out) {
+  const int w = heights.grid.width, h = heights.grid.height;
+  const int y0 = k * kZipScanlines, y1 = std::min(h, y0 + kZipScanlines);
+  const std::size_t row_bytes = std::size_t(w) * sizeof(float);
+  const std::size_t n = std::size_t(y1 - y0) * std::size(kChannels) * row_bytes;
+  raw.resize(n);
+  std::uint8_t* at = raw.data();
+  for (int y = y0; y < y1; ++y) {
+    const float* row = heights.data.data() + std::size_t(y) * std::size_t(w);
+    for (std::size_t c = 0; c < std::size(kChannels); ++c, at += row_bytes) {
+      std::memcpy(at, row, row_bytes);
+    }
+  }
+  // Even-indexed bytes, then odd-indexed ones; then each byte after the first as its difference
+  // from the one before, plus 128.
+  zip.resize(n);
+  std::uint8_t* even = zip.data();
+  std::uint8_t* odd = zip.data() + (n + 1) / 2;
+  for (std::size_t i = 0; i < n; i += 2) {
+    *even++ = raw[i];
+    if (i + 1 < n) *odd++ = raw[i + 1];
+  }
+  for (std::size_t i = n; i-- > 1;) zip[i] = std::uint8_t(zip[i] - zip[i - 1] + 128u);
+  uLongf packed = compressBound(uLong(n));
+  out.resize(8 + std::size_t(packed));
+  const int rc = compress2(out.data() + 8, &packed, zip.data(), uLong(n), kZipLevel);
+  if (rc != Z_OK) {
+    throw io_detail::file_error(ErrorCategory::internal, path,
+                                "zlib could not compress an OpenEXR chunk (code " +
+                                    std::to_string(rc) + ")");
+  }
+  std::size_t size = packed;
+  if (size >= n) {  // not smaller: the bytes as they are
+    size = n;
+    std::memcpy(out.data() + 8, raw.data(), n);
+  }
+  out.resize(8 + size);
+  std::vector<std::uint8_t> head;
+  put_i32(head, y0);
+  put_i32(head, std::int32_t(size));
+  std::memcpy(out.data(), head.data(), 8);
+}
 
 }  // namespace
 
-void write_exr(const fs::path& path, const Field2D& heights) {
+void write_exr(const fs::path& path, const Field2D& heights, const ExecContext& ctx) {
   const int w = heights.grid.width, h = heights.grid.height;
   io_detail::check_image_size(path, w, h, ErrorCategory::invalid_argument);
   if (heights.data.size() != heights.grid.sample_count()) {
@@ -285,20 +377,43 @@ void write_exr(const fs::path& path, const Field2D& heights) {
                                 "height field data size " + std::to_string(heights.data.size()) +
                                     " does not match its grid");
   }
+  const int chunks = (h + kZipScanlines - 1) / kZipScanlines;
   write_file_atomic(path, [&](int fd) {
-    DescriptorStream stream(fd, path);
-    Imf::Header header(w, h);
-    header.compression() = Imf::ZIP_COMPRESSION;
-    for (const char* c : {"R", "G", "B"}) header.channels().insert(c, Imf::Channel(Imf::FLOAT));
-    Imf::FrameBuffer fb;
-    // OpenEXR only reads through the slice pointers when writing.
-    char* base = const_cast<char*>(reinterpret_cast<const char*>(heights.data.data()));
-    for (const char* c : {"R", "G", "B"}) {
-      fb.insert(c, Imf::Slice(Imf::FLOAT, base, sizeof(float), sizeof(float) * std::size_t(w)));
+    const std::vector<std::uint8_t> head = exr_head(w, h);
+    std::vector<std::uint8_t> table(std::size_t(chunks) * 8);
+    write_to_descriptor(fd, path, std::as_bytes(std::span(head)));
+    write_to_descriptor(fd, path, std::as_bytes(std::span(table)));  // filled in below
+    std::uint64_t offset = head.size() + table.size();
+    const int wave = 4 * worker_count(ctx);
+    std::vector<std::vector<std::uint8_t>> chunk(std::size_t(std::min(wave, chunks)));
+    for (int k0 = 0; k0 < chunks; k0 += wave) {
+      const int k1 = std::min(chunks, k0 + wave);
+      parallel_for(ctx, k1 - k0, 1, [&](std::int64_t b0, std::int64_t b1) {
+        std::vector<std::uint8_t> raw, zip;
+        for (auto b = std::size_t(b0); b < std::size_t(b1); ++b) {
+          encode_exr_chunk(path, heights, k0 + int(b), raw, zip, chunk[b]);
+        }
+      });
+      for (int k = k0; k < k1; ++k) {
+        std::vector<std::uint8_t>& c = chunk[std::size_t(k - k0)];
+        for (int byte = 0; byte < 8; ++byte) {
+          table[std::size_t(k) * 8 + std::size_t(byte)] = std::uint8_t(offset >> (8 * byte));
+        }
+        write_to_descriptor(fd, path, std::as_bytes(std::span(c)));
+        offset += c.size();
+      }
     }
-    Imf::OutputFile file(stream, header);
-    file.setFrameBuffer(fb);
-    file.writePixels(h);
+    std::size_t done = 0;
+    while (done < table.size()) {
+      const ::ssize_t n = ::pwrite(fd, table.data() + done, table.size() - done,
+                                   ::off_t(head.size() + done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw io_detail::file_error(ErrorCategory::io, path,
+                                    "write failed: " + io_detail::errno_text(errno));
+      }
+      done += std::size_t(n);
+    }
   });
 }
 

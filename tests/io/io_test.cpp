@@ -10,10 +10,12 @@
 #include <ImfTiledOutputFile.h>
 #include <half.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -370,6 +372,63 @@ TEST_F(IoTest, ExrRoundTripIsExactFloat) {
   EXPECT_EQ(g.grid.spacing_m, 0.5);
   EXPECT_EQ(std::memcmp(g.data.data(), f.data.data(), f.data.size() * sizeof(float)), 0);
   EXPECT_EQ(entries(dir_).size(), 1u);
+}
+
+// terrane writes its EXR files itself, their chunks compressed on the context's workers: the
+// bytes are those of OpenEXR's own writer (the C++ library, which terrane used before) with the
+// same header, on any thread count. Cases: one scanline, a last chunk of 1 and of 15 scanlines,
+// several waves of chunks (two workers: eight chunks a wave), smooth heights (which deflate),
+// and random bits in rows too long for deflate's window to see the channels repeat (chunks that
+// do not shrink, stored as they are); -0, denormals, infinities and a NaN.
+TEST_F(IoTest, ExrFilesHaveTheBytesOfOpenExrsOwnWriter) {
+  const auto openexr_bytes = [&](const Field2D& f) {
+    const int w = f.grid.width, h = f.grid.height;
+    const fs::path p = dir_ / "reference.exr";
+    {
+      Imf::Header header(w, h);
+      header.compression() = Imf::ZIP_COMPRESSION;
+      Imf::FrameBuffer fb;
+      char* base = const_cast<char*>(reinterpret_cast<const char*>(f.data.data()));
+      for (const char* c : {"R", "G", "B"}) {
+        header.channels().insert(c, Imf::Channel(Imf::FLOAT));
+        fb.insert(c, Imf::Slice(Imf::FLOAT, base, sizeof(float), sizeof(float) * std::size_t(w)));
+      }
+      Imf::OutputFile file(p.c_str(), header);
+      file.setFrameBuffer(fb);
+      file.writePixels(h);
+    }
+    auto bytes = read_bytes(p);
+    fs::remove(p);
+    return bytes;
+  };
+  struct Case {
+    int w, h;
+    bool noise;
+  };
+  for (const Case c : {Case{1, 1, false}, Case{9, 17, false}, Case{300, 31, false},
+                       Case{257, 700, false}, Case{16400, 3, true}}) {
+    Field2D f(GridSpec{.width = c.w, .height = c.h});
+    for (int j = 0; j < c.h; ++j) {
+      for (int i = 0; i < c.w; ++i) {
+        const auto bits = std::uint32_t(hash_combine(std::uint64_t(i), std::uint64_t(j)) >> 17);
+        f.at(i, j) = c.noise ? std::bit_cast<float>(bits) : float(100.0 * std::sin(0.01 * i) + 0.5 * j);
+      }
+    }
+    f.at(0, 0) = -0.0f;
+    if (c.w * c.h > 4) {
+      f.at(c.w - 1, c.h - 1) = std::numeric_limits<float>::denorm_min();
+      f.data[f.data.size() / 2] = std::numeric_limits<float>::infinity();
+      f.data[f.data.size() / 3] = -std::numeric_limits<float>::infinity();
+      f.data[f.data.size() / 4] = std::numeric_limits<float>::quiet_NaN();
+    }
+    const auto expected = openexr_bytes(f);
+    for (const int threads : {1, 2}) {
+      const fs::path p = dir_ / "t.exr";
+      write_exr(p, f, ExecContext{.threads = threads});
+      EXPECT_EQ(read_bytes(p), expected) << c.w << " x " << c.h << " on " << threads << " threads";
+      fs::remove(p);
+    }
+  }
 }
 
 TEST_F(IoTest, ExrReadsYChannelAndRejectsOthers) {
