@@ -140,6 +140,13 @@ void write_png16(const std::filesystem::path& path, const Image16& image,
                  const ExecContext& ctx = {});
 void write_png16(const std::filesystem::path& path, const Field2D& heights,
                  const HeightRange& range, const ExecContext& ctx = {});
+// A width x height image whose rows are formed as the encoder asks for them: row(j, out) writes
+// row j's samples into out (width of them), on any of ctx's workers, so it must only read
+// shared data. The image is never whole in memory; the bytes are those of the Image16 overload
+// with the same samples.
+void write_png16(const std::filesystem::path& path, int width, int height,
+                 const std::function<void(int j, std::span<std::uint16_t> out)>& row,
+                 const ExecContext& ctx = {});
 // Accepts only colour type 0 (greyscale) at bit depth 16; anything else is Error(parse) naming
 // what was found. Sizes above kMaxGridSide per side or kMaxGridSamples in all are Error(limit).
 // Before the image is allocated, the header is checked against the file's size: a file of S

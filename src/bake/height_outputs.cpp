@@ -1,7 +1,7 @@
 // Height and hydrology outputs of a bake: PNG16, RAW16, EXR, normal map, relief preview and the
-// rivers / lakes / flow masks. Each file is an independent job; they run concurrently (the
-// encoders are mostly single-threaded zlib) and are listed in a fixed order whatever finishes
-// first.
+// rivers / lakes / flow masks. Each file is a job; they run one after the other, each spreading
+// its own work (conversion, rendering, compression) over the workers, and are listed in a fixed
+// order.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -13,24 +13,37 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A 0/1 mask as a 16-bit PNG (0 or 65535).
-Image16 mask_image(int w, int h, const std::function<bool(std::size_t)>& on) {
-  Image16 img{w, h, std::vector<std::uint16_t>(std::size_t(w) * std::size_t(h))};
-  for (std::size_t c = 0; c < img.samples.size(); ++c) img.samples[c] = on(c) ? 65535 : 0;
-  return img;
+// A 16-bit mask of the cells where on(c): 65535 there, else 0, formed a row at a time as the
+// encoder asks for it.
+void write_mask_png(const fs::path& path, const GridSpec& grid,
+                    const std::function<bool(std::size_t)>& on, const ExecContext& ctx) {
+  const auto w = std::size_t(grid.width);
+  write_png16(
+      path, grid.width, grid.height,
+      [&](int j, std::span<std::uint16_t> out) {
+        const std::size_t row0 = std::size_t(j) * w;
+        for (std::size_t i = 0; i < w; ++i) out[i] = on(row0 + i) ? 65535 : 0;
+      },
+      ctx);
 }
 
-// log10 of the drainage area, from one cell (0) to the whole map (65535).
-Image16 flow_image(const GridSpec& grid, const Hydrology& hydro) {
+// log10 of the drainage area, from one cell (0) to the whole map (65535), a row at a time.
+void write_flow_png(const fs::path& path, const GridSpec& grid, const Hydrology& hydro,
+                    const ExecContext& ctx) {
   const double lo = std::log10(grid.spacing_m * grid.spacing_m);
   const double hi = lo + std::log10(double(grid.sample_count()));
-  Image16 img{grid.width, grid.height, std::vector<std::uint16_t>(grid.sample_count())};
-  for (std::size_t c = 0; c < img.samples.size(); ++c) {
-    const double v =
-        (std::log10(double(hydro.drainage_area_m2.data[c])) - lo) / std::max(hi - lo, 1e-9);
-    img.samples[c] = std::uint16_t(std::lround(std::clamp(v, 0.0, 1.0) * 65535.0));
-  }
-  return img;
+  const auto w = std::size_t(grid.width);
+  const float* area = hydro.drainage_area_m2.data.data();
+  write_png16(
+      path, grid.width, grid.height,
+      [&](int j, std::span<std::uint16_t> out) {
+        const float* row = area + std::size_t(j) * w;
+        for (std::size_t i = 0; i < w; ++i) {
+          const double v = (std::log10(double(row[i])) - lo) / std::max(hi - lo, 1e-9);
+          out[i] = std::uint16_t(std::lround(std::clamp(v, 0.0, 1.0) * 65535.0));
+        }
+      },
+      ctx);
 }
 
 }  // namespace
@@ -92,24 +105,20 @@ std::vector<WrittenFile> write_height_outputs(const HeightOutputsPlan& plan, con
   }
   if (wants(OutputFormat::rivers)) {
     jobs.push_back({base + "_rivers.png", "rivers_png", [&](const fs::path& p) {
-                      write_png16(p,
-                                  mask_image(grid.width, grid.height,
-                                             [&](std::size_t c) { return hydro.river[c] != 0; }),
-                                  ctx);
+                      write_mask_png(
+                          p, grid, [&](std::size_t c) { return hydro.river[c] != 0; }, ctx);
                     }});
   }
   if (wants(OutputFormat::lakes)) {
     jobs.push_back({base + "_lakes.png", "lakes_png", [&](const fs::path& p) {
-                      write_png16(
-                          p,
-                          mask_image(grid.width, grid.height,
-                                     [&](std::size_t c) { return hydro.lake_id[c] != kNoLake; }),
+                      write_mask_png(
+                          p, grid, [&](std::size_t c) { return hydro.lake_id[c] != kNoLake; },
                           ctx);
                     }});
   }
   if (wants(OutputFormat::flow)) {
     jobs.push_back({base + "_flow.png", "flow_png",
-                    [&](const fs::path& p) { write_png16(p, flow_image(grid, hydro), ctx); }});
+                    [&](const fs::path& p) { write_flow_png(p, grid, hydro, ctx); }});
   }
   // One file after the other: each writer spreads its own work (conversion, rendering, the
   // encoder's blocks) over the workers, so the files written side by side were no faster, and

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "io/io_internal.hpp"
 #include "terrane/io.hpp"
@@ -81,6 +82,22 @@ void write_png16(const fs::path& path, const Image16& image, const ExecContext& 
   io_detail::check_image16(path, image);
   io_detail::write_png_atomic(path, image.width, image.height, SPNG_COLOR_TYPE_GRAYSCALE, 16,
                               image.samples.data(), image.samples.size() * 2, true, ctx);
+}
+
+void write_png16(const fs::path& path, int width, int height,
+                 const std::function<void(int j, std::span<std::uint16_t> out)>& row,
+                 const ExecContext& ctx) {
+  io_detail::check_image_size(path, width, height, ErrorCategory::invalid_argument);
+  io_detail::write_png_atomic(
+      path, width, height, SPNG_COLOR_TYPE_GRAYSCALE, 16,
+      [&](int j, std::uint8_t* out) {
+        // The samples go through a row of their own: the encoder's buffer need not be aligned
+        // for 16-bit values.
+        std::vector<std::uint16_t> samples(static_cast<std::size_t>(width));
+        row(j, samples);
+        std::memcpy(out, samples.data(), samples.size() * 2);
+      },
+      true, ctx);
 }
 
 void write_png8(const fs::path& path, int width, int height, int channels,

@@ -164,6 +164,40 @@ TEST_F(IoTest, Png16RoundTripIsExact) {
   EXPECT_EQ(entries(dir_).size(), 1u);  // no temporaries left behind
 }
 
+// An image whose rows are formed as the encoder asks for them has the bytes of the same samples
+// written whole, on any thread count; an image of several compression blocks (1 MiB each) and
+// an odd width. A row that throws publishes nothing.
+TEST_F(IoTest, Png16FromRowsHasTheBytesOfTheWholeImage) {
+  const int w = 1001, h = 700;  // 1.4 MB of samples: two blocks
+  Image16 img{w, h, std::vector<std::uint16_t>(std::size_t(w) * h)};
+  for (std::size_t c = 0; c < img.samples.size(); ++c) {
+    img.samples[c] = std::uint16_t(hash_combine(c, 3) >> 40);
+  }
+  const fs::path whole = dir_ / "whole.png", rows = dir_ / "rows.png";
+  write_png16(whole, img);
+  for (const int threads : {1, 2}) {
+    write_png16(
+        rows, w, h,
+        [&](int j, std::span<std::uint16_t> out) {
+          ASSERT_EQ(out.size(), std::size_t(w));
+          std::copy_n(img.samples.begin() + std::ptrdiff_t(j) * w, w, out.begin());
+        },
+        ExecContext{.threads = threads});
+    EXPECT_EQ(read_bytes(rows), read_bytes(whole)) << threads << " threads";
+  }
+  const fs::path failing = dir_ / "failing.png";
+  EXPECT_THROW(write_png16(
+                   failing, w, h,
+                   [&](int j, std::span<std::uint16_t> out) {
+                     if (j == h - 3) throw Error(ErrorCategory::internal, "row failed");
+                     std::fill(out.begin(), out.end(), std::uint16_t(7));
+                   },
+                   ExecContext{.threads = 2}),
+               Error);
+  EXPECT_FALSE(fs::exists(failing));
+  EXPECT_EQ(entries(dir_).size(), 2u);  // no temporaries left behind
+}
+
 TEST_F(IoTest, Png16StoresSamplesBigEndian) {
   Image16 img{2, 1, {0x1234, 0xABCD}};
   const fs::path p = dir_ / "order.png";
