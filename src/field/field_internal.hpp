@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "terrane/core.hpp"
@@ -37,6 +38,25 @@ template <typename Sample>
 inline Gradient central_gradient(Sample&& h, double inv_2s) {
   return {(double(h(1, 0)) - double(h(-1, 0))) * inv_2s,
           (double(h(0, 1)) - double(h(0, -1))) * inv_2s};
+}
+
+// The unit normals of output row j (`width` samples) of `in`: with `offset` 1 the input has a
+// one-sample halo (output (i, j) is input (i + 1, j + 1)), with 0 the neighbours outside it are
+// its border samples. store(i, nx, ny, nz) takes each; normals() and normals_clamped() are made
+// of these rows, and a writer that forms its image a row at a time (the normal map) calls it
+// for the same bits.
+template <typename Store>
+inline void normal_row(const Field2D& in, int offset, int j, int width, double inv_2s,
+                       Store&& store) {
+  const int max_i = in.grid.width - 1, max_j = in.grid.height - 1;
+  for (int i = 0; i < width; ++i) {
+    const auto h = [&](int di, int dj) {
+      return in.at(std::clamp(i + offset + di, 0, max_i), std::clamp(j + offset + dj, 0, max_j));
+    };
+    const Gradient grad = central_gradient(h, inv_2s);
+    const double len = std::sqrt(grad.dhdx * grad.dhdx + 1.0 + grad.dhdz * grad.dhdz);
+    store(i, float(-grad.dhdx / len), float(1.0 / len), float(-grad.dhdz / len));
+  }
 }
 
 }  // namespace terrane::field_detail

@@ -39,19 +39,13 @@ void normals_core(const Field2D& in, int offset, Normals& out, const ExecContext
   field_detail::prepare_output(out.y, g);
   field_detail::prepare_output(out.z, g);
   const double inv_2s = 1.0 / (2.0 * in.grid.spacing_m);
-  const int max_i = in.grid.width - 1, max_j = in.grid.height - 1;
   field_detail::for_each_row(ctx, g.height, g.width, [&](int j) {
     auto nx = out.x.row(j), ny = out.y.row(j), nz = out.z.row(j);
-    for (int i = 0; i < g.width; ++i) {
-      const auto h = [&](int di, int dj) {
-        return in.at(std::clamp(i + offset + di, 0, max_i), std::clamp(j + offset + dj, 0, max_j));
-      };
-      const auto grad = field_detail::central_gradient(h, inv_2s);
-      const double len = std::sqrt(grad.dhdx * grad.dhdx + 1.0 + grad.dhdz * grad.dhdz);
-      nx[std::size_t(i)] = float(-grad.dhdx / len);
-      ny[std::size_t(i)] = float(1.0 / len);
-      nz[std::size_t(i)] = float(-grad.dhdz / len);
-    }
+    field_detail::normal_row(in, offset, j, g.width, inv_2s, [&](int i, float x, float y, float z) {
+      nx[std::size_t(i)] = x;
+      ny[std::size_t(i)] = y;
+      nz[std::size_t(i)] = z;
+    });
   });
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/huge_pages.hpp"
+#include "field/field_internal.hpp"
 #include "io/io_internal.hpp"
 #include "terrane/io.hpp"
 
@@ -41,13 +42,31 @@ void write_normal_map_png(const std::filesystem::path& path, const Normals& norm
   io_detail::write_png_atomic(path, g.width, g.height, 2, 8, rgb.data(), rgb.size(), false, ctx);
 }
 
+// The normals of each row are formed as the encoder asks for the row (the same floats as
+// normals_clamped's), so neither the three normal fields nor the image are ever whole.
 void write_normal_map_png(const std::filesystem::path& path, const Field2D& heights,
                           const ExecContext& ctx) {
-  io_detail::check_image_size(path, heights.grid.width, heights.grid.height,
-                              ErrorCategory::invalid_argument);
-  Normals n;
-  normals_clamped(heights, n, ctx);
-  write_normal_map_png(path, n, ctx);
+  const GridSpec& g = heights.grid;
+  io_detail::check_image_size(path, g.width, g.height, ErrorCategory::invalid_argument);
+  g.validate("normal map heights");
+  if (heights.data.size() != g.sample_count()) {
+    throw io_detail::file_error(ErrorCategory::invalid_argument, path,
+                                "height field data size " + std::to_string(heights.data.size()) +
+                                    " does not match its grid");
+  }
+  const double inv_2s = 1.0 / (2.0 * g.spacing_m);
+  io_detail::write_png_atomic(
+      path, g.width, g.height, 2, 8,
+      [&](int j, std::uint8_t* out) {
+        field_detail::normal_row(heights, 0, j, g.width, inv_2s,
+                                 [&](int i, float x, float y, float z) {
+                                   std::uint8_t* px = out + 3 * std::size_t(i);
+                                   px[0] = pack(x);
+                                   px[1] = pack(z);
+                                   px[2] = pack(y);
+                                 });
+      },
+      false, ctx);
 }
 
 }  // namespace terrane

@@ -661,6 +661,21 @@ TEST_F(IoTest, NormalMapEncodesNormals) {
   EXPECT_EQ(px(12, 1, 2), 218);
 }
 
+// The normal map of a height field is formed a row at a time as the encoder asks for it: the
+// bytes of the map written from normals_clamped's three fields, borders included, on any thread
+// count; an image of several compression blocks.
+TEST_F(IoTest, NormalMapFromHeightsHasTheBytesOfItsNormals) {
+  const Field2D f = test_heights(701, 613, -40.0, 90.0);
+  Normals n;
+  normals_clamped(f, n);
+  const fs::path from_normals = dir_ / "normals.png", from_heights = dir_ / "heights.png";
+  write_normal_map_png(from_normals, n);
+  for (const int threads : {1, 2}) {
+    write_normal_map_png(from_heights, f, ExecContext{.threads = threads});
+    EXPECT_EQ(read_bytes(from_heights), read_bytes(from_normals)) << threads << " threads";
+  }
+}
+
 // An 8-bit RGB PNG decoded by libspng (its CRCs and Adler-32 checked).
 std::vector<unsigned char> decode_rgb8(const std::vector<unsigned char>& bytes, int w, int h) {
   spng_ctx* ctx = spng_ctx_new(0);
