@@ -161,6 +161,12 @@ Field2D read_png16(const std::filesystem::path& path, const HeightRange& range,
 // size mismatch. Compressed on ctx's workers, as write_png16.
 void write_png8(const std::filesystem::path& path, int width, int height, int channels,
                 std::span<const std::uint8_t> pixels, const ExecContext& ctx = {});
+// The same image with its rows formed as the encoder asks for them: row(j, out) writes row j's
+// width * channels bytes into out, on any of ctx's workers (so it must only read shared data).
+// The image is never whole in memory; the bytes are those of the overload above.
+void write_png8(const std::filesystem::path& path, int width, int height, int channels,
+                const std::function<void(int j, std::span<std::uint8_t> out)>& row,
+                const ExecContext& ctx = {});
 
 // ---------------------------------------------------------------------------------------------
 // RAW16: headerless little-endian uint16, row-major, row 0 first (Unity's "Import Raw",

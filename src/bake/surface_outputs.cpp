@@ -150,13 +150,20 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   // One sample of margin at least: slopes at the map's border are central differences, as
   // inside a larger map.
   const int margin = want_points ? int(std::ceil(scatter_margin_m(params) / g.spacing_m)) + 2 : 1;
+  // What each step needs is released once the next has it: the climate after the biome
+  // weights, the margin's weights after their interior (unless the scatter reads them), the
+  // slope after the splat weights, the biome weights but their dominant ids after the splat
+  // (unless the biome preview draws them); and the files are written one after the other.
   const Expanded ex = expand(graph, heights, water, world.edits.get(), margin, ctx);
-  Climate climate;
-  const ClimateSources sources = compile_climate_sources(preset.generator(), params.climate);
-  compute_climate(params.climate, preset.seed, ex.heights, ex.water, climate, ctx, &sources);
   BiomeWeights ex_biomes;
-  compute_biome_weights(params, ex.heights, climate, ex_biomes, ctx);
-  const BiomeWeights biomes = interior(ex_biomes, margin, g, ctx);
+  {
+    Climate climate;
+    const ClimateSources sources = compile_climate_sources(preset.generator(), params.climate);
+    compute_climate(params.climate, preset.seed, ex.heights, ex.water, climate, ctx, &sources);
+    compute_biome_weights(params, ex.heights, climate, ex_biomes, ctx);
+  }
+  BiomeWeights biomes = interior(ex_biomes, margin, g, ctx);
+  if (!want_points) ex_biomes = {};
 
   std::vector<ScatterInstance> points;
   if (want_points) {
@@ -213,10 +220,15 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
   std::vector<Job> jobs;
   SplatMap splat;
   if (plan.splat) {
-    Field2D ex_slope;
-    slope_deg_clamped(ex.heights, ex_slope, ctx);
-    const Field2D slope = interior(ex_slope, margin, g, ctx);
-    compute_splat(params, preset.seed, heights, slope, biomes, splat, ctx);
+    {
+      Field2D slope;
+      {
+        Field2D ex_slope;
+        slope_deg_clamped(ex.heights, ex_slope, ctx);
+        slope = interior(ex_slope, margin, g, ctx);
+      }
+      compute_splat(params, preset.seed, heights, slope, biomes, splat, ctx);
+    }
     apply_paint(world.paint.get(), splat);
     if (summary != nullptr) {
       const std::size_t cells = g.sample_count();
@@ -298,11 +310,14 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
       return std::vector<WrittenFile>{{base + "_preview.png", "biome_preview_png"}};
     }});
   }
-  std::vector<std::vector<WrittenFile>> results(jobs.size());
-  parallel_for(ctx, std::int64_t(jobs.size()), 1, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t k = b; k < e; ++k) results[std::size_t(k)] = jobs[std::size_t(k)].write();
-  });
-  for (const auto& r : results) files.insert(files.end(), r.begin(), r.end());
+  if (!plan.biome_preview) std::vector<float>().swap(biomes.weights);
+  // One file after the other: each writer spreads its own work over the workers, and side by
+  // side they held their quantised weights and averaged cells at the same time.
+  for (const Job& job : jobs) {
+    throw_if_cancelled(ctx);
+    const std::vector<WrittenFile> written = job.write();
+    files.insert(files.end(), written.begin(), written.end());
+  }
   return files;
 }
 

@@ -100,24 +100,29 @@ void write_png16(const fs::path& path, int width, int height,
       true, ctx);
 }
 
-void write_png8(const fs::path& path, int width, int height, int channels,
-                std::span<const std::uint8_t> pixels, const ExecContext& ctx) {
-  io_detail::check_image_size(path, width, height, ErrorCategory::invalid_argument);
-  int color_type = 0;
+namespace {
+
+// The PNG colour type of an 8-bit image with `channels` interleaved channels.
+int png8_color_type(const fs::path& path, int channels) {
   switch (channels) {
     case 1:
-      color_type = SPNG_COLOR_TYPE_GRAYSCALE;
-      break;
+      return SPNG_COLOR_TYPE_GRAYSCALE;
     case 3:
-      color_type = SPNG_COLOR_TYPE_TRUECOLOR;
-      break;
+      return SPNG_COLOR_TYPE_TRUECOLOR;
     case 4:
-      color_type = SPNG_COLOR_TYPE_TRUECOLOR_ALPHA;
-      break;
+      return SPNG_COLOR_TYPE_TRUECOLOR_ALPHA;
     default:
       throw io_detail::file_error(ErrorCategory::invalid_argument, path,
                                   std::to_string(channels) + " channels (allowed: 1, 3, 4)");
   }
+}
+
+}  // namespace
+
+void write_png8(const fs::path& path, int width, int height, int channels,
+                std::span<const std::uint8_t> pixels, const ExecContext& ctx) {
+  io_detail::check_image_size(path, width, height, ErrorCategory::invalid_argument);
+  const int color_type = png8_color_type(path, channels);
   const std::size_t expected = std::size_t(width) * std::size_t(height) * std::size_t(channels);
   if (pixels.size() != expected) {
     throw io_detail::file_error(ErrorCategory::invalid_argument, path,
@@ -127,6 +132,18 @@ void write_png8(const fs::path& path, int width, int height, int channels,
   }
   io_detail::write_png_atomic(path, width, height, color_type, 8, pixels.data(), pixels.size(),
                               true, ctx);
+}
+
+void write_png8(const fs::path& path, int width, int height, int channels,
+                const std::function<void(int j, std::span<std::uint8_t> out)>& row,
+                const ExecContext& ctx) {
+  io_detail::check_image_size(path, width, height, ErrorCategory::invalid_argument);
+  const int color_type = png8_color_type(path, channels);
+  const std::size_t row_bytes = std::size_t(width) * std::size_t(channels);
+  io_detail::write_png_atomic(
+      path, width, height, color_type, 8,
+      [&](int j, std::uint8_t* out) { row(j, std::span<std::uint8_t>(out, row_bytes)); }, true,
+      ctx);
 }
 
 void write_png16(const fs::path& path, const Field2D& heights, const HeightRange& range,

@@ -34,24 +34,29 @@ constexpr std::array<std::array<std::uint8_t, 3>, 6> kSpeciesColours = {
 
 }  // namespace
 
+// The splat files are formed a row at a time as their encoders ask (write_png8 from rows): the
+// quantised weights once per call, never an interleaved copy of them.
 std::vector<fs::path> write_splat_unity(const fs::path& path_prefix, const SplatMap& splat,
                                         const ExecContext& ctx) {
   std::vector<std::uint8_t> q;
   splat_to_u8(splat, q, ctx);
-  const int nl = splat.layer_count;
-  const std::size_t n = splat.grid.sample_count();
+  const auto nl = std::size_t(splat.layer_count);
+  const auto w = std::size_t(splat.grid.width);
   std::vector<fs::path> files;
-  for (int k = 0; k * 4 < nl; ++k) {
-    std::vector<std::uint8_t> rgba;
-    core_detail::assign_huge(rgba, n * 4, std::uint8_t(0), &ctx);
-    for (std::size_t c = 0; c < n; ++c) {
-      for (int ch = 0; ch < 4 && k * 4 + ch < nl; ++ch) {
-        rgba[c * 4 + std::size_t(ch)] = q[c * std::size_t(nl) + std::size_t(k * 4 + ch)];
-      }
-    }
+  for (std::size_t k = 0; k * 4 < nl; ++k) {
     fs::path p = path_prefix;
     p += "_splat" + std::to_string(k) + ".png";
-    write_png8(p, splat.grid.width, splat.grid.height, 4, rgba, ctx);
+    write_png8(
+        p, splat.grid.width, splat.grid.height, 4,
+        [&](int j, std::span<std::uint8_t> out) {
+          const std::uint8_t* row = q.data() + std::size_t(j) * w * nl;
+          for (std::size_t i = 0; i < w; ++i) {
+            for (std::size_t ch = 0; ch < 4; ++ch) {
+              out[i * 4 + ch] = k * 4 + ch < nl ? row[i * nl + k * 4 + ch] : std::uint8_t(0);
+            }
+          }
+        },
+        ctx);
     files.push_back(p);
   }
   return files;
@@ -66,16 +71,19 @@ std::vector<fs::path> write_splat_unreal(const fs::path& path_prefix, const Surf
   }
   std::vector<std::uint8_t> q;
   splat_to_u8(splat, q, ctx);
-  const int nl = splat.layer_count;
-  const std::size_t n = splat.grid.sample_count();
+  const auto nl = std::size_t(splat.layer_count);
+  const auto w = std::size_t(splat.grid.width);
   std::vector<fs::path> files;
-  std::vector<std::uint8_t> grey;
-  core_detail::resize_huge(grey, n, &ctx);
-  for (int l = 0; l < nl; ++l) {
-    for (std::size_t c = 0; c < n; ++c) grey[c] = q[c * std::size_t(nl) + std::size_t(l)];
+  for (std::size_t l = 0; l < nl; ++l) {
     fs::path p = path_prefix;
-    p += "_" + params.layers[std::size_t(l)].name + ".png";
-    write_png8(p, splat.grid.width, splat.grid.height, 1, grey, ctx);
+    p += "_" + params.layers[l].name + ".png";
+    write_png8(
+        p, splat.grid.width, splat.grid.height, 1,
+        [&](int j, std::span<std::uint8_t> out) {
+          const std::uint8_t* row = q.data() + std::size_t(j) * w * nl;
+          for (std::size_t i = 0; i < w; ++i) out[i] = row[i * nl + l];
+        },
+        ctx);
     files.push_back(p);
   }
   return files;
@@ -83,23 +91,25 @@ std::vector<fs::path> write_splat_unreal(const fs::path& path_prefix, const Surf
 
 void write_splat_preview_png(const fs::path& path, const SurfaceParams& params,
                              const SplatMap& splat, const ExecContext& ctx) {
-  const std::size_t n = splat.grid.sample_count();
-  std::vector<std::uint8_t> rgb;
-  core_detail::resize_huge(rgb, n * 3, &ctx);
-  parallel_for(ctx, std::int64_t(n), std::int64_t(1) << 14, [&](std::int64_t c0, std::int64_t c1) {
-    for (auto c = std::size_t(c0); c < std::size_t(c1); ++c) {
-      float acc[3] = {0, 0, 0};
-      for (int l = 0; l < splat.layer_count; ++l) {
-        const float w = splat.weight(l, c);
-        for (int ch = 0; ch < 3; ++ch)
-          acc[ch] += w * float(params.layers[std::size_t(l)].colour[std::size_t(ch)]);
-      }
-      for (int ch = 0; ch < 3; ++ch) {
-        rgb[c * 3 + std::size_t(ch)] = std::uint8_t(std::lround(std::clamp(acc[ch], 0.0f, 255.0f)));
-      }
-    }
-  });
-  write_png8(path, splat.grid.width, splat.grid.height, 3, rgb, ctx);
+  const auto w = std::size_t(splat.grid.width);
+  write_png8(
+      path, splat.grid.width, splat.grid.height, 3,
+      [&](int j, std::span<std::uint8_t> out) {
+        for (std::size_t i = 0; i < w; ++i) {
+          const std::size_t c = std::size_t(j) * w + i;
+          float acc[3] = {0, 0, 0};
+          for (int l = 0; l < splat.layer_count; ++l) {
+            const float wt = splat.weight(l, c);
+            for (int ch = 0; ch < 3; ++ch)
+              acc[ch] += wt * float(params.layers[std::size_t(l)].colour[std::size_t(ch)]);
+          }
+          for (int ch = 0; ch < 3; ++ch) {
+            out[i * 3 + std::size_t(ch)] =
+                std::uint8_t(std::lround(std::clamp(acc[ch], 0.0f, 255.0f)));
+          }
+        }
+      },
+      ctx);
 }
 
 void write_biome_id_png(const fs::path& path, const BiomeWeights& biomes, const ExecContext& ctx) {

@@ -198,6 +198,36 @@ TEST_F(IoTest, Png16FromRowsHasTheBytesOfTheWholeImage) {
   EXPECT_EQ(entries(dir_).size(), 2u);  // no temporaries left behind
 }
 
+// The same for 8-bit images of 1, 3 and 4 channels.
+TEST_F(IoTest, Png8FromRowsHasTheBytesOfTheWholeImage) {
+  const int w = 777, h = 500;
+  for (const int channels : {1, 3, 4}) {
+    const std::size_t row_bytes = std::size_t(w) * std::size_t(channels);
+    std::vector<std::uint8_t> px(row_bytes * h);
+    for (std::size_t k = 0; k < px.size(); ++k) {
+      px[k] = std::uint8_t((hash_combine(k, 5) >> 50) % 7 == 0 ? k / 97 : k % 251);
+    }
+    const fs::path whole = dir_ / "whole8.png", rows = dir_ / "rows8.png";
+    write_png8(whole, w, h, channels, px);
+    for (const int threads : {1, 2}) {
+      write_png8(
+          rows, w, h, channels,
+          [&](int j, std::span<std::uint8_t> out) {
+            ASSERT_EQ(out.size(), row_bytes);
+            std::copy_n(px.begin() + std::ptrdiff_t(std::size_t(j) * row_bytes), row_bytes,
+                        out.begin());
+          },
+          ExecContext{.threads = threads});
+      EXPECT_EQ(read_bytes(rows), read_bytes(whole)) << channels << " channels, " << threads;
+    }
+  }
+  test::expect_error_eq(
+      [&] {
+        write_png8(dir_ / "two.png", 4, 4, 2, [](int, std::span<std::uint8_t>) {});
+      },
+      ErrorCategory::invalid_argument, (dir_ / "two.png").string() + ": 2 channels (allowed: 1, 3, 4)");
+}
+
 TEST_F(IoTest, Png16StoresSamplesBigEndian) {
   Image16 img{2, 1, {0x1234, 0xABCD}};
   const fs::path p = dir_ / "order.png";
