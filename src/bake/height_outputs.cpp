@@ -112,8 +112,7 @@ std::vector<WrittenFile> write_height_outputs(const HeightOutputsPlan& plan, con
   if (wants(OutputFormat::lakes)) {
     jobs.push_back({base + "_lakes.png", "lakes_png", [&](const fs::path& p) {
                       write_mask_png(
-                          p, grid, [&](std::size_t c) { return hydro.lake_id[c] != kNoLake; },
-                          ctx);
+                          p, grid, [&](std::size_t c) { return hydro.lake_id[c] != kNoLake; }, ctx);
                     }});
   }
   if (wants(OutputFormat::flow)) {

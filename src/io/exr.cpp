@@ -267,7 +267,7 @@ exr_attr_box2i_t checked_data_window(const fs::path& path) {
 // before and which compresses on one thread unless the process sets its global thread count),
 // on any thread count: tests/io compares them.
 constexpr int kZipScanlines = 16;
-constexpr int kZipLevel = 4;  // OpenEXR's default zipCompressionLevel
+constexpr int kZipLevel = 4;                          // OpenEXR's default zipCompressionLevel
 constexpr const char* kChannels[] = {"B", "G", "R"};  // name order; each the height
 
 static_assert(std::endian::native == std::endian::little,
@@ -293,10 +293,10 @@ std::vector<std::uint8_t> exr_head(int w, int h) {
   std::vector<std::uint8_t> v;
   for (const char* c : kChannels) {
     v.insert(v.end(), c, c + std::strlen(c) + 1);
-    put_i32(v, 2);                  // pixel type FLOAT
+    put_i32(v, 2);                    // pixel type FLOAT
     v.insert(v.end(), {0, 0, 0, 0});  // pLinear, reserved
-    put_i32(v, 1);                  // x sampling
-    put_i32(v, 1);                  // y sampling
+    put_i32(v, 1);                    // x sampling
+    put_i32(v, 1);                    // y sampling
   }
   v.push_back(0);
   put_attribute(b, "channels", "chlist", v);
@@ -351,9 +351,9 @@ void encode_exr_chunk(const fs::path& path, const Field2D& heights, int k,
   out.resize(8 + std::size_t(packed));
   const int rc = compress2(out.data() + 8, &packed, zip.data(), uLong(n), kZipLevel);
   if (rc != Z_OK) {
-    throw io_detail::file_error(ErrorCategory::internal, path,
-                                "zlib could not compress an OpenEXR chunk (code " +
-                                    std::to_string(rc) + ")");
+    throw io_detail::file_error(
+        ErrorCategory::internal, path,
+        "zlib could not compress an OpenEXR chunk (code " + std::to_string(rc) + ")");
   }
   std::size_t size = packed;
   if (size >= n) {  // not smaller: the bytes as they are
@@ -405,8 +405,8 @@ void write_exr(const fs::path& path, const Field2D& heights, const ExecContext& 
     }
     std::size_t done = 0;
     while (done < table.size()) {
-      const ::ssize_t n = ::pwrite(fd, table.data() + done, table.size() - done,
-                                   ::off_t(head.size() + done));
+      const ::ssize_t n =
+          ::pwrite(fd, table.data() + done, table.size() - done, ::off_t(head.size() + done));
       if (n < 0) {
         if (errno == EINTR) continue;
         throw io_detail::file_error(ErrorCategory::io, path,

@@ -109,9 +109,11 @@ TEST(Field2D, BuiltWithAContextHoldsItsGridsZeros) {
       EXPECT_EQ(f.grid.width, side);
       EXPECT_EQ(f.grid.spacing_m, 2.0);
       ASSERT_EQ(f.data.size(), g.sample_count());
-      EXPECT_TRUE(std::all_of(f.data.begin(), f.data.end(), [](float v) {
-        return std::memcmp(&v, "\0\0\0\0", sizeof v) == 0;  // +0, not -0
-      })) << side << " on " << threads << " threads";
+      EXPECT_TRUE(std::all_of(f.data.begin(), f.data.end(),
+                              [](float v) {
+                                return std::memcmp(&v, "\0\0\0\0", sizeof v) == 0;  // +0, not -0
+                              }))
+          << side << " on " << threads << " threads";
     }
   }
   test::expect_error_eq([] { Field2D(GridSpec{.width = 0, .height = 4}, ExecContext{}); },

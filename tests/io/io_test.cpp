@@ -222,10 +222,9 @@ TEST_F(IoTest, Png8FromRowsHasTheBytesOfTheWholeImage) {
     }
   }
   test::expect_error_eq(
-      [&] {
-        write_png8(dir_ / "two.png", 4, 4, 2, [](int, std::span<std::uint8_t>) {});
-      },
-      ErrorCategory::invalid_argument, (dir_ / "two.png").string() + ": 2 channels (allowed: 1, 3, 4)");
+      [&] { write_png8(dir_ / "two.png", 4, 4, 2, [](int, std::span<std::uint8_t>) {}); },
+      ErrorCategory::invalid_argument,
+      (dir_ / "two.png").string() + ": 2 channels (allowed: 1, 3, 4)");
 }
 
 TEST_F(IoTest, Png16StoresSamplesBigEndian) {
@@ -475,7 +474,8 @@ TEST_F(IoTest, ExrFilesHaveTheBytesOfOpenExrsOwnWriter) {
     for (int j = 0; j < c.h; ++j) {
       for (int i = 0; i < c.w; ++i) {
         const auto bits = std::uint32_t(hash_combine(std::uint64_t(i), std::uint64_t(j)) >> 17);
-        f.at(i, j) = c.noise ? std::bit_cast<float>(bits) : float(100.0 * std::sin(0.01 * i) + 0.5 * j);
+        f.at(i, j) =
+            c.noise ? std::bit_cast<float>(bits) : float(100.0 * std::sin(0.01 * i) + 0.5 * j);
       }
     }
     f.at(0, 0) = -0.0f;
