@@ -88,8 +88,14 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
       surface.data[c] = std::isnan(g.heights[c]) ? float(nodata_level) : g.heights[c];
     }
   });
+  // What each step reads is released once read: the routing keeps no working memory, the surface
+  // goes once routed (its filled levels are the routing's), the order once the drainage has been
+  // accumulated, and the receivers and drainage once the channels are measured; the depressions'
+  // depths are then formed in the filled levels' own buffer.
   FlowRouting routing;
+  routing.keep_scratch = false;
   compute_flow_routing(surface, rp, routing, ctx);
+  surface = {};
   throw_if_cancelled(ctx);
 
   // Drainage area and longest upstream path, donors before receivers.
@@ -159,6 +165,7 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
                    }
                  }
                });
+  std::vector<std::uint32_t>().swap(routing.order);
   throw_if_cancelled(ctx);
   // Then each moved border cell's tree flows on from its new receiver, down to the next moved
   // cell or an outlet. Filled strictly falls from a moved cell to the next one, so taking them
@@ -187,11 +194,8 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
       c = r;
     }
   }
-  std::vector<double> area;
-  core_detail::resize_huge(area, n, &ctx);
-  parallel_for(ctx, std::int64_t(n), std::int64_t(1) << 16, [&](std::int64_t c0, std::int64_t c1) {
-    for (auto c = std::size_t(c0); c < std::size_t(c1); ++c) area[c] = upstream[c] * cell_area;
-  });
+  std::vector<std::uint8_t>().swap(is_moved);
+  const auto area = [&](std::size_t c) { return upstream[c] * cell_area; };  // exact: a count
 
   // Channel cells per block of rows: the largest area, the steps counted by their length (so the
   // path's total is exact in any order), and (log10 area bin, cell) for Hack's law.
@@ -207,8 +211,8 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
     const std::size_t c1 = std::size_t(j1) * std::size_t(w);
     for (std::size_t c = std::size_t(j0) * std::size_t(w); c < c1; ++c) {
       if (!p.land[c]) continue;
-      ch.max_area = std::max(ch.max_area, area[c]);
-      if (area[c] < params.channel_area_m2) continue;
+      ch.max_area = std::max(ch.max_area, area(c));
+      if (area(c) < params.channel_area_m2) continue;
       ++ch.cells;
       const std::uint32_t r = routing.receiver[c];
       if (r != c) {
@@ -217,7 +221,7 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
         ++ch.steps[dx && dz ? 2 : dx ? 0 : 1];
       }
       if (longest[c] > 0.0) {
-        ch.binned.emplace_back(int(std::floor(std::log10(area[c]) * 10.0)), std::uint32_t(c));
+        ch.binned.emplace_back(int(std::floor(std::log10(area(c)) * 10.0)), std::uint32_t(c));
       }
     }
   });
@@ -250,7 +254,7 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
       l.clear();
       std::size_t k = k0;
       for (; k < binned.size() && binned[k].first == binned[k0].first; ++k) {
-        a.push_back(float(area[binned[k].second]));
+        a.push_back(float(area(binned[k].second)));
         l.push_back(float(longest[binned[k].second]));
       }
       k0 = k;
@@ -268,16 +272,21 @@ void measure_drainage(const Prepared& p, TerrainStats& out, const ExecContext& c
     }
   }
 
-  // Depressions.
-  std::vector<float> depth;
-  core_detail::assign_huge(depth, n, 0.0f, &ctx);
+  // Depressions, once nothing reads the drainage or the receivers.
+  std::vector<std::uint32_t>().swap(upstream);
+  std::vector<double>().swap(longest);
+  std::vector<std::uint32_t>().swap(routing.receiver);
+  std::vector<float> depth = std::move(routing.filled_m);  // each cell's depth in its own level
   std::vector<std::int64_t> block_any(blocks, 0);
   std::vector<double> block_deepest(blocks, 0.0);
   for_row_blocks(ctx, h, kBlockRows, [&](std::size_t b, int j0, int j1) {
     const std::size_t c1 = std::size_t(j1) * std::size_t(w);
     for (std::size_t c = std::size_t(j0) * std::size_t(w); c < c1; ++c) {
-      if (!p.land[c]) continue;
-      depth[c] = routing.filled_m[c] - g.heights[c];
+      if (!p.land[c]) {
+        depth[c] = 0.0f;
+        continue;
+      }
+      depth[c] = depth[c] - g.heights[c];
       block_deepest[b] = std::max(block_deepest[b], double(depth[c]));
       block_any[b] += double(depth[c]) > params.depression_tolerance_m;
     }
