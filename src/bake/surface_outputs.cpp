@@ -87,26 +87,31 @@ Field2D interior(const Field2D& in, int m, const GridSpec& map, const ExecContex
   return out;
 }
 
-// The map's rows of a field of the expanded grid, rows on ctx's workers.
-BiomeWeights interior(const BiomeWeights& in, int m, const GridSpec& map, const ExecContext& ctx) {
+// The map's rows of the expanded grid's biome weights, rows on ctx's workers, a biome's plane
+// at a time. With `release`, each plane of `in` is given back to the kernel once copied (it
+// reads as zeros afterwards), so that the two sets of weights are never both whole.
+BiomeWeights interior(BiomeWeights& in, int m, const GridSpec& map, bool release,
+                      const ExecContext& ctx) {
   BiomeWeights out;
   out.grid = map;
   out.biome_count = in.biome_count;
   const std::size_t n = map.sample_count(), en = in.grid.sample_count();
   core_detail::resize_huge(out.weights, n * std::size_t(in.biome_count), &ctx);
   core_detail::resize_huge(out.dominant, n, &ctx);
-  parallel_for(ctx, map.height, 64, [&](std::int64_t j0, std::int64_t j1) {
-    for (auto j = int(j0); j < int(j1); ++j) {
-      const std::size_t src = std::size_t(j + m) * std::size_t(in.grid.width) + std::size_t(m);
-      const std::size_t dst = std::size_t(j) * std::size_t(map.width);
-      for (int b = 0; b < in.biome_count; ++b) {
-        std::copy_n(in.weights.begin() + std::ptrdiff_t(std::size_t(b) * en + src), map.width,
-                    out.weights.begin() + std::ptrdiff_t(std::size_t(b) * n + dst));
+  const auto copy_rows = [&](const auto* from, auto* to) {
+    parallel_for(ctx, map.height, 64, [&](std::int64_t j0, std::int64_t j1) {
+      for (auto j = int(j0); j < int(j1); ++j) {
+        std::copy_n(from + std::size_t(j + m) * std::size_t(in.grid.width) + std::size_t(m),
+                    map.width, to + std::size_t(j) * std::size_t(map.width));
       }
-      std::copy_n(in.dominant.begin() + std::ptrdiff_t(src), map.width,
-                  out.dominant.begin() + std::ptrdiff_t(dst));
-    }
-  });
+    });
+  };
+  for (int b = 0; b < in.biome_count; ++b) {
+    float* plane = in.weights.data() + std::size_t(b) * en;
+    copy_rows(plane, out.weights.data() + std::size_t(b) * n);
+    if (release) core_detail::release_pages(plane, en * sizeof(float));
+  }
+  copy_rows(in.dominant.data(), out.dominant.data());
   return out;
 }
 
@@ -162,7 +167,7 @@ std::vector<WrittenFile> write_surface_outputs(const SurfacePlan& plan, const Pr
     compute_climate(params.climate, preset.seed, ex.heights, ex.water, climate, ctx, &sources);
     compute_biome_weights(params, ex.heights, climate, ex_biomes, ctx);
   }
-  BiomeWeights biomes = interior(ex_biomes, margin, g, ctx);
+  BiomeWeights biomes = interior(ex_biomes, margin, g, !want_points, ctx);
   if (!want_points) ex_biomes = {};
 
   std::vector<ScatterInstance> points;
