@@ -659,6 +659,7 @@ TEST(StreamerTest, NoCracksForAnyAcceptedCellsViewAndSpeed) {
     v.vz_m_s = 0.6 * c.speed_m_s;
     if (c.speed_m_s > 0.0) v.frustum = ViewFrustum{v.vx_m_s, v.vz_m_s, 1.0};
     std::size_t bad_frames = 0, edges = 0;
+    std::size_t delivered = 0, most_visible = 0, frames = 0;  // for the message below
     // From a complete view, the area ahead loads next to finished fine leaves.
     if (c.drain_first) {
       s.set_viewers({&v, 1});
@@ -681,6 +682,9 @@ TEST(StreamerTest, NoCracksForAnyAcceptedCellsViewAndSpeed) {
       }
       const SeamReport r = check_seams(s.visible(), s.generator());
       edges += r.edges_checked;
+      delivered += got;
+      most_visible = std::max(most_visible, s.visible().size());
+      ++frames;
       bool stitch_ok = true;
       for (const VisibleChunk& vc : s.visible()) {
         for (int d : vc.stitch) stitch_ok = stitch_ok && d >= 0 && d <= max_stitch;
@@ -696,7 +700,11 @@ TEST(StreamerTest, NoCracksForAnyAcceptedCellsViewAndSpeed) {
       if (bad_frames > 3) break;  // enough to diagnose
     }
     EXPECT_EQ(bad_frames, 0u);
-    EXPECT_GT(edges, 0u);
+    const StreamerStats st = s.stats();
+    EXPECT_GT(edges, 0u) << frames << " frames, " << delivered << " chunks delivered, at most "
+                         << most_visible << " visible; now " << s.visible().size()
+                         << " visible, " << st.queued << " queued, " << st.running
+                         << " running, view complete " << st.view_complete;
   }
 }
 
