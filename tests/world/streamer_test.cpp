@@ -702,9 +702,9 @@ TEST(StreamerTest, NoCracksForAnyAcceptedCellsViewAndSpeed) {
     EXPECT_EQ(bad_frames, 0u);
     const StreamerStats st = s.stats();
     EXPECT_GT(edges, 0u) << frames << " frames, " << delivered << " chunks delivered, at most "
-                         << most_visible << " visible; now " << s.visible().size()
-                         << " visible, " << st.queued << " queued, " << st.running
-                         << " running, view complete " << st.view_complete;
+                         << most_visible << " visible; now " << s.visible().size() << " visible, "
+                         << st.queued << " queued, " << st.running << " running, view complete "
+                         << st.view_complete;
   }
 }
 
