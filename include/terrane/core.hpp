@@ -114,7 +114,7 @@ struct Field2D {
   explicit Field2D(const GridSpec& g);
   // The same, with the fresh pages of a large field faulted in (and so zeroed by the kernel) on
   // ctx's workers rather than all on the calling thread: 4097^2 floats take about 0.1 s to fault
-  // on one core.
+  // on one core. ctx's progress callback is not called.
   Field2D(const GridSpec& g, const ExecContext& ctx);
 
   float& at(int i, int j) { return data[std::size_t(j) * std::size_t(grid.width) + i]; }

@@ -74,7 +74,10 @@ Field2D::Field2D(const GridSpec& g) : grid(g) {
 
 Field2D::Field2D(const GridSpec& g, const ExecContext& ctx) : grid(g) {
   grid.validate("field");
-  core_detail::assign_huge(data, grid.sample_count(), 0.0f, &ctx);
+  // Faulting the pages in is none of the caller's progress: its callback is not called.
+  ExecContext quiet = ctx;
+  quiet.progress = nullptr;
+  core_detail::assign_huge(data, grid.sample_count(), 0.0f, &quiet);
 }
 
 }  // namespace terrane

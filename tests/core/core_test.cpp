@@ -116,6 +116,12 @@ TEST(Field2D, BuiltWithAContextHoldsItsGridsZeros) {
           << side << " on " << threads << " threads";
     }
   }
+  // Its workers' pages are not the caller's progress (a bake's bar would jump to 100%).
+  int calls = 0;
+  ExecContext with_progress{.threads = 2};
+  with_progress.progress = [&](double) { ++calls; };
+  const Field2D large(GridSpec{.width = 2049, .height = 2049}, with_progress);
+  EXPECT_EQ(calls, 0);
   test::expect_error_eq([] { Field2D(GridSpec{.width = 0, .height = 4}, ExecContext{}); },
                         ErrorCategory::invalid_argument,
                         "field: width = 0 is outside the allowed range 1..65536");
