@@ -194,7 +194,17 @@ struct FlowRouting {
     // cut); part_begin and the order stay empty.
     bool receivers_without_order = false;
     bool basins = false;  // basin and spill_m (breaching's partial fill)
+    // Without the order, the receivers as receiver_code and donor_mask (1 byte per cell each,
+    // not 4), `receiver` left empty (stream power's steps, which walk them from the outlets).
+    bool receiver_codes = false;
   } parts;
+  // With Parts::receiver_codes: each cell's receiver as a byte, 0 for an outlet (its own
+  // receiver), else 1 + k for the receiver at the k-th of the 8 neighbours in ascending cell
+  // index (c - w - 1, c - w, c - w + 1, c - 1, c + 1, c + w - 1, c + w, c + w + 1); and each
+  // cell's donors as a mask, bit k set where the k-th neighbour drains to it (its code is
+  // 8 - k). Both empty otherwise.
+  std::vector<std::uint8_t> receiver_code;
+  std::vector<std::uint8_t> donor_mask;
   // Working memory of compute_flow_routing, kept with the result so that repeated calls on one
   // FlowRouting (a stream-power run's steps) reuse it instead of allocating, zeroing and
   // faulting in fresh pages each time: 5 bytes per cell (donor masks, labels), 4 more once a
@@ -211,7 +221,9 @@ struct FlowRouting {
   // links, and 8 while the levels are written (labels and levels); without the levels: 9; the
   // receivers alone (Parts::receivers_without_order): 5 while the links are gathered (the
   // labels given back as they are read), the links alone while the graph is searched, then 4
-  // (receivers).
+  // (receivers). With Parts::receiver_codes the receivers are formed in the labels' storage and
+  // coded row by row as they are formed: 6 bytes per cell (labels 4, codes 1, donor masks 1),
+  // plus the links while the graph is searched, kept or not.
   bool keep_scratch = true;
   struct Scratch {
     std::vector<std::uint8_t> donor_mask;
@@ -354,22 +366,27 @@ struct StreamPowerStats {
   double diffusion_m3 = 0.0;     // net volume change by diffusion (flux through the fixed border)
   std::int64_t depressions = 0;  // pits found over all steps (routing.depressions summed)
 };
-// Working memory of stream_power(): the routing (13 to 17 bytes per cell with its own scratch:
-// its receivers and order, without the filled levels), the drainage area (8) and outlet flags
-// (1), 22 to 26 bytes per cell in all; the diffusion works in place (a few rows per band).
-// A call without one allocates its own for its steps; a caller that steps the evolution itself
-// (one step per call, as the benchmark does) passes the same scratch to every call, so nothing
-// is allocated, zeroed or faulted in again. Any map size; contents unspecified between calls.
+// Working memory of stream_power(). Where the cells are counted exactly (a cell area with few
+// significant bits: 30 m, 0.5 m; erosion_detail::exact_cell_multiples), 10 bytes per cell: the
+// routing's receiver codes and donor masks (1 each) and its labels' storage (4, which holds the
+// drainage counts between its calls), plus the routing's roots and basin graph while it runs,
+// and each worker's buffer for the cells of the outlet it walks (4 per cell of the largest
+// drainage tree it has walked). Otherwise 22 to 26: the routing with its order (13 to 17), the
+// drainage area as doubles (8) and outlet flags (1). The diffusion works in place (a few rows
+// per band). A call without one allocates its own for its steps; a caller that steps the
+// evolution itself (one step per call, as the benchmark does) passes the same scratch to every
+// call, so nothing is allocated, zeroed or faulted in again. Any map size; contents unspecified
+// between calls.
 struct StreamPowerScratch {
   FlowRouting routing;
   std::vector<double> area, row_sum;
-  std::vector<std::uint8_t> fixed;
+  std::vector<std::uint8_t> moves;
 };
 
 // Braun & Willett 2013 ("A very efficient O(n), implicit and parallel method to solve the stream
 // power equation governing fluvial incision and landscape evolution", Geomorphology 180-181).
 // Per step: routing (compute_flow_routing, so depressions drain through their spill points),
-// drainage area A (flow_accumulation), then along `order`:
+// drainage area A (flow_accumulation's), then, receivers before donors:
 //   h_i' = (h_i + U_i dt + F h_r') / (1 + F),  F = K dt A_i^m / L_ir,
 // which is the implicit solution for n = 1; a cell whose receiver ends above it (a lake) is only
 // uplifted. Then linear hillslope diffusion dh/dt = D laplacian(h) with outlets held fixed: one
@@ -378,9 +395,9 @@ struct StreamPowerScratch {
 // any d, two O(n) passes). Outlets are never uplifted.
 // `uplift_map` (optional) multiplies U per cell; it must have heights' size with finite values
 // in [0, 1e3]. Throws Error(invalid_argument) for n != 1. Per step O(n) (plus a heap over the
-// pits' basins); the accumulation and the incision walk the routing's parts in parallel, the
-// heights coming out bit for bit as along the whole order; scratch 22 to 26 bytes per cell
-// (StreamPowerScratch, above: pass one to reuse it).
+// pits' basins); the accumulation and the incision walk the outlets' drainage trees (or the
+// routing's parts) in parallel, the heights coming out bit for bit as along the whole order;
+// scratch 10 or 22 to 26 bytes per cell (StreamPowerScratch, above: pass one to reuse it).
 StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                               const Field2D* uplift_map = nullptr, const ExecContext& ctx = {},
                               StreamPowerScratch* scratch = nullptr);

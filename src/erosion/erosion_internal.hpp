@@ -56,6 +56,35 @@ inline void prefetch(const void* p) {
 #endif
 }
 
+// Receiver codes (FlowRouting::receiver_code): 0 for a cell that is its own receiver, else 1 + k
+// for the receiver at c + offset[k], the 8 neighbours in ascending cell index (the bit order of
+// the donor masks too: bit k of a mask is the neighbour at offset[k]). offset[7 - k] ==
+// -offset[k], so the neighbour at offset[k] drains to c where its code is 8 - k.
+struct NeighbourOffsets {
+  std::ptrdiff_t offset[8];
+  explicit NeighbourOffsets(int w) {
+    const std::ptrdiff_t sw = w;
+    const std::ptrdiff_t o[8] = {-sw - 1, -sw, -sw + 1, -1, 1, sw - 1, sw, sw + 1};
+    std::copy(o, o + 8, offset);
+  }
+  std::uint32_t receiver(std::uint32_t c, std::uint8_t code) const {
+    return code == 0 ? c : std::uint32_t(std::ptrdiff_t(c) + offset[code - 1]);
+  }
+  // The code of receiver r of cell c; 255 where r is neither c nor a neighbour of c.
+  std::uint8_t code(std::uint32_t c, std::uint32_t r) const {
+    const std::ptrdiff_t d = std::ptrdiff_t(r) - std::ptrdiff_t(c);
+    if (d == 0) return 0;
+    const std::ptrdiff_t sw = offset[6];  // the row's length
+    const std::ptrdiff_t k = d < -1 ? d + sw + 1 : d == -1 ? 3 : d == 1 ? 4 : d - sw + 6;
+    return k >= 0 && k < 8 && offset[k] == d ? std::uint8_t(k + 1) : std::uint8_t(255);
+  }
+};
+
+// Whether code `k` (nonzero) points along a row or column (distance 1, not sqrt 2).
+inline bool axial_code(std::uint8_t k) {
+  return k == 2 || k == 4 || k == 5 || k == 7;
+}
+
 // Chunk size for parallel loops over the parts of a flow order (FlowRouting::part_begin): one
 // part per task where there are few (each may be large), more where a map with a long
 // coastline has tens of thousands of small ones.

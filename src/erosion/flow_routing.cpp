@@ -248,7 +248,36 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   std::vector<std::uint32_t>().swap(out.basin);
   std::vector<float>().swap(out.spill_m);
   if (!out.keep_scratch || !out.parts.levels) std::vector<float>().swap(out.filled_m);
-  cd::resize_huge(out.receiver, n, &ctx);
+  // With codes, the receivers are formed in the labels' storage (the labels come once they are
+  // coded) and the result is their codes alone.
+  const bool codes = !out.parts.order && out.parts.receiver_codes;
+  if (codes) {
+    std::vector<std::uint32_t>().swap(out.receiver);
+  } else {
+    std::vector<std::uint8_t>().swap(out.receiver_code);
+  }
+  std::vector<std::uint32_t>& receivers = codes ? out.scratch.label : out.receiver;
+  cd::resize_huge(receivers, n, &ctx);
+  const ed::NeighbourOffsets nb(w);
+  std::atomic<bool> bad_code{false};
+  if (codes) {
+    cd::resize_huge(out.receiver_code, n, &ctx);
+    out.scratch.donor_mask.swap(out.donor_mask);  // the last call's masks: their storage
+  } else {
+    std::vector<std::uint8_t>().swap(out.donor_mask);
+  }
+  // Row j's receivers as codes (with Parts::receiver_codes), while the row is in cache.
+  const auto code_row = [&](int j) {
+    const std::size_t row = std::size_t(j) * std::size_t(w);
+    const std::uint32_t* r = receivers.data() + row;
+    std::uint8_t* code = out.receiver_code.data() + row;
+    bool bad = false;
+    for (int i = 0; i < w; ++i) {
+      code[i] = nb.code(std::uint32_t(row) + std::uint32_t(i), r[i]);
+      bad |= code[i] == 255;
+    }
+    if (bad) bad_code.store(true, std::memory_order_relaxed);
+  };
   // Scratch from the last call: donor_mask, label and row_pits are overwritten whole.
   const Outlets is_outlet{hs, w, h, params.use_sea_level, float(params.sea_level_m)};
   std::vector<std::int64_t>& row_pits = out.scratch.row_pits;
@@ -259,14 +288,15 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
   const RowKernels kernels = row_kernels(resolved_simd_target(ctx));
   const auto own_receivers_row = [&](int j, std::int64_t& pits, std::int64_t& outlets) {
-    receivers_row(kernels, is_outlet, out.receiver.data() + std::size_t(j) * std::size_t(w), j,
-                  pits, outlets);
+    receivers_row(kernels, is_outlet, receivers.data() + std::size_t(j) * std::size_t(w), j, pits,
+                  outlets);
   };
   parallel_for(inner, h, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t jj = b; jj < e; ++jj) {
       const int j = int(jj);
       std::int64_t pits = 0, outlets = 0;
       own_receivers_row(j, pits, outlets);
+      if (codes) code_row(j);
       row_outlets[std::size_t(j)] = outlets;
       // A NaN is found here, in parallel, and reported below (the first in cell order), before
       // anything reads these receivers; a NaN compares false, so the loop above stays defined.
@@ -288,9 +318,12 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     outlets += std::size_t(o);
     pit_total += std::size_t(p);
   }
+  if (bad_code.load()) {
+    throw Error(ErrorCategory::internal, "compute_flow_routing: a receiver is not a neighbour");
+  }
   out.depressions = std::int64_t(pit_total);
 
-  std::uint32_t* rcv = out.receiver.data();
+  std::uint32_t* rcv = receivers.data();
   // Donors as an 8-bit mask per cell (bit k: the k-th neighbour in ascending cell index drains
   // here), filled per row in parallel.
   const std::ptrdiff_t sw = w;
@@ -362,7 +395,11 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   };
   // Without the order the receivers are not read again (the labels, the basin graph and the
   // levels come from the donor masks, the roots and the heights): they go before the walks.
-  const bool receivers_only = !out.parts.order && out.parts.receivers_without_order;
+  const bool receivers_only =
+      !out.parts.order && (out.parts.receivers_without_order || out.parts.receiver_codes);
+  // With codes, nothing below reads the receivers (their storage becomes the labels') but the
+  // walks from the exit cells down to the pits, which read the codes.
+  if (codes) rcv = nullptr;
   if (!out.parts.order && !receivers_only) std::vector<std::uint32_t>().swap(out.receiver);
   // A depth-first walk over the donor masks from group u's outlets (u < groups) or from pit
   // u - groups + 1: counts the cells it reaches and, with `labels`, gives each the label `tag`.
@@ -403,7 +440,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     // A one-off routing with its order drops the receivers while the cells are labelled and the
     // basin graph is searched (nothing reads them there) and forms them again, the same bits,
     // before its walks: a row pass, against 4 bytes per cell beside the labels and the graph.
-    const bool reform = !out.keep_scratch && (out.parts.order || receivers_only);
+    const bool reform = !out.keep_scratch && !codes && (out.parts.order || receivers_only);
     if (reform) std::vector<std::uint32_t>().swap(out.receiver);
     // The labels, allocated once the receivers are gone where they go: each root's tag (an
     // outlet pits + 1 + its group, pit k k), 0 for every other cell.
@@ -440,7 +477,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     // Without the order nothing walks the donor masks or the roots again: they go before the
     // basin graph (the roots are a tenth of the map or more where the sea's cells are outlets).
     if (!out.parts.order) {
-      release(donor_mask);
+      if (!codes) release(donor_mask);  // the codes' masks are patched and given out at the end
       release(roots);
     }
     // The receivers alone read no labels after the basin graph's links are gathered: a one-off
@@ -473,11 +510,28 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
     // The receivers without the order: each pit's catchment drains across its spill link, the
     // path from its exit cell down to the pit reversed, as the walks below do. The paths lie in
     // their own basins, so they are reversed in parallel.
-    release(donor_mask);
+    if (!codes) release(donor_mask);
     release(roots);
+    std::atomic<bool> bad{false};
     parallel_for(inner, std::int64_t(pits), 4096, [&](std::int64_t k0, std::int64_t k1) {
       for (auto k = std::uint32_t(k0) + 1; k <= std::uint32_t(k1); ++k) {
         std::uint32_t prev = across[k], x = exit_cell[k];
+        if (codes) {
+          // The donor masks follow: x leaves its old receiver's and joins its new one's. The
+          // exit's new receiver lies in another basin: its mask is set below, in one thread.
+          std::uint8_t* const code = out.receiver_code.data();
+          for (;;) {
+            const std::uint32_t next = nb.receiver(x, code[x]);
+            code[x] = nb.code(x, prev);
+            if (code[x] == 255) bad.store(true, std::memory_order_relaxed);
+            if (next != x) mask[next] &= std::uint8_t(~(1u << (nb.code(next, x) - 1)));
+            if (x != exit_cell[k]) mask[prev] |= std::uint8_t(1u << (nb.code(prev, x) - 1));
+            if (next == x) break;  // the pit
+            prev = x;
+            x = next;
+          }
+          continue;
+        }
         for (;;) {
           const std::uint32_t next = rcv[x];
           rcv[x] = prev;
@@ -487,6 +541,15 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
         }
       }
     });
+    if (bad.load()) {
+      throw Error(ErrorCategory::internal, "compute_flow_routing: a spill link joins no neighbours");
+    }
+    if (codes) {
+      for (std::uint32_t k = 1; k <= pits; ++k) {
+        mask[across[k]] |= std::uint8_t(1u << (nb.code(across[k], exit_cell[k]) - 1));
+      }
+      out.donor_mask.swap(out.scratch.donor_mask);
+    }
     std::vector<std::uint32_t>().swap(out.order);
     std::vector<std::size_t>().swap(out.part_begin);
     if (!out.keep_scratch) out.scratch = {};

@@ -13,6 +13,8 @@
 // (rows, then columns: tridiagonal solves, O(n) and stable for any d; as fastscapelib solves its
 // diffusion implicitly by ADI, not by sub-steps).
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cmath>
 #include <numbers>
 
@@ -55,18 +57,18 @@ namespace {
 constexpr double kExplicitDiffusionLimit = 0.2;
 
 // One explicit diffusion step of an inner row: out = mid + alpha * laplacian, from the row
-// (`mid`) and the rows above and below it, except where `fx` (outlets, which include the whole
-// border). Branch-free so that it vectorises; the border columns are fixed, so the loop never
+// (`mid`) and the rows above and below it, except where `mv` is 0 (outlets, which include the
+// whole border). Branch-free so that it vectorises; the border columns are fixed, so the loop never
 // reads outside the rows. `out` may not be any of the three rows.
 [[gnu::always_inline]] inline void diffuse_row_impl(const float* up, const float* mid,
-                                                    const float* dn, const std::uint8_t* fx,
+                                                    const float* dn, const std::uint8_t* mv,
                                                     float* out, int w, double alpha) {
   out[0] = mid[0];
   out[w - 1] = mid[w - 1];
   for (int i = 1; i < w - 1; ++i) {
     const double lap = (double(mid[i - 1]) + double(mid[i + 1])) + (double(up[i]) + double(dn[i])) -
                        4.0 * double(mid[i]);
-    const double a = fx[i] != 0 ? 0.0 : alpha;  // fixed: mid + 0 * lap == mid
+    const double a = mv[i] == 0 ? 0.0 : alpha;  // fixed: mid + 0 * lap == mid
     out[i] = float(double(mid[i]) + a * lap);
   }
 }
@@ -75,20 +77,20 @@ constexpr double kExplicitDiffusionLimit = 0.2;
 // SIMD setting): the same IEEE double operations per cell, so the same bits.
 using DiffuseRow = void (*)(const float*, const float*, const float*, const std::uint8_t*, float*,
                             int, double);
-void diffuse_row_base(const float* up, const float* mid, const float* dn, const std::uint8_t* fx,
+void diffuse_row_base(const float* up, const float* mid, const float* dn, const std::uint8_t* mv,
                       float* out, int w, double alpha) {
-  diffuse_row_impl(up, mid, dn, fx, out, w, alpha);
+  diffuse_row_impl(up, mid, dn, mv, out, w, alpha);
 }
 #if defined(__x86_64__)
 [[gnu::target("avx2")]] void diffuse_row_avx2(const float* up, const float* mid, const float* dn,
-                                              const std::uint8_t* fx, float* out, int w,
+                                              const std::uint8_t* mv, float* out, int w,
                                               double alpha) {
-  diffuse_row_impl(up, mid, dn, fx, out, w, alpha);
+  diffuse_row_impl(up, mid, dn, mv, out, w, alpha);
 }
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2")]] void diffuse_row_avx3(
-    const float* up, const float* mid, const float* dn, const std::uint8_t* fx, float* out, int w,
+    const float* up, const float* mid, const float* dn, const std::uint8_t* mv, float* out, int w,
     double alpha) {
-  diffuse_row_impl(up, mid, dn, fx, out, w, alpha);
+  diffuse_row_impl(up, mid, dn, mv, out, w, alpha);
 }
 #endif
 
@@ -101,19 +103,19 @@ DiffuseRow diffuse_row_kernel([[maybe_unused]] SimdTarget target) {
 }
 
 // Backward-Euler diffusion along `lanes` independent lines of `len` cells (Thomas algorithm, in
-// double): (1 + 2r) x_k - r (x_{k-1} + x_{k+1}) = src_k, except where `fixed` (and at both
-// ends, which are always border cells), where x_k = src_k. Cell (k, l) is at
+// double): (1 + 2r) x_k - r (x_{k-1} + x_{k+1}) = src_k, except where `moves` is 0 (outlets;
+// both ends are always border cells), where x_k = src_k. Cell (k, l) is at
 // k * along + l * across. The system is diagonally dominant, so the sweep is stable for every
 // r; a fixed cell gets cp = -0 and dp = src exactly, so it comes back bit for bit. `cp`, `dp`:
 // len * lanes doubles of scratch. The same operations in the same order on every target.
-void implicit_lines(const float* src, float* dst, const std::uint8_t* fixed, std::ptrdiff_t along,
+void implicit_lines(const float* src, float* dst, const std::uint8_t* moves, std::ptrdiff_t along,
                     std::ptrdiff_t across, int len, int lanes, double r, double* cp, double* dp) {
   for (int k = 0; k < len; ++k) {
     const bool end = k == 0 || k == len - 1;
     for (int l = 0; l < lanes; ++l) {
       const std::ptrdiff_t o = std::ptrdiff_t(k) * along + std::ptrdiff_t(l) * across;
       const std::size_t q = std::size_t(k) * std::size_t(lanes) + std::size_t(l);
-      const double a = end || fixed[o] != 0 ? 0.0 : r;
+      const double a = end || moves[o] == 0 ? 0.0 : r;
       const double cp_prev = k == 0 ? 0.0 : cp[q - std::size_t(lanes)];
       const double dp_prev = k == 0 ? 0.0 : dp[q - std::size_t(lanes)];
       const double m = 1.0 + 2.0 * a + a * cp_prev;  // b - a_sub * cp_prev, a_sub = -a
@@ -136,7 +138,7 @@ void implicit_lines(const float* src, float* dst, const std::uint8_t* fixed, std
 // the old row above the one it forms, and the rows just above and below every band are copied
 // before any band writes: a few rows per band instead of a copy of the map. The border rows are
 // fixed (and skipped); the same operations per cell as from a copy, so the same bits.
-void explicit_diffusion(float* hs, const std::uint8_t* fixed, int w, int h, double d,
+void explicit_diffusion(float* hs, const std::uint8_t* moves, int w, int h, double d,
                         DiffuseRow diffuse_row, const ExecContext& ctx) {
   if (h < 3 || w < 3) return;  // every cell is on the border
   const std::size_t sw = std::size_t(w);
@@ -165,7 +167,7 @@ void explicit_diffusion(float* hs, const std::uint8_t* fixed, int w, int h, doub
       for (int j = b; j < e; ++j) {
         float* mid = hs + std::size_t(j) * sw;
         const float* dn = j + 1 == e ? below : mid + sw;
-        diffuse_row(up.data(), mid, dn, fixed + std::size_t(j) * sw, out.data(), w, d);
+        diffuse_row(up.data(), mid, dn, moves + std::size_t(j) * sw, out.data(), w, d);
         std::copy_n(mid, sw, up.data());  // the old row, above the next one
         std::copy_n(out.data(), sw, mid);
       }
@@ -181,7 +183,7 @@ void explicit_diffusion(float* hs, const std::uint8_t* fixed, int w, int h, doub
 // whatever d is. The border rows and columns are fixed, so they are skipped. The Thomas
 // coefficients live in thread_local buffers (16 bytes per cell of a line or block), kept by
 // each worker for its next solve rather than allocated and faulted in per block.
-void implicit_diffusion(float* hs, const std::uint8_t* fixed, int w, int h, double d,
+void implicit_diffusion(float* hs, const std::uint8_t* moves, int w, int h, double d,
                         const ExecContext& ctx) {
   constexpr int kColumns = 16;
   const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max(1, w));
@@ -192,7 +194,7 @@ void implicit_diffusion(float* hs, const std::uint8_t* fixed, int w, int h, doub
     for (std::int64_t j = b; j < e; ++j) {
       const std::size_t row = std::size_t(j) * std::size_t(w);
       if (j == 0 || j == h - 1) continue;
-      implicit_lines(hs + row, hs + row, fixed + row, 1, 0, w, 1, d, cp.data(), dp.data());
+      implicit_lines(hs + row, hs + row, moves + row, 1, 0, w, 1, d, cp.data(), dp.data());
     }
   });
   const std::int64_t blocks = (std::int64_t(w) + kColumns - 1) / kColumns;
@@ -202,7 +204,39 @@ void implicit_diffusion(float* hs, const std::uint8_t* fixed, int w, int h, doub
     dp.resize(std::size_t(h) * kColumns);
     for (std::int64_t blk = b; blk < e; ++blk) {
       const int i0 = int(blk) * kColumns, i1 = std::min(w, i0 + kColumns);
-      implicit_lines(hs + i0, hs + i0, fixed + i0, w, 1, h, i1 - i0, d, cp.data(), dp.data());
+      implicit_lines(hs + i0, hs + i0, moves + i0, w, 1, h, i1 - i0, d, cp.data(), dp.data());
+    }
+  });
+}
+
+// Calls walk(root, tile, cells) for every outlet (code 0), in cell order within a tile of
+// kTileCells cells of a row (the top and bottom rows are all outlets); the workers take the
+// tiles from a shared counter, each with its own buffer `cells` from `buffers` (reserved for
+// the whole map: only what a walk writes is ever touched).
+constexpr std::size_t kTileCells = 256;
+inline std::size_t tile_count(int w, int h) {
+  return std::size_t(h) * ((std::size_t(w) + kTileCells - 1) / kTileCells);
+}
+template <class Walk>
+void for_each_outlet(const std::uint8_t* code, int w, int h,
+                     std::vector<std::vector<std::uint32_t>>& buffers, const ExecContext& ctx,
+                     const Walk& walk) {
+  const std::size_t sw = std::size_t(w), per_row = (sw + kTileCells - 1) / kTileCells;
+  const std::size_t tiles = tile_count(w, h), n = sw * std::size_t(h);
+  const int workers = worker_count(ctx);
+  if (buffers.size() < std::size_t(workers)) buffers.resize(std::size_t(workers));
+  std::atomic<std::size_t> next{0};
+  parallel_for(ctx, workers, 1, [&](std::int64_t w0, std::int64_t w1) {
+    for (std::int64_t wk = w0; wk < w1; ++wk) {
+      std::vector<std::uint32_t>& cells = buffers[std::size_t(wk)];
+      core_detail::reserve_huge(cells, n);  // never outgrown: no reallocation under the walks
+      for (std::size_t t = next++; t < tiles; t = next++) {
+        const std::size_t j = t / per_row, i0 = (t % per_row) * kTileCells;
+        const std::uint8_t* row = code + j * sw;
+        for (std::size_t i = i0; i < std::min(sw, i0 + kTileCells); ++i) {
+          if (row[i] == 0) walk(std::uint32_t(j * sw + i), t, cells);
+        }
+      }
     }
   });
 }
@@ -276,16 +310,51 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   StreamPowerScratch own;
   StreamPowerScratch& sc = scratch != nullptr ? *scratch : own;
   FlowRouting& routing = sc.routing;
-  routing.parts.levels = false;  // the steps read the receivers and the order, never the levels
-  std::vector<double>& area = sc.area;
   std::vector<double>& row_sum = sc.row_sum;
-  std::vector<std::uint8_t>& fixed = sc.fixed;
-  core_detail::resize_huge(area, n, &ctx);
   row_sum.resize(static_cast<std::size_t>(h));
   float* hs = heights.data.data();
+  // Where every partial sum of the drainage area is exact (a cell area with few significant
+  // bits: 30 m, 0.5 m; not 0.7 m), cells are counted instead, in any order, and the area is
+  // double(count) * cell_area: the same bits as the doubles summed along the order. The steps
+  // then need no map-wide order. The routing gives its receivers as codes and donor masks (1
+  // byte per cell each, not 4 for the receivers and 4 for the order); its labels' storage,
+  // kept for the next step (FlowRouting::scratch.label, which each call overwrites whole),
+  // holds the counts between its calls. Each outlet's cells are walked breadth-first into a
+  // worker's buffer, counted along it backwards and incised along it forwards. Otherwise the
+  // routing's order and double areas, as before.
+  const bool counted = ed::exact_cell_multiples(cell_area, n);
+  routing.keep_scratch = true;
+  if (counted) {
+    routing.parts = {.order = false, .levels = false, .receiver_codes = true};
+    std::vector<double>().swap(sc.area);
+    std::vector<std::uint8_t>().swap(sc.moves);
+  } else {
+    routing.parts = {.order = true, .levels = false};  // the steps never read the levels
+    core_detail::resize_huge(sc.area, n, &ctx);
+    core_detail::resize_huge(sc.moves, n, &ctx);
+  }
+  double* const area = sc.area.data();
   const std::uint32_t* receiver = nullptr;
+  const ed::NeighbourOffsets nb(w);
   std::vector<std::uint32_t> largest;
   std::vector<double> part_sum;
+  std::vector<std::vector<std::uint32_t>> walks;  // the workers' buffers (counted steps)
+  // The implicit incision of cell c (not an outlet) into its receiver r, whose height is final,
+  // with drainage area a; adds its uplift and incision, in metres, to the sums.
+  const auto incise_cell = [&](std::uint32_t c, std::uint32_t r, bool axial, double a,
+                               double& uplift_sum, double& incision_sum) {
+    const double u =
+        params.uplift_m_per_yr * dt * (uplift_map ? double(uplift_map->data[c]) : 1.0);
+    const double hu = double(hs[c]) + u;
+    const double hr = double(hs[r]);
+    // F_i = K dt A^m / L.
+    const double am = sqrt_m ? std::sqrt(a) : std::pow(a, params.m);
+    const double f = kdt * am * (axial ? inv_axial : inv_diag);
+    const float next = hr >= hu ? float(hu) : float((hu + f * hr) / (1.0 + f));
+    uplift_sum += u;
+    incision_sum += hu - double(next);
+    hs[c] = next;
+  };
   // Implicit incision along `count` cells of the order (receivers first); adds the part's
   // uplift and incision, in metres, to sum[0] and sum[1].
   const auto incise = [&](const std::uint32_t* order, std::size_t count, double* sum) {
@@ -302,35 +371,22 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
       const std::uint32_t c = order[k];
       const std::uint32_t r = receiver[c];
       if (r == c) continue;  // outlet: fixed base level
-      const double u =
-          params.uplift_m_per_yr * dt * (uplift_map ? double(uplift_map->data[c]) : 1.0);
-      const double hu = double(hs[c]) + u;
-      const double hr = double(hs[r]);
-      // F_i = K dt A^m / L.
       const std::int64_t d = std::int64_t(r) - std::int64_t(c);
-      const bool axial = d == 1 || d == -1 || d == w || d == -w;
-      const double am = sqrt_m ? std::sqrt(area[c]) : std::pow(area[c], params.m);
-      const double f = kdt * am * (axial ? inv_axial : inv_diag);
-      const float next = hr >= hu ? float(hu) : float((hu + f * hr) / (1.0 + f));
-      uplift_sum += u;
-      incision_sum += hu - double(next);
-      hs[c] = next;
+      incise_cell(c, r, d == 1 || d == -1 || d == w || d == -w, area[c], uplift_sum,
+                  incision_sum);
     }
     sum[0] += uplift_sum;
     sum[1] += incision_sum;
   };
-  for (int step = 0; step < params.steps; ++step) {
-    ed::check_cancel(ctx);
-    compute_flow_routing(heights, params.routing, routing, inner);
-    stats.depressions += routing.depressions;
+  // Drainage area, then implicit incision, along each part of the order (receivers first): the
+  // parts share no receiver, so they run in parallel, largest first. A cell's sums and heights
+  // come out bit for bit as along the whole order; the volumes are summed per part, then over
+  // the parts in their order.
+  const auto along_the_order = [&]() {
     receiver = routing.receiver.data();
     parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
-      std::fill(area.begin() + b, area.begin() + e, cell_area);
+      std::fill(area + b, area + e, cell_area);
     });
-    // Drainage area, then implicit incision, along each part of the order (receivers first):
-    // the parts share no receiver, so they run in parallel, largest first. A cell's sums and
-    // heights come out bit for bit as along the whole order; the volumes are summed per part,
-    // then over the parts in their order.
     const std::vector<std::size_t>& part_begin = routing.part_begin;
     const std::size_t parts = part_begin.size() - 1;
     largest.resize(parts);
@@ -345,31 +401,89 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
                      const std::uint32_t p = largest[std::size_t(q)];
                      const std::uint32_t* order = routing.order.data() + part_begin[p];
                      const std::size_t count = part_begin[p + 1] - part_begin[p];
-                     ed::accumulate_downstream(order, receiver, area.data(), count);
+                     ed::accumulate_downstream(order, receiver, area, count);
                      incise(order, count, &part_sum[2 * std::size_t(p)]);
                    }
                  });
+    std::uint8_t* const moves = sc.moves.data();
+    parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t c = b; c < e; ++c) moves[c] = receiver[c] == std::uint32_t(c) ? 0 : 1;
+    });
+  };
+  // Each outlet's cells, breadth-first from it into the worker's buffer (every receiver before
+  // its donors), counted along the buffer from its end and incised along it from its start:
+  // each cell's height depends only on its own values, its count and its receiver's final
+  // height, so it comes out bit for bit as along the order. The volumes are summed per walk,
+  // per tile of outlets, then over the tiles in their order: fixed by the map alone.
+  const auto from_the_outlets = [&]() {
+    const std::uint8_t* const code = routing.receiver_code.data();
+    const std::uint8_t* const mask = routing.donor_mask.data();
+    std::uint32_t* const count = routing.scratch.label.data();
+    part_sum.assign(2 * tile_count(w, h), 0.0);
+    for_each_outlet(code, w, h, walks, inner, [&](std::uint32_t root, std::size_t tile,
+                                                  std::vector<std::uint32_t>& cells) {
+      cells.assign(1, root);
+      for (std::size_t k = 0; k < cells.size(); ++k) {
+        if (k + ed::kAhead < cells.size()) ed::prefetch(&mask[cells[k + ed::kAhead]]);
+        const std::uint32_t c = cells[k];
+        count[c] = 1;
+        for (unsigned m = mask[c]; m != 0; m &= m - 1) {
+          cells.push_back(std::uint32_t(std::ptrdiff_t(c) + nb.offset[std::countr_zero(m)]));
+        }
+      }
+      const std::size_t size = cells.size();
+      for (std::size_t k = size; k-- > 1;) {  // cells[0] is the outlet
+        if (k >= ed::kAhead + 1) {
+          const std::uint32_t far = cells[k - ed::kAhead];
+          ed::prefetch(&code[far]);
+          const std::uint32_t near = cells[k - ed::kAhead / 2];
+          ed::prefetch(&count[nb.receiver(near, code[near])]);
+        }
+        const std::uint32_t c = cells[k];
+        count[nb.receiver(c, code[c])] += count[c];
+      }
+      double uplift_sum = 0.0, incision_sum = 0.0;
+      for (std::size_t k = 1; k < size; ++k) {
+        if (k + ed::kAhead < size) {
+          const std::uint32_t far = cells[k + ed::kAhead];
+          ed::prefetch(&hs[far]);
+          ed::prefetch(&count[far]);
+          if (uplift_map) ed::prefetch(&uplift_map->data[far]);
+        }
+        const std::uint32_t c = cells[k];
+        const std::uint8_t rc = code[c];
+        incise_cell(c, nb.receiver(c, rc), ed::axial_code(rc), double(count[c]) * cell_area,
+                    uplift_sum, incision_sum);
+      }
+      part_sum[2 * tile] += uplift_sum;
+      part_sum[2 * tile + 1] += incision_sum;
+    });
+  };
+  for (int step = 0; step < params.steps; ++step) {
+    ed::check_cancel(ctx);
+    compute_flow_routing(heights, params.routing, routing, inner);
+    stats.depressions += routing.depressions;
+    if (counted) {
+      from_the_outlets();
+    } else {
+      along_the_order();
+    }
     double uplift_sum = 0.0, incision_sum = 0.0;
-    for (std::size_t p = 0; p < parts; ++p) {
+    for (std::size_t p = 0; p < part_sum.size() / 2; ++p) {
       uplift_sum += part_sum[2 * p];
       incision_sum += part_sum[2 * p + 1];
     }
     stats.uplift_m3 += uplift_sum * cell_area;
     stats.incision_m3 += incision_sum * cell_area;
-    // Hillslope diffusion; outlets (receiver == self) stay fixed. Rows (then, implicitly,
+    // Hillslope diffusion; outlets (code 0, moves 0) stay fixed. Rows (then, implicitly,
     // columns) are split over the workers; each cell is written by one.
     if (d_number > 0.0) {
+      const std::uint8_t* moves = counted ? routing.receiver_code.data() : sc.moves.data();
       const double before = total_m(hs, w, h, row_sum, inner);
-      core_detail::resize_huge(fixed, n, &ctx);
-      parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
-        for (std::int64_t c = b; c < e; ++c) {
-          fixed[std::size_t(c)] = routing.receiver[std::size_t(c)] == std::uint32_t(c) ? 1 : 0;
-        }
-      });
       if (explicit_step) {
-        explicit_diffusion(hs, fixed.data(), w, h, d_number, diffuse_row_kernel(simd), inner);
+        explicit_diffusion(hs, moves, w, h, d_number, diffuse_row_kernel(simd), inner);
       } else {
-        implicit_diffusion(hs, fixed.data(), w, h, d_number, inner);
+        implicit_diffusion(hs, moves, w, h, d_number, inner);
       }
       const double after = total_m(hs, w, h, row_sum, inner);
       stats.diffusion_m3 += (after - before) * cell_area;

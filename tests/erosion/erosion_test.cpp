@@ -578,6 +578,35 @@ TEST(Routing, OneOffRoutingHasTheSameResultAndKeepsNoScratch) {
 // A routing without the order or without the levels leaves those empty and gives the others'
 // bits; so does one that keeps its scratch across such calls. On maps with pits (terraces: many,
 // as a breached map has) and without (a tilted plane: every cell drains to the border).
+// Receivers and donor masks from FlowRouting::receiver_code, and the masks of a receiver map,
+// written plainly: the neighbours in ascending cell index, tested by their place on the map.
+constexpr int kNx[8] = {-1, 0, 1, -1, 1, -1, 0, 1};
+constexpr int kNy[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
+std::vector<std::uint32_t> decoded_receivers(const std::vector<std::uint8_t>& code, int w) {
+  std::vector<std::uint32_t> r(code.size());
+  for (std::size_t c = 0; c < code.size(); ++c) {
+    const int k = code[c] - 1;
+    r[c] = k < 0 ? std::uint32_t(c) : std::uint32_t(std::int64_t(c) + kNx[k] + kNy[k] * w);
+  }
+  return r;
+}
+std::vector<std::uint8_t> donor_masks_of(const std::vector<std::uint32_t>& receiver, int w, int h) {
+  std::vector<std::uint8_t> mask(receiver.size(), 0);
+  for (int j = 0; j < h; ++j) {
+    for (int i = 0; i < w; ++i) {
+      for (int k = 0; k < 8; ++k) {
+        const int x = i + kNx[k], y = j + kNy[k];
+        if (x < 0 || y < 0 || x >= w || y >= h) continue;
+        const std::size_t c = std::size_t(j) * std::size_t(w) + std::size_t(i);
+        if (receiver[std::size_t(y) * std::size_t(w) + std::size_t(x)] == c) {
+          mask[c] = std::uint8_t(mask[c] | 1u << k);
+        }
+      }
+    }
+  }
+  return mask;
+}
+
 TEST(Routing, PartsLeftOutAreEmptyAndTheOthersUnchanged) {
   const Field2D f = noise_terrain(203, 157, 10.0, 100.0, 0.0, 23, 0.05);
   Field2D flat = f;
@@ -614,6 +643,16 @@ TEST(Routing, PartsLeftOutAreEmptyAndTheOthersUnchanged) {
         EXPECT_EQ(part.receiver, all.receiver);
         EXPECT_TRUE(part.order.empty() && part.part_begin.empty() && part.filled_m.empty());
         EXPECT_EQ(part.depressions, all.depressions);
+        EXPECT_TRUE(part.receiver_code.empty() && part.donor_mask.empty());
+        // The receivers as codes, with their donor masks (stream power's steps): the same
+        // receivers, the masks following the spill paths' reversal.
+        part.parts = {.order = false, .levels = false, .receiver_codes = true};
+        compute_flow_routing(*map, rp, part, ExecContext{.threads = 2});
+        EXPECT_TRUE(part.receiver.empty() && part.order.empty() && part.filled_m.empty());
+        EXPECT_EQ(part.depressions, all.depressions);
+        EXPECT_EQ(decoded_receivers(part.receiver_code, 203), all.receiver);
+        EXPECT_EQ(part.donor_mask, donor_masks_of(all.receiver, 203, 157));
+        if (keep) EXPECT_EQ(part.scratch.label.size(), map->data.size());
         // The basins and spill levels (breaching's partial fill): the filled levels, bit for bit.
         part.parts = {.order = false, .levels = false, .basins = true};
         compute_flow_routing(*map, rp, part, ExecContext{.threads = 2});
@@ -638,6 +677,7 @@ TEST(Routing, PartsLeftOutAreEmptyAndTheOthersUnchanged) {
         part.parts = {};
         compute_flow_routing(*map, rp, part, ExecContext{.threads = 2});
         EXPECT_TRUE(part.basin.empty() && part.spill_m.empty());  // not left from the last call
+        EXPECT_TRUE(part.receiver_code.empty() && part.donor_mask.empty());
         EXPECT_EQ(part.receiver, all.receiver);
         EXPECT_EQ(part.order, all.order);
         EXPECT_EQ(part.part_begin, all.part_begin);
