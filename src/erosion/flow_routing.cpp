@@ -542,7 +542,8 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       }
     });
     if (bad.load()) {
-      throw Error(ErrorCategory::internal, "compute_flow_routing: a spill link joins no neighbours");
+      throw Error(ErrorCategory::internal,
+                  "compute_flow_routing: a spill link joins no neighbours");
     }
     if (codes) {
       for (std::uint32_t k = 1; k <= pits; ++k) {

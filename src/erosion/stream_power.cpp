@@ -343,8 +343,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   // with drainage area a; adds its uplift and incision, in metres, to the sums.
   const auto incise_cell = [&](std::uint32_t c, std::uint32_t r, bool axial, double a,
                                double& uplift_sum, double& incision_sum) {
-    const double u =
-        params.uplift_m_per_yr * dt * (uplift_map ? double(uplift_map->data[c]) : 1.0);
+    const double u = params.uplift_m_per_yr * dt * (uplift_map ? double(uplift_map->data[c]) : 1.0);
     const double hu = double(hs[c]) + u;
     const double hr = double(hs[r]);
     // F_i = K dt A^m / L.
@@ -372,8 +371,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
       const std::uint32_t r = receiver[c];
       if (r == c) continue;  // outlet: fixed base level
       const std::int64_t d = std::int64_t(r) - std::int64_t(c);
-      incise_cell(c, r, d == 1 || d == -1 || d == w || d == -w, area[c], uplift_sum,
-                  incision_sum);
+      incise_cell(c, r, d == 1 || d == -1 || d == w || d == -w, area[c], uplift_sum, incision_sum);
     }
     sum[0] += uplift_sum;
     sum[1] += incision_sum;
@@ -384,9 +382,8 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   // the parts in their order.
   const auto along_the_order = [&]() {
     receiver = routing.receiver.data();
-    parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
-      std::fill(area + b, area + e, cell_area);
-    });
+    parallel_for(inner, std::int64_t(n), 65536,
+                 [&](std::int64_t b, std::int64_t e) { std::fill(area + b, area + e, cell_area); });
     const std::vector<std::size_t>& part_begin = routing.part_begin;
     const std::size_t parts = part_begin.size() - 1;
     largest.resize(parts);
@@ -420,44 +417,45 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
     const std::uint8_t* const mask = routing.donor_mask.data();
     std::uint32_t* const count = routing.scratch.label.data();
     part_sum.assign(2 * tile_count(w, h), 0.0);
-    for_each_outlet(code, w, h, walks, inner, [&](std::uint32_t root, std::size_t tile,
-                                                  std::vector<std::uint32_t>& cells) {
-      cells.assign(1, root);
-      for (std::size_t k = 0; k < cells.size(); ++k) {
-        if (k + ed::kAhead < cells.size()) ed::prefetch(&mask[cells[k + ed::kAhead]]);
-        const std::uint32_t c = cells[k];
-        count[c] = 1;
-        for (unsigned m = mask[c]; m != 0; m &= m - 1) {
-          cells.push_back(std::uint32_t(std::ptrdiff_t(c) + nb.offset[std::countr_zero(m)]));
-        }
-      }
-      const std::size_t size = cells.size();
-      for (std::size_t k = size; k-- > 1;) {  // cells[0] is the outlet
-        if (k >= ed::kAhead + 1) {
-          const std::uint32_t far = cells[k - ed::kAhead];
-          ed::prefetch(&code[far]);
-          const std::uint32_t near = cells[k - ed::kAhead / 2];
-          ed::prefetch(&count[nb.receiver(near, code[near])]);
-        }
-        const std::uint32_t c = cells[k];
-        count[nb.receiver(c, code[c])] += count[c];
-      }
-      double uplift_sum = 0.0, incision_sum = 0.0;
-      for (std::size_t k = 1; k < size; ++k) {
-        if (k + ed::kAhead < size) {
-          const std::uint32_t far = cells[k + ed::kAhead];
-          ed::prefetch(&hs[far]);
-          ed::prefetch(&count[far]);
-          if (uplift_map) ed::prefetch(&uplift_map->data[far]);
-        }
-        const std::uint32_t c = cells[k];
-        const std::uint8_t rc = code[c];
-        incise_cell(c, nb.receiver(c, rc), ed::axial_code(rc), double(count[c]) * cell_area,
-                    uplift_sum, incision_sum);
-      }
-      part_sum[2 * tile] += uplift_sum;
-      part_sum[2 * tile + 1] += incision_sum;
-    });
+    for_each_outlet(
+        code, w, h, walks, inner,
+        [&](std::uint32_t root, std::size_t tile, std::vector<std::uint32_t>& cells) {
+          cells.assign(1, root);
+          for (std::size_t k = 0; k < cells.size(); ++k) {
+            if (k + ed::kAhead < cells.size()) ed::prefetch(&mask[cells[k + ed::kAhead]]);
+            const std::uint32_t c = cells[k];
+            count[c] = 1;
+            for (unsigned m = mask[c]; m != 0; m &= m - 1) {
+              cells.push_back(std::uint32_t(std::ptrdiff_t(c) + nb.offset[std::countr_zero(m)]));
+            }
+          }
+          const std::size_t size = cells.size();
+          for (std::size_t k = size; k-- > 1;) {  // cells[0] is the outlet
+            if (k >= ed::kAhead + 1) {
+              const std::uint32_t far = cells[k - ed::kAhead];
+              ed::prefetch(&code[far]);
+              const std::uint32_t near = cells[k - ed::kAhead / 2];
+              ed::prefetch(&count[nb.receiver(near, code[near])]);
+            }
+            const std::uint32_t c = cells[k];
+            count[nb.receiver(c, code[c])] += count[c];
+          }
+          double uplift_sum = 0.0, incision_sum = 0.0;
+          for (std::size_t k = 1; k < size; ++k) {
+            if (k + ed::kAhead < size) {
+              const std::uint32_t far = cells[k + ed::kAhead];
+              ed::prefetch(&hs[far]);
+              ed::prefetch(&count[far]);
+              if (uplift_map) ed::prefetch(&uplift_map->data[far]);
+            }
+            const std::uint32_t c = cells[k];
+            const std::uint8_t rc = code[c];
+            incise_cell(c, nb.receiver(c, rc), ed::axial_code(rc), double(count[c]) * cell_area,
+                        uplift_sum, incision_sum);
+          }
+          part_sum[2 * tile] += uplift_sum;
+          part_sum[2 * tile + 1] += incision_sum;
+        });
   };
   for (int step = 0; step < params.steps; ++step) {
     ed::check_cancel(ctx);
