@@ -210,19 +210,31 @@ void implicit_diffusion(float* hs, const std::uint8_t* moves, int w, int h, doub
 }
 
 // Calls walk(root, tile, cells) for every outlet (code 0), in cell order within a tile of
-// kTileCells cells of a row (the top and bottom rows are all outlets); the workers take the
-// tiles from a shared counter, each with its own buffer `cells` from `buffers` (reserved for
-// the whole map: only what a walk writes is ever touched).
+// kTileCells cells of a row (the top and bottom rows are all outlets), and adds up in
+// tiles.cells[t] the cells the walks from tile t return. The workers take the tiles from a
+// shared counter in tiles.order (the largest first, as the last call found them: a map's
+// largest tree can hold a third of its cells, and taken last it would leave the other workers
+// idle), each with its own buffer `cells` from `buffers` (reserved for the whole map: only what
+// a walk writes is ever touched). Then tiles.order is made ready for the next call.
 constexpr std::size_t kTileCells = 256;
 inline std::size_t tile_count(int w, int h) {
   return std::size_t(h) * ((std::size_t(w) + kTileCells - 1) / kTileCells);
 }
+struct Tiles {
+  std::vector<std::uint32_t> order;
+  std::vector<std::size_t> cells;
+};
 template <class Walk>
-void for_each_outlet(const std::uint8_t* code, int w, int h,
+void for_each_outlet(const std::uint8_t* code, int w, int h, Tiles& tiles,
                      std::vector<std::vector<std::uint32_t>>& buffers, const ExecContext& ctx,
                      const Walk& walk) {
   const std::size_t sw = std::size_t(w), per_row = (sw + kTileCells - 1) / kTileCells;
-  const std::size_t tiles = tile_count(w, h), n = sw * std::size_t(h);
+  const std::size_t count = tile_count(w, h), n = sw * std::size_t(h);
+  if (tiles.order.size() != count) {
+    tiles.order.resize(count);
+    for (std::size_t t = 0; t < count; ++t) tiles.order[t] = std::uint32_t(t);
+  }
+  tiles.cells.assign(count, 0);
   const int workers = worker_count(ctx);
   if (buffers.size() < std::size_t(workers)) buffers.resize(std::size_t(workers));
   std::atomic<std::size_t> next{0};
@@ -230,14 +242,23 @@ void for_each_outlet(const std::uint8_t* code, int w, int h,
     for (std::int64_t wk = w0; wk < w1; ++wk) {
       std::vector<std::uint32_t>& cells = buffers[std::size_t(wk)];
       core_detail::reserve_huge(cells, n);  // never outgrown: no reallocation under the walks
-      for (std::size_t t = next++; t < tiles; t = next++) {
+      for (std::size_t q = next++; q < count; q = next++) {
+        const std::size_t t = tiles.order[q];
         const std::size_t j = t / per_row, i0 = (t % per_row) * kTileCells;
         const std::uint8_t* row = code + j * sw;
         for (std::size_t i = i0; i < std::min(sw, i0 + kTileCells); ++i) {
-          if (row[i] == 0) walk(std::uint32_t(j * sw + i), t, cells);
+          if (row[i] == 0) tiles.cells[t] += walk(std::uint32_t(j * sw + i), t, cells);
         }
       }
     }
+  });
+  // The tiles of more than a 256th of the cells first, largest first; the others after them
+  // in their places on the map.
+  const auto big = [&](std::uint32_t t) { return tiles.cells[t] * 256 > n; };
+  std::stable_sort(tiles.order.begin(), tiles.order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const bool ba = big(a), bb = big(b);
+    if (ba != bb) return ba;
+    return ba ? tiles.cells[a] > tiles.cells[b] : a < b;
   });
 }
 
@@ -339,6 +360,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   std::vector<std::uint32_t> largest;
   std::vector<double> part_sum;
   std::vector<std::vector<std::uint32_t>> walks;  // the workers' buffers (counted steps)
+  Tiles tiles;
   // The implicit incision of cell c (not an outlet) into its receiver r, whose height is final,
   // with drainage area a; adds its uplift and incision, in metres, to the sums.
   const auto incise_cell = [&](std::uint32_t c, std::uint32_t r, bool axial, double a,
@@ -418,7 +440,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
     std::uint32_t* const count = routing.scratch.label.data();
     part_sum.assign(2 * tile_count(w, h), 0.0);
     for_each_outlet(
-        code, w, h, walks, inner,
+        code, w, h, tiles, walks, inner,
         [&](std::uint32_t root, std::size_t tile, std::vector<std::uint32_t>& cells) {
           cells.assign(1, root);
           for (std::size_t k = 0; k < cells.size(); ++k) {
@@ -455,6 +477,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
           }
           part_sum[2 * tile] += uplift_sum;
           part_sum[2 * tile + 1] += incision_sum;
+          return size;
         });
   };
   for (int step = 0; step < params.steps; ++step) {
