@@ -35,9 +35,13 @@ inline constexpr int kDj[8] = {0, 0, 1, -1, 1, 1, -1, -1};
 
 }  // namespace terrane::erosion_detail
 
+#include <atomic>
+#include <bit>
 #include <functional>
 #include <span>
 #include <vector>
+
+#include "core/huge_pages.hpp"
 
 #include "terrane/erosion.hpp"
 
@@ -109,6 +113,114 @@ inline void accumulate_downstream(const std::uint32_t* order, const std::uint32_
     const std::uint32_t c = order[k];
     const std::uint32_t r = receiver[c];
     if (r != c) area[r] = add(area[r], area[c]);
+  }
+}
+
+// Calls walk(root, tile, cells) for every outlet (code 0), in cell order within a tile of
+// kTileCells cells of a row (the top and bottom rows are all outlets), and adds up in
+// tiles.cells[t] the cells the walks from tile t return. The workers take the tiles from a
+// shared counter in tiles.order (the largest first, as the last call found them: a map's
+// largest tree can hold a third of its cells, and taken last it would leave the other workers
+// idle), each with its own buffer `cells` from `buffers` (reserved for the whole map: only what
+// a walk writes is ever touched). Then tiles.order is made ready for the next call.
+constexpr std::size_t kTileCells = 256;
+inline std::size_t tile_count(int w, int h) {
+  return std::size_t(h) * ((std::size_t(w) + kTileCells - 1) / kTileCells);
+}
+struct Tiles {
+  std::vector<std::uint32_t> order;
+  std::vector<std::size_t> cells;
+};
+template <class Walk>
+inline void for_each_outlet(const std::uint8_t* code, int w, int h, Tiles& tiles,
+                     std::vector<std::vector<std::uint32_t>>& buffers, const ExecContext& ctx,
+                     const Walk& walk) {
+  const std::size_t sw = std::size_t(w), per_row = (sw + kTileCells - 1) / kTileCells;
+  const std::size_t count = tile_count(w, h), n = sw * std::size_t(h);
+  if (tiles.order.size() != count) {
+    tiles.order.resize(count);
+    for (std::size_t t = 0; t < count; ++t) tiles.order[t] = std::uint32_t(t);
+  }
+  tiles.cells.assign(count, 0);
+  const int workers = worker_count(ctx);
+  if (buffers.size() < std::size_t(workers)) buffers.resize(std::size_t(workers));
+  std::atomic<std::size_t> next{0};
+  parallel_for(ctx, workers, 1, [&](std::int64_t w0, std::int64_t w1) {
+    for (std::int64_t wk = w0; wk < w1; ++wk) {
+      std::vector<std::uint32_t>& cells = buffers[std::size_t(wk)];
+      core_detail::reserve_huge(cells, n);  // never outgrown: no reallocation under the walks
+      for (std::size_t q = next++; q < count; q = next++) {
+        const std::size_t t = tiles.order[q];
+        const std::size_t j = t / per_row, i0 = (t % per_row) * kTileCells;
+        const std::uint8_t* row = code + j * sw;
+        for (std::size_t i = i0; i < std::min(sw, i0 + kTileCells); ++i) {
+          if (row[i] == 0) tiles.cells[t] += walk(std::uint32_t(j * sw + i), t, cells);
+        }
+      }
+    }
+  });
+  // The tiles of more than a 256th of the cells first, largest first; the others after them
+  // in their places on the map.
+  const auto big = [&](std::uint32_t t) { return tiles.cells[t] * 256 > n; };
+  std::stable_sort(tiles.order.begin(), tiles.order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const bool ba = big(a), bb = big(b);
+    if (ba != bb) return ba;
+    return ba ? tiles.cells[a] > tiles.cells[b] : a < b;
+  });
+}
+
+// Counts held as they are, or in a float map's own storage as bit patterns.
+inline std::uint32_t load_count(const std::uint32_t* p) {
+  return *p;
+}
+inline std::uint32_t load_count(const float* p) {
+  return std::bit_cast<std::uint32_t>(*p);
+}
+inline void store_count(std::uint32_t* p, std::uint32_t v) {
+  *p = v;
+}
+inline void store_count(float* p, std::uint32_t v) {
+  *p = std::bit_cast<float>(v);
+}
+
+// Each cell's count of the cells that drain through it, itself included, from receiver codes
+// and their donor masks (FlowRouting::Parts::receiver_codes), into count (as bit patterns of
+// its floats): each outlet's tree walked breadth-first into a worker's buffer, then counted
+// along it backwards. Whole numbers: the same whatever the order of the additions. 4 bytes per
+// cell of the largest tree each worker walks, besides `count`.
+void count_from_codes(const std::uint8_t* code, const std::uint8_t* mask, int w, int h,
+                      float* count, const ExecContext& ctx);
+
+// The breadth-first walk of count_from_codes: the tree of outlet `root` into `cells` (receivers
+// before donors), each cell's count set to 1.
+template <class T>
+void walk_tree(std::uint32_t root, const std::uint8_t* mask, const NeighbourOffsets& nb, T* count,
+               std::vector<std::uint32_t>& cells) {
+  cells.assign(1, root);
+  for (std::size_t k = 0; k < cells.size(); ++k) {
+    if (k + kAhead < cells.size()) prefetch(&mask[cells[k + kAhead]]);
+    const std::uint32_t c = cells[k];
+    store_count(&count[c], 1);
+    for (unsigned m = mask[c]; m != 0; m &= m - 1) {
+      cells.push_back(std::uint32_t(std::ptrdiff_t(c) + nb.offset[std::countr_zero(m)]));
+    }
+  }
+}
+
+// Along a walk's cells from the last (donors before receivers), each count added to its
+// receiver's; cells[0], the outlet, keeps its own.
+template <class T>
+void count_back(const std::vector<std::uint32_t>& cells, const std::uint8_t* code,
+                const NeighbourOffsets& nb, T* count) {
+  for (std::size_t k = cells.size(); k-- > 1;) {
+    if (k >= kAhead + 1) {
+      prefetch(&code[cells[k - kAhead]]);
+      const std::uint32_t near = cells[k - kAhead / 2];
+      prefetch(&count[nb.receiver(near, code[near])]);
+    }
+    const std::uint32_t c = cells[k];
+    T* r = &count[nb.receiver(c, code[c])];
+    store_count(r, load_count(r) + load_count(&count[c]));
   }
 }
 

@@ -733,6 +733,19 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   if (!out.keep_scratch) out.scratch = {};
 }
 
+void erosion_detail::count_from_codes(const std::uint8_t* code, const std::uint8_t* mask, int w,
+                                      int h, float* count, const ExecContext& ctx) {
+  const NeighbourOffsets nb(w);
+  Tiles tiles;
+  std::vector<std::vector<std::uint32_t>> buffers;
+  for_each_outlet(code, w, h, tiles, buffers, ctx,
+                  [&](std::uint32_t root, std::size_t, std::vector<std::uint32_t>& cells) {
+                    walk_tree(root, mask, nb, count, cells);
+                    count_back(cells, code, nb, count);
+                    return cells.size();
+                  });
+}
+
 bool erosion_detail::exact_cell_multiples(double cell, std::size_t n) {
   if (!(std::isfinite(cell) && cell > 0.0) || !std::isfinite(cell * double(n))) return false;
   int e = 0;

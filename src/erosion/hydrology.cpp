@@ -42,13 +42,27 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   const bool area_without_routing =
       !keep.routing &&
       ed::drainage_without_pits(heights, params.routing, out.drainage_area_m2, ctx);
+  // Where the routing is not kept and the cells can be counted, the routing gives its
+  // receivers as codes with their donor masks (1 byte each, not 4 for the receivers and 4 for
+  // the order), and the cells are counted by walks from the outlets.
+  const bool by_codes =
+      !area_without_routing && !keep.routing &&
+      ed::exact_cell_multiples(heights.grid.spacing_m * heights.grid.spacing_m,
+                               heights.grid.sample_count());
   if (area_without_routing) {
     out.routing = {};
   } else {
     // A result kept with the outputs: no working memory held with it, and none beside the
     // filled levels while they are computed.
     out.routing.keep_scratch = false;
-    out.routing.parts = {.levels_only_with_pits = !keep.routing};
+    if (by_codes) {
+      out.routing.parts = {.order = false,
+                           .levels = true,
+                           .levels_only_with_pits = true,
+                           .receiver_codes = true};
+    } else {
+      out.routing.parts = {.levels_only_with_pits = !keep.routing};
+    }
     compute_flow_routing(heights, params.routing, out.routing, ctx);
   }
   const bool levels_are_heights =
@@ -60,7 +74,25 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   const float sea = float(params.routing.sea_level_m);
   const ExecContext inner = ed::quiet(ctx);
   const bool use_sea = params.routing.use_sea_level;
-  if (!area_without_routing) flow_accumulation(out.routing, g, {}, out.drainage_area_m2, ctx);
+  const ed::NeighbourOffsets nb(w);
+  if (by_codes) {
+    // The counts in the area's own floats, as bit patterns, then the areas in place:
+    // double(count) * cell is what the doubles along an order would have added up to.
+    out.drainage_area_m2.grid = g;
+    cd::resize_huge(out.drainage_area_m2.data, n, &ctx);
+    float* const area = out.drainage_area_m2.data.data();
+    ed::count_from_codes(out.routing.receiver_code.data(), out.routing.donor_mask.data(), w, h,
+                         area, inner);
+    std::vector<std::uint8_t>().swap(out.routing.donor_mask);
+    const double cell = g.spacing_m * g.spacing_m;
+    parallel_for(inner, std::int64_t(n), 65536, [&](std::int64_t b, std::int64_t e) {
+      for (std::size_t c = std::size_t(b); c < std::size_t(e); ++c) {
+        area[c] = float(double(ed::load_count(&area[c])) * cell);
+      }
+    });
+  } else if (!area_without_routing) {
+    flow_accumulation(out.routing, g, {}, out.drainage_area_m2, ctx);
+  }
   if (!keep.routing) std::vector<std::uint32_t>().swap(out.routing.order);
   // Where the drainage area is not kept, the cells that reach the river threshold are marked
   // now (rivers, less the lakes and the sea below) and the area goes before the lakes' phase.
@@ -131,7 +163,9 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
       lake.volume_m3 += (double(f[c]) - double(hs[c])) * cell_area;
     }
     std::uint32_t s = members.front();
-    while (id[s] == lake.id) s = out.routing.receiver[s];
+    while (id[s] == lake.id) {
+      s = by_codes ? nb.receiver(s, out.routing.receiver_code[s]) : out.routing.receiver[s];
+    }
     lake.spill_i = int(s % std::uint32_t(w));
     lake.spill_j = int(s / std::uint32_t(w));
     out.lakes.push_back(lake);

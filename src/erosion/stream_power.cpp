@@ -209,59 +209,6 @@ void implicit_diffusion(float* hs, const std::uint8_t* moves, int w, int h, doub
   });
 }
 
-// Calls walk(root, tile, cells) for every outlet (code 0), in cell order within a tile of
-// kTileCells cells of a row (the top and bottom rows are all outlets), and adds up in
-// tiles.cells[t] the cells the walks from tile t return. The workers take the tiles from a
-// shared counter in tiles.order (the largest first, as the last call found them: a map's
-// largest tree can hold a third of its cells, and taken last it would leave the other workers
-// idle), each with its own buffer `cells` from `buffers` (reserved for the whole map: only what
-// a walk writes is ever touched). Then tiles.order is made ready for the next call.
-constexpr std::size_t kTileCells = 256;
-inline std::size_t tile_count(int w, int h) {
-  return std::size_t(h) * ((std::size_t(w) + kTileCells - 1) / kTileCells);
-}
-struct Tiles {
-  std::vector<std::uint32_t> order;
-  std::vector<std::size_t> cells;
-};
-template <class Walk>
-void for_each_outlet(const std::uint8_t* code, int w, int h, Tiles& tiles,
-                     std::vector<std::vector<std::uint32_t>>& buffers, const ExecContext& ctx,
-                     const Walk& walk) {
-  const std::size_t sw = std::size_t(w), per_row = (sw + kTileCells - 1) / kTileCells;
-  const std::size_t count = tile_count(w, h), n = sw * std::size_t(h);
-  if (tiles.order.size() != count) {
-    tiles.order.resize(count);
-    for (std::size_t t = 0; t < count; ++t) tiles.order[t] = std::uint32_t(t);
-  }
-  tiles.cells.assign(count, 0);
-  const int workers = worker_count(ctx);
-  if (buffers.size() < std::size_t(workers)) buffers.resize(std::size_t(workers));
-  std::atomic<std::size_t> next{0};
-  parallel_for(ctx, workers, 1, [&](std::int64_t w0, std::int64_t w1) {
-    for (std::int64_t wk = w0; wk < w1; ++wk) {
-      std::vector<std::uint32_t>& cells = buffers[std::size_t(wk)];
-      core_detail::reserve_huge(cells, n);  // never outgrown: no reallocation under the walks
-      for (std::size_t q = next++; q < count; q = next++) {
-        const std::size_t t = tiles.order[q];
-        const std::size_t j = t / per_row, i0 = (t % per_row) * kTileCells;
-        const std::uint8_t* row = code + j * sw;
-        for (std::size_t i = i0; i < std::min(sw, i0 + kTileCells); ++i) {
-          if (row[i] == 0) tiles.cells[t] += walk(std::uint32_t(j * sw + i), t, cells);
-        }
-      }
-    }
-  });
-  // The tiles of more than a 256th of the cells first, largest first; the others after them
-  // in their places on the map.
-  const auto big = [&](std::uint32_t t) { return tiles.cells[t] * 256 > n; };
-  std::stable_sort(tiles.order.begin(), tiles.order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const bool ba = big(a), bb = big(b);
-    if (ba != bb) return ba;
-    return ba ? tiles.cells[a] > tiles.cells[b] : a < b;
-  });
-}
-
 // Sum of the heights: rows in parallel, each summed in order, then the row sums in row order,
 // so the result does not depend on the thread count.
 double total_m(const float* hs, int w, int h, std::vector<double>& row_sum,
@@ -360,7 +307,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   std::vector<std::uint32_t> largest;
   std::vector<double> part_sum;
   std::vector<std::vector<std::uint32_t>> walks;  // the workers' buffers (counted steps)
-  Tiles tiles;
+  ed::Tiles tiles;
   // The implicit incision of cell c (not an outlet) into its receiver r, whose height is final,
   // with drainage area a; adds its uplift and incision, in metres, to the sums.
   const auto incise_cell = [&](std::uint32_t c, std::uint32_t r, bool axial, double a,
@@ -438,30 +385,13 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
     const std::uint8_t* const code = routing.receiver_code.data();
     const std::uint8_t* const mask = routing.donor_mask.data();
     std::uint32_t* const count = routing.scratch.label.data();
-    part_sum.assign(2 * tile_count(w, h), 0.0);
-    for_each_outlet(
+    part_sum.assign(2 * ed::tile_count(w, h), 0.0);
+    ed::for_each_outlet(
         code, w, h, tiles, walks, inner,
         [&](std::uint32_t root, std::size_t tile, std::vector<std::uint32_t>& cells) {
-          cells.assign(1, root);
-          for (std::size_t k = 0; k < cells.size(); ++k) {
-            if (k + ed::kAhead < cells.size()) ed::prefetch(&mask[cells[k + ed::kAhead]]);
-            const std::uint32_t c = cells[k];
-            count[c] = 1;
-            for (unsigned m = mask[c]; m != 0; m &= m - 1) {
-              cells.push_back(std::uint32_t(std::ptrdiff_t(c) + nb.offset[std::countr_zero(m)]));
-            }
-          }
+          ed::walk_tree(root, mask, nb, count, cells);
+          ed::count_back(cells, code, nb, count);
           const std::size_t size = cells.size();
-          for (std::size_t k = size; k-- > 1;) {  // cells[0] is the outlet
-            if (k >= ed::kAhead + 1) {
-              const std::uint32_t far = cells[k - ed::kAhead];
-              ed::prefetch(&code[far]);
-              const std::uint32_t near = cells[k - ed::kAhead / 2];
-              ed::prefetch(&count[nb.receiver(near, code[near])]);
-            }
-            const std::uint32_t c = cells[k];
-            count[nb.receiver(c, code[c])] += count[c];
-          }
           double uplift_sum = 0.0, incision_sum = 0.0;
           for (std::size_t k = 1; k < size; ++k) {
             if (k + ed::kAhead < size) {

@@ -652,7 +652,9 @@ TEST(Routing, PartsLeftOutAreEmptyAndTheOthersUnchanged) {
         EXPECT_EQ(part.depressions, all.depressions);
         EXPECT_EQ(decoded_receivers(part.receiver_code, 203), all.receiver);
         EXPECT_EQ(part.donor_mask, donor_masks_of(all.receiver, 203, 157));
-        if (keep) EXPECT_EQ(part.scratch.label.size(), map->data.size());
+        if (keep) {
+          EXPECT_EQ(part.scratch.label.size(), map->data.size());
+        }
         // The basins and spill levels (breaching's partial fill): the filled levels, bit for bit.
         part.parts = {.order = false, .levels = false, .basins = true};
         compute_flow_routing(*map, rp, part, ExecContext{.threads = 2});
