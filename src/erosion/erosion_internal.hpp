@@ -133,8 +133,8 @@ struct Tiles {
 };
 template <class Walk>
 inline void for_each_outlet(const std::uint8_t* code, int w, int h, Tiles& tiles,
-                     std::vector<std::vector<std::uint32_t>>& buffers, const ExecContext& ctx,
-                     const Walk& walk) {
+                            std::vector<std::vector<std::uint32_t>>& buffers,
+                            const ExecContext& ctx, const Walk& walk) {
   const std::size_t sw = std::size_t(w), per_row = (sw + kTileCells - 1) / kTileCells;
   const std::size_t count = tile_count(w, h), n = sw * std::size_t(h);
   if (tiles.order.size() != count) {

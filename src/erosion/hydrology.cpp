@@ -45,10 +45,9 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
   // Where the routing is not kept and the cells can be counted, the routing gives its
   // receivers as codes with their donor masks (1 byte each, not 4 for the receivers and 4 for
   // the order), and the cells are counted by walks from the outlets.
-  const bool by_codes =
-      !area_without_routing && !keep.routing &&
-      ed::exact_cell_multiples(heights.grid.spacing_m * heights.grid.spacing_m,
-                               heights.grid.sample_count());
+  const bool by_codes = !area_without_routing && !keep.routing &&
+                        ed::exact_cell_multiples(heights.grid.spacing_m * heights.grid.spacing_m,
+                                                 heights.grid.sample_count());
   if (area_without_routing) {
     out.routing = {};
   } else {
@@ -56,10 +55,8 @@ void compute_hydrology(const Field2D& heights, const HydrologyParams& params, Hy
     // filled levels while they are computed.
     out.routing.keep_scratch = false;
     if (by_codes) {
-      out.routing.parts = {.order = false,
-                           .levels = true,
-                           .levels_only_with_pits = true,
-                           .receiver_codes = true};
+      out.routing.parts = {
+          .order = false, .levels = true, .levels_only_with_pits = true, .receiver_codes = true};
     } else {
       out.routing.parts = {.levels_only_with_pits = !keep.routing};
     }
