@@ -381,6 +381,11 @@ struct StreamPowerScratch {
   FlowRouting routing;
   std::vector<double> area, row_sum;
   std::vector<std::uint8_t> moves;
+  // The walks from the outlets (where cells are counted): each worker's buffer, and the tiles
+  // of outlets in the order the workers take them, with the cells each gave the last step.
+  std::vector<std::vector<std::uint32_t>> walks;
+  std::vector<std::uint32_t> tile_order;
+  std::vector<std::size_t> tile_cells;
 };
 
 // Braun & Willett 2013 ("A very efficient O(n), implicit and parallel method to solve the stream

@@ -124,15 +124,15 @@ inline void accumulate_downstream(const std::uint32_t* order, const std::uint32_
 // idle), each with its own buffer `cells` from `buffers` (reserved for the whole map: only what
 // a walk writes is ever touched). Then tiles.order is made ready for the next call.
 constexpr std::size_t kTileCells = 256;
+struct TileOrder {
+  std::vector<std::uint32_t>& order;
+  std::vector<std::size_t>& cells;
+};
 inline std::size_t tile_count(int w, int h) {
   return std::size_t(h) * ((std::size_t(w) + kTileCells - 1) / kTileCells);
 }
-struct Tiles {
-  std::vector<std::uint32_t> order;
-  std::vector<std::size_t> cells;
-};
 template <class Walk>
-inline void for_each_outlet(const std::uint8_t* code, int w, int h, Tiles& tiles,
+inline void for_each_outlet(const std::uint8_t* code, int w, int h, TileOrder& tiles,
                             std::vector<std::vector<std::uint32_t>>& buffers,
                             const ExecContext& ctx, const Walk& walk) {
   const std::size_t sw = std::size_t(w), per_row = (sw + kTileCells - 1) / kTileCells;

@@ -306,8 +306,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
   const ed::NeighbourOffsets nb(w);
   std::vector<std::uint32_t> largest;
   std::vector<double> part_sum;
-  std::vector<std::vector<std::uint32_t>> walks;  // the workers' buffers (counted steps)
-  ed::Tiles tiles;
+  ed::TileOrder tiles{sc.tile_order, sc.tile_cells};  // the outlets' walks (counted steps)
   // The implicit incision of cell c (not an outlet) into its receiver r, whose height is final,
   // with drainage area a; adds its uplift and incision, in metres, to the sums.
   const auto incise_cell = [&](std::uint32_t c, std::uint32_t r, bool axial, double a,
@@ -387,7 +386,7 @@ StreamPowerStats stream_power(Field2D& heights, const StreamPowerParams& params,
     std::uint32_t* const count = routing.scratch.label.data();
     part_sum.assign(2 * ed::tile_count(w, h), 0.0);
     ed::for_each_outlet(
-        code, w, h, tiles, walks, inner,
+        code, w, h, tiles, sc.walks, inner,
         [&](std::uint32_t root, std::size_t tile, std::vector<std::uint32_t>& cells) {
           ed::walk_tree(root, mask, nb, count, cells);
           ed::count_back(cells, code, nb, count);
