@@ -1082,12 +1082,19 @@ TEST(StreamPower, UpliftMapAndThreads) {
   p.steps = 15;
   p.diffusivity_m2_per_yr = 0.1;
   Field2D a = src, b = src;
-  stream_power(a, p, &up, ExecContext{.threads = 1});
-  stream_power(b, p, &up, ExecContext{.threads = 2});
+  const StreamPowerStats sa = stream_power(a, p, &up, ExecContext{.threads = 1});
+  const StreamPowerStats sb = stream_power(b, p, &up, ExecContext{.threads = 2});
   EXPECT_TRUE(bit_equal(a, b));
   Field2D c4 = src;
-  stream_power(c4, p, &up, ExecContext{.threads = 4});
+  const StreamPowerStats sc = stream_power(c4, p, &up, ExecContext{.threads = 4});
   EXPECT_TRUE(bit_equal(a, c4));
+  // The volumes too are summed in an order the map alone decides.
+  for (const StreamPowerStats& s : {sb, sc}) {
+    EXPECT_EQ(s.uplift_m3, sa.uplift_m3);
+    EXPECT_EQ(s.incision_m3, sa.incision_m3);
+    EXPECT_EQ(s.diffusion_m3, sa.diffusion_m3);
+    EXPECT_EQ(s.depressions, sa.depressions);
+  }
   // The west half is not uplifted, so it can only be lowered or stay (diffusion aside, D small).
   double west = 0.0, east = 0.0;
   for (int j = 1; j < 69; ++j) {
