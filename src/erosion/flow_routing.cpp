@@ -736,9 +736,9 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
 void erosion_detail::count_from_codes(const std::uint8_t* code, const std::uint8_t* mask, int w,
                                       int h, float* count, const ExecContext& ctx) {
   const NeighbourOffsets nb(w);
-  std::vector<std::uint32_t> order;
-  std::vector<std::size_t> cells;
-  TileOrder tiles{order, cells};
+  std::vector<std::uint32_t> tile_order;
+  std::vector<std::size_t> tile_cells;
+  TileOrder tiles{tile_order, tile_cells};
   std::vector<std::vector<std::uint32_t>> buffers;
   for_each_outlet(code, w, h, tiles, buffers, ctx,
                   [&](std::uint32_t root, std::size_t, std::vector<std::uint32_t>& cells) {
