@@ -312,8 +312,10 @@ struct Hydrology {
 // the water levels in place and its order and receivers go before the lakes' water levels are
 // written, and without the drainage area, the area goes once the cells that reach the river
 // threshold are marked: the call then peaks at 16 bytes per cell beside the heights (the
-// routing and the drainage area) and keeps 10 (5 without the lake ids and sea flags), against
-// 26 kept with every part. The lake ids and sea flags are computed either way (the lakes and
+// routing and the drainage area; 10 where its cells can be counted exactly, the routing giving
+// receiver codes and donor masks instead of receivers and order, plus the buffers of the walks
+// that count them) and keeps 10 (5 without the lake ids and sea flags), against 26 kept with
+// every part. The lake ids and sea flags are computed either way (the lakes and
 // rivers need them) and released at the end. Without the routing, a map without pits (a
 // breached one) makes no copy of its filled levels (they are its heights; it has no lakes) and
 // no lake ids unless they are kept; where its cells can be counted exactly (a spacing with few
