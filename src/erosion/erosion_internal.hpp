@@ -159,14 +159,21 @@ inline void for_each_outlet(const std::uint8_t* code, int w, int h, TileOrder& t
       }
     }
   });
-  // The tiles of more than a 256th of the cells first, largest first; the others after them
-  // in their places on the map.
-  const auto big = [&](std::uint32_t t) { return tiles.cells[t] * 256 > n; };
-  std::stable_sort(tiles.order.begin(), tiles.order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const bool ba = big(a), bb = big(b);
-    if (ba != bb) return ba;
-    return ba ? tiles.cells[a] > tiles.cells[b] : a < b;
-  });
+  // The tiles of more than a 256th of the cells first (at most 256 of them), largest first;
+  // the others after them in their places on the map: two passes over the tiles, one sort of
+  // the few big ones.
+  const auto big = [&](std::size_t t) { return tiles.cells[t] * 256 > n; };
+  std::size_t q = 0;
+  for (std::size_t t = 0; t < count; ++t) {
+    if (big(t)) tiles.order[q++] = std::uint32_t(t);
+  }
+  std::sort(tiles.order.begin(), tiles.order.begin() + std::ptrdiff_t(q),
+            [&](std::uint32_t a, std::uint32_t b) {
+              return tiles.cells[a] != tiles.cells[b] ? tiles.cells[a] > tiles.cells[b] : a < b;
+            });
+  for (std::size_t t = 0; t < count; ++t) {
+    if (!big(t)) tiles.order[q++] = std::uint32_t(t);
+  }
 }
 
 // Counts held as they are, or in a float map's own storage as bit patterns.

@@ -326,8 +326,6 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
   std::uint32_t* rcv = receivers.data();
   // Donors as an 8-bit mask per cell (bit k: the k-th neighbour in ascending cell index drains
   // here), filled per row in parallel.
-  const std::ptrdiff_t sw = w;
-  const std::ptrdiff_t up_offset[8] = {-sw - 1, -sw, -sw + 1, -1, 1, sw - 1, sw, sw + 1};
   std::vector<std::uint8_t>& donor_mask = out.scratch.donor_mask;
   cd::resize_huge(donor_mask, n, &ctx);
   const auto map_row = [&rcv, w](int j) { return rcv + std::size_t(j) * std::size_t(w); };
@@ -414,7 +412,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
         stack.pop_back();
         ++cells;
         for (unsigned m = mask[c]; m != 0; m &= m - 1) {
-          const std::uint32_t d = std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]);
+          const std::uint32_t d = std::uint32_t(std::ptrdiff_t(c) + nb.offset[std::countr_zero(m)]);
           if (labels != nullptr) labels[d] = tag;
           stack.push_back(d);
         }
@@ -603,7 +601,7 @@ void compute_flow_routing(const Field2D& heights, const RoutingParams& params, F
       unsigned m = mask[c];
       if (consume) mask[c] = 0;
       for (; m != 0; m &= m - 1) {
-        buf.put(end++, std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]));
+        buf.put(end++, std::uint32_t(std::ptrdiff_t(c) + nb.offset[std::countr_zero(m)]));
       }
     }
     return end;
@@ -768,6 +766,7 @@ bool erosion_detail::drainage_without_pits(const Field2D& heights, const Routing
   }
   const int w = g.width, h = g.height;
   const std::size_t sw = std::size_t(w);
+  const NeighbourOffsets nb(w);
   const float* hs = heights.data.data();
   const Outlets is_outlet{hs, w, h, params.use_sea_level, float(params.sea_level_m)};
   const ExecContext inner = quiet(ctx);
@@ -799,8 +798,6 @@ bool erosion_detail::drainage_without_pits(const Field2D& heights, const Routing
   // Each cell's count of the cells that drain through it (itself included), from the outlets
   // up, each count written after its donors' (a depth-first walk that comes back to a cell once
   // its donors are done): whole numbers, so the same whatever the order of the additions.
-  const std::ptrdiff_t pw = w;
-  const std::ptrdiff_t up_offset[8] = {-pw - 1, -pw, -pw + 1, -1, 1, pw - 1, pw, pw + 1};
   // The counts are held in out.data's own storage, as bit patterns (0.0f is a count of 0).
   out.grid = g;
   cd::assign_huge(out.data, n, 0.0f, &ctx);
@@ -823,7 +820,7 @@ bool erosion_detail::drainage_without_pits(const Field2D& heights, const Routing
                          set(c, 1);
                          for (; m != 0; m &= m - 1) {
                            stack.push_back(
-                               std::uint32_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]));
+                               std::uint32_t(std::ptrdiff_t(c) + nb.offset[std::countr_zero(m)]));
                          }
                          continue;
                        }
@@ -831,7 +828,7 @@ bool erosion_detail::drainage_without_pits(const Field2D& heights, const Routing
                        std::uint32_t sum = 1;
                        for (; m != 0; m &= m - 1) {
                          sum +=
-                             cnt(std::size_t(std::ptrdiff_t(c) + up_offset[std::countr_zero(m)]));
+                             cnt(std::size_t(std::ptrdiff_t(c) + nb.offset[std::countr_zero(m)]));
                        }
                        set(c, sum);
                      }
