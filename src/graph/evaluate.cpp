@@ -17,40 +17,70 @@ using Program = CompiledGraph::Program;
 
 constexpr int kBlock = 512;
 
-// |x|^e for x > 0 without library transcendentals: log2 from the exponent bits plus an atanh
-// series for the mantissa, exp2 from a Taylor polynomial on [-0.5, 0.5] and an exact power of
-// two. Float only, fixed operation order: the same bits on every machine. Relative error is a
-// few 1e-7 for moderate results; the result saturates at 2^127 and flushes below 2^-126.
-float pow_positive(float x, float e) {
-  int exponent = 0;
-  if (x < 1.17549435e-38f) {  // subnormal: scale into the normal range exactly
-    x = x * 16777216.0f;
-    exponent = -24;
+// A float's bits, and back; all-ones where c holds; a where mask is set, else b.
+inline std::uint32_t bits_of(float f) {
+  return std::bit_cast<std::uint32_t>(f);
+}
+inline float float_of(std::uint32_t u) {
+  return std::bit_cast<float>(u);
+}
+inline std::uint32_t all_if(bool c) {
+  return 0u - std::uint32_t(c);
+}
+inline std::uint32_t pick(std::uint32_t mask, std::uint32_t a, std::uint32_t b) {
+  return (a & mask) | (b & ~mask);
+}
+// A float's bits as an int32 in the floats' order (for any float but NaN; -0 below +0).
+inline std::int32_t ordered(float f) {
+  const auto b = std::bit_cast<std::int32_t>(f);
+  return b ^ std::int32_t(std::uint32_t(b >> 31) >> 1);
+}
+
+// d = sign(a) |a|^e, 0 where a is ±0, for e in (0, 16], without library transcendentals:
+// log2 |a| from the exponent bits (a subnormal scaled by 2^24 first, exactly) plus an atanh
+// series for the mantissa in [sqrt(1/2), sqrt 2], then exp2 from a Taylor polynomial on
+// [-0.5, 0.5] and an exact power of two. Float only, in a fixed order: the same bits on every
+// machine. Relative error is a few 1e-7 for moderate results; the result saturates at 2^127
+// and flushes below 2^-126.
+// Every sample takes both sides of each choice and keeps one by a bit mask, and compares
+// floats by their ordered bits, so the loop has no branch and the compiler vectorises it on
+// the baseline target (a float compare that picks between float operations stays a branch
+// under GCC's default -ftrapping-math). floor(v) is the truncation of v less one where that
+// is above v: the same integer for every v in [-125.5, 127.5].
+void pow_row(const float* a, float* d, int n, float e) {
+  const std::int32_t lo_key = ordered(-126.0f), hi_key = ordered(127.0f);
+  for (int k = 0; k < n; ++k) {
+    const std::uint32_t in_bits = bits_of(a[k]);
+    const std::uint32_t abs_bits = in_bits & 0x7FFFFFFFu;
+    const std::uint32_t sub = all_if(abs_bits < 0x00800000u);  // |a| < 2^-126
+    const std::uint32_t x = pick(sub, bits_of(float_of(abs_bits) * 16777216.0f), abs_bits);
+    const std::int32_t exponent_bits = std::int32_t((x >> 23) & 0xFFu) - 127;
+    const std::uint32_t m1 = (x & 0x007FFFFFu) | 0x3F800000u;  // [1, 2)
+    const std::uint32_t big = all_if(m1 > bits_of(1.41421356f));
+    const float m = float_of(pick(big, bits_of(float_of(m1) * 0.5f), m1));
+    const std::int32_t exponent = exponent_bits - std::int32_t(sub & 24u) + std::int32_t(big & 1u);
+    // ln(m) = 2 atanh(t), t = (m - 1) / (m + 1), |t| <= 0.1716.
+    const float t = (m - 1.0f) / (m + 1.0f);
+    const float t2 = t * t;
+    const float series =
+        1.0f + t2 * (1.0f / 3.0f + t2 * (1.0f / 5.0f + t2 * (1.0f / 7.0f + t2 * (1.0f / 9.0f))));
+    const float log2_x = float(exponent) + (2.0f * t * series) * 1.44269504f;
+    const float y0 = e * log2_x;  // finite: |log2_x| <= 150, e <= 16
+    const float y1 = float_of(pick(all_if(ordered(y0) < lo_key), bits_of(-126.0f), bits_of(y0)));
+    const float y = float_of(pick(all_if(ordered(y1) > hi_key), bits_of(127.0f), bits_of(y1)));
+    const float v = y + 0.5f;
+    const auto whole = std::int32_t(v);
+    const std::int32_t fl = whole - std::int32_t(ordered(float(whole)) > ordered(v));  // floor
+    const float g = (y - float(fl)) * 0.693147181f;  // |g| <= 0.347
+    const float p =
+        1.0f + g * (1.0f + g * (0.5f + g * (1.0f / 6.0f +
+                                            g * (1.0f / 24.0f +
+                                                 g * (1.0f / 120.0f +
+                                                      g * (1.0f / 720.0f + g * (1.0f / 5040.0f)))))));
+    const float scale = float_of(std::uint32_t(fl + 127) << 23);
+    const std::uint32_t r = bits_of(p * scale) | (in_bits & 0x80000000u);  // p * scale > 0
+    d[k] = float_of(r & all_if(abs_bits != 0));
   }
-  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-  exponent += int((bits >> 23) & 0xFFu) - 127;
-  float m = std::bit_cast<float>((bits & 0x007FFFFFu) | 0x3F800000u);  // [1, 2)
-  if (m > 1.41421356f) {
-    m = m * 0.5f;
-    exponent += 1;
-  }
-  // ln(m) = 2 atanh(t), t = (m - 1) / (m + 1), |t| <= 0.1716.
-  const float t = (m - 1.0f) / (m + 1.0f);
-  const float t2 = t * t;
-  const float series =
-      1.0f + t2 * (1.0f / 3.0f + t2 * (1.0f / 5.0f + t2 * (1.0f / 7.0f + t2 * (1.0f / 9.0f))));
-  const float log2_x = float(exponent) + (2.0f * t * series) * 1.44269504f;
-  float y = e * log2_x;
-  y = y < -126.0f ? -126.0f : (y > 127.0f ? 127.0f : y);
-  const float n = std::floor(y + 0.5f);
-  const float g = (y - n) * 0.693147181f;  // |g| <= 0.347
-  const float p =
-      1.0f + g * (1.0f + g * (0.5f + g * (1.0f / 6.0f +
-                                          g * (1.0f / 24.0f +
-                                               g * (1.0f / 120.0f +
-                                                    g * (1.0f / 720.0f + g * (1.0f / 5040.0f)))))));
-  const float scale = std::bit_cast<float>(std::uint32_t(int(n) + 127) << 23);
-  return p * scale;
 }
 
 void run_pow(const float* a, float* d, int n, double exponent) {
@@ -64,11 +94,7 @@ void run_pow(const float* a, float* d, int n, double exponent) {
   } else if (exponent == 0.5) {
     for (int k = 0; k < n; ++k) d[k] = std::copysign(std::sqrt(std::fabs(a[k])), a[k]);
   } else {
-    const float e = float(exponent);
-    for (int k = 0; k < n; ++k) {
-      const float ax = std::fabs(a[k]);
-      d[k] = ax == 0.0f ? 0.0f : std::copysign(pow_positive(ax, e), a[k]);
-    }
+    pow_row(a, d, n, float(exponent));
   }
 }
 

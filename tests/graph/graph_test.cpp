@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -484,6 +486,82 @@ TEST(Inputs, EvaluateReadsTheGivenFieldsPerSample) {
   evaluate(mapped, grid, h, {}, fields);
   const WorldSettings w;
   EXPECT_EQ(h[0], float(w.height_min_m));  // a = -100: clamped to -1
+}
+
+// pow's definition (docs/PRESETS.md) one sample at a time, with branches and the C library's
+// floor: the reference that the graph's branch-free rows must give bit for bit.
+float pow_reference(float a, float e) {
+  float x = std::fabs(a);
+  if (x == 0.0f) return 0.0f;
+  int exponent = 0;
+  if (x < 1.17549435e-38f) {
+    x = x * 16777216.0f;
+    exponent = -24;
+  }
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+  exponent += int((bits >> 23) & 0xFFu) - 127;
+  float m = std::bit_cast<float>((bits & 0x007FFFFFu) | 0x3F800000u);
+  if (m > 1.41421356f) {
+    m = m * 0.5f;
+    exponent += 1;
+  }
+  const float t = (m - 1.0f) / (m + 1.0f);
+  const float t2 = t * t;
+  const float series =
+      1.0f + t2 * (1.0f / 3.0f + t2 * (1.0f / 5.0f + t2 * (1.0f / 7.0f + t2 * (1.0f / 9.0f))));
+  float y = e * (float(exponent) + (2.0f * t * series) * 1.44269504f);
+  y = y < -126.0f ? -126.0f : (y > 127.0f ? 127.0f : y);
+  const float n = std::floor(y + 0.5f);
+  const float g = (y - n) * 0.693147181f;
+  const float p =
+      1.0f + g * (1.0f + g * (0.5f + g * (1.0f / 6.0f +
+                                          g * (1.0f / 24.0f +
+                                               g * (1.0f / 120.0f +
+                                                    g * (1.0f / 720.0f + g * (1.0f / 5040.0f)))))));
+  return std::copysign(p * std::bit_cast<float>(std::uint32_t(int(n) + 127) << 23), a);
+}
+
+// Every 65521st float bit pattern (both signs, subnormals, infinities, NaNs), the edges of the
+// evaluation's cases and every power of two, through a pow node on every SIMD target.
+TEST(Nodes, PowRowsAreTheScalarDefinitionBitForBit) {
+  std::vector<float> a;
+  for (std::uint64_t u = 0; u < (std::uint64_t(1) << 32); u += 65521) {
+    a.push_back(std::bit_cast<float>(std::uint32_t(u)));
+  }
+  for (std::uint32_t u : {0x00000000u, 0x80000000u, 0x00000001u, 0x807FFFFFu, 0x00800000u,
+                          0x3F800000u, 0x3FB504F3u, 0x3FB504F4u, 0xBFB504F5u, 0x7F7FFFFFu,
+                          0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFFFFFFFu}) {
+    a.push_back(std::bit_cast<float>(u));
+  }
+  // Powers of two have log2 |a| exact, so with e = 1.5 or 2.5 half of them put y + 0.5 on an
+  // integer, where floor and truncation meet.
+  for (int k = -149; k <= 127; ++k) {
+    a.push_back(std::ldexp(1.0f, k));
+    a.push_back(-std::ldexp(1.0f, k));
+  }
+  while (a.size() % 1024 != 0) a.push_back(float(a.size()) * -0.0137f);
+  const GridSpec grid{.width = 1024, .height = int(a.size() / 1024), .spacing_m = 1.0};
+  const std::string_view names[] = {"a"};
+  const InputField fields[] = {{"a", a}};
+  for (double e : {0.8, 0.3, 1.5, 1.7, 2.2, 2.5, 4.5, 16.0, 1e-3}) {
+    const Graph g = parse_graph_section(
+        R"({"output": "out", "nodes": {"x": {"type": "input", "name": "a"},
+            "out": {"type": "pow", "input": "x", "exponent": )" +
+            std::to_string(e) + "}}}",
+        WorldSettings{}, "test", "post[0]");
+    const CompiledGraph cg = compile(g, WorldSettings{}, 1, "test", names, OutputMapping::identity);
+    const float ef = float(std::stod(std::to_string(e)));
+    for (SimdTarget t : supported_simd_targets()) {
+      std::vector<float> out(a.size());
+      evaluate(cg, grid, out, ExecContext{.threads = 2, .simd = t}, fields);
+      for (std::size_t c = 0; c < a.size(); ++c) {
+        const float want = pow_reference(a[c], ef);
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(out[c]), std::bit_cast<std::uint32_t>(want))
+            << std::hex << std::bit_cast<std::uint32_t>(a[c]) << "^" << e << " on "
+            << to_string(t);
+      }
+    }
+  }
 }
 
 TEST(Inputs, EvaluateRejectsMissingWrongSizeAndDuplicateInputs) {
