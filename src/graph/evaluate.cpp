@@ -73,10 +73,11 @@ void pow_row(const float* a, float* d, int n, float e) {
     const std::int32_t fl = whole - std::int32_t(ordered(float(whole)) > ordered(v));  // floor
     const float g = (y - float(fl)) * 0.693147181f;  // |g| <= 0.347
     const float p =
-        1.0f + g * (1.0f + g * (0.5f + g * (1.0f / 6.0f +
-                                            g * (1.0f / 24.0f +
-                                                 g * (1.0f / 120.0f +
-                                                      g * (1.0f / 720.0f + g * (1.0f / 5040.0f)))))));
+        1.0f +
+        g * (1.0f + g * (0.5f + g * (1.0f / 6.0f +
+                                     g * (1.0f / 24.0f +
+                                          g * (1.0f / 120.0f +
+                                               g * (1.0f / 720.0f + g * (1.0f / 5040.0f)))))));
     const float scale = float_of(std::uint32_t(fl + 127) << 23);
     const std::uint32_t r = bits_of(p * scale) | (in_bits & 0x80000000u);  // p * scale > 0
     d[k] = float_of(r & all_if(abs_bits != 0));

@@ -557,8 +557,7 @@ TEST(Nodes, PowRowsAreTheScalarDefinitionBitForBit) {
       for (std::size_t c = 0; c < a.size(); ++c) {
         const float want = pow_reference(a[c], ef);
         ASSERT_EQ(std::bit_cast<std::uint32_t>(out[c]), std::bit_cast<std::uint32_t>(want))
-            << std::hex << std::bit_cast<std::uint32_t>(a[c]) << "^" << e << " on "
-            << to_string(t);
+            << std::hex << std::bit_cast<std::uint32_t>(a[c]) << "^" << e << " on " << to_string(t);
       }
     }
   }
