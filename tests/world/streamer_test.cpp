@@ -679,11 +679,11 @@ TEST(StreamerTest, NoCracksForAnyAcceptedCellsViewAndSpeed) {
         const StreamerStats st = s.stats();
         if (st.view_complete) break;
         if (got == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
-        // Nothing in flight: this frame's update() found the queue held by a worker (it never
-        // waits for it) and the next frame's schedules the work. The sleep above is a frame's
-        // time: spinning through frames instead kept the core from the worker, which runs at
-        // the lowest priority, so that 40 frames of a loaded TSan run once passed without one
-        // job queued.
+        // Nothing in flight: this frame's update() queued nothing (it only try-locks the queue,
+        // which a worker may hold), and the next frame's schedules the work. The sleep above is
+        // a frame's time: spinning through frames instead can keep the core from a worker at
+        // the lowest priority that holds the queue; 40 frames of a loaded TSan run once passed
+        // without one job queued.
         if (st.queued + st.running == 0) break;
       }
       const SeamReport r = check_seams(s.visible(), s.generator());
